@@ -1,0 +1,43 @@
+# tourney — `make help` lists the targets.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.DEFAULT_GOAL := help
+.PHONY: help setup test test-slow league bench golden lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
+	touch $(STAMP)
+
+setup: $(STAMP) ## create .venv and install tourney with its development extras
+
+test: $(STAMP) ## run the test suite (slow soak tests excluded)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+test-slow: $(STAMP) ## run only the slow soak and statistical tests
+	$(BIN)/python -m pytest -q -m slow
+
+league: $(STAMP) ## run the demo league of the built-in bots on Battle Line and print ratings
+	$(BIN)/tourney league battleline random greedy --games 20 --out results/demo --workers $(WORKERS) --seed 1
+	$(BIN)/tourney ratings results/demo --h2h
+
+bench: $(STAMP) ## print the benchmark figures (engines, sandbox, leagues)
+	$(BIN)/tourney bench
+
+golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/
+	$(BIN)/python -m tests.golden_gen
+
+lint: $(STAMP) ## ruff and mypy --strict
+	$(BIN)/ruff check games harness agents tests
+	$(BIN)/mypy
+
+clean: ## remove the virtual environment and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

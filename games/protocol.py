@@ -1,0 +1,188 @@
+"""The game protocol every tourney game implements.
+
+A game is a module-level object satisfying :class:`Game`; its positions satisfy :class:`State`.
+The harness only ever talks to games through these two protocols, so a new game plugs into
+leagues, the referee, the conformance suite and the CLI by registering itself in
+:mod:`games.registry`.
+
+Rules of the protocol (checked by :func:`games.conformance.check_game`):
+
+* A state is a pure function of ``(seed, variant, history)``: ``new_game(seed, **variant)``
+  followed by ``apply`` of every action in ``history`` rebuilds an equal state.
+* ``legal_actions()`` is sorted, unique, non-empty while the game runs, and every entry parses.
+* ``apply`` of a malformed string raises :class:`InvalidAction`; of a well-formed action that is
+  not legal now, :class:`IllegalAction`. Both name the action and the reason.
+* ``observation(seat)`` is JSON-serialisable and holds exactly what ``seat`` may know.
+* ``game.sample_state(observation, rng)`` returns a full state that gives back the same
+  observation for that seat: the forward model search bots need.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+JSON = dict[str, Any]
+
+
+class GameError(Exception):
+    """Base class of every rules-level error."""
+
+
+class InvalidAction(GameError, ValueError):
+    """The action string is malformed: it does not parse in this game's notation."""
+
+
+class IllegalAction(GameError, ValueError):
+    """The action parses but is not legal in the current position."""
+
+
+class VariantError(GameError, ValueError):
+    """An unknown variant key or a value outside its choices."""
+
+
+class GameEnd(enum.Enum):
+    """How a game ended on the board (the referee adds forfeits on top of these)."""
+
+    NORMAL = "normal"  # someone won by the rules
+    STALEMATE = "stalemate"  # the rules' own draw (e.g. both players pass)
+    MOVE_CAP = "move_cap"  # the decision cap was reached: a draw by adjudication
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One selectable rules option: ``--variant key=value``."""
+
+    key: str
+    default: str
+    choices: tuple[str, ...]
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game, copied into every result row."""
+
+    name: str  # registry name, e.g. "battleline"
+    title: str  # human title, e.g. "Battle Line"
+    rules_version: str  # bump whenever a rules change could change a game's outcome
+    players: tuple[int, ...]  # the player counts the game supports
+    max_decisions: int  # hard cap on decisions; reaching it is a draw by adjudication
+    variants: tuple[Variant, ...] = ()
+    aliases: tuple[str, ...] = ()
+
+    def variant(self, key: str) -> Variant:
+        for v in self.variants:
+            if v.key == key:
+                return v
+        known = ", ".join(v.key for v in self.variants) or "none"
+        raise VariantError(f"{self.name} has no variant {key!r} (known: {known})")
+
+    def resolve_variant(self, options: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Validate ``options`` and fill in defaults: the full, canonical variant dict."""
+        options = dict(options or {})
+        out: dict[str, str] = {}
+        for v in self.variants:
+            value = str(options.pop(v.key, v.default)).strip().lower()
+            if value not in v.choices:
+                raise VariantError(
+                    f"{self.name} variant {v.key}={value!r} is not allowed; "
+                    f"choose one of: {', '.join(v.choices)}"
+                )
+            out[v.key] = value
+        if options:
+            self.variant(next(iter(options)))  # raises with the list of known keys
+        return out
+
+
+@runtime_checkable
+class State(Protocol):
+    """A full game position, as the referee holds it."""
+
+    seed: int
+    variant: dict[str, str]
+    history: list[str]  # every action applied so far, in order
+
+    @property
+    def num_players(self) -> int: ...
+
+    @property
+    def current_player(self) -> int:
+        """The seat that must decide now; -1 once the game is over."""
+        ...
+
+    def legal_actions(self) -> list[str]: ...
+
+    def apply(self, action: str) -> None: ...
+
+    def is_terminal(self) -> bool: ...
+
+    def returns(self) -> list[float]:
+        """Per seat: 1 win, -1 loss, 0 draw (team games: the team's result for each member)."""
+        ...
+
+    def scores(self) -> list[float]:
+        """Per seat game points (Battle Line series points; War Chest markers placed)."""
+        ...
+
+    def end(self) -> tuple[GameEnd, str] | None:
+        """How the game ended and a readable reason, or None while it runs."""
+        ...
+
+    def clone(self) -> State: ...
+
+    def observation(self, seat: int) -> JSON: ...
+
+    def to_json(self) -> JSON: ...
+
+
+class Game(Protocol):
+    """A registered game: the factory of its states."""
+
+    info: GameInfo
+
+    def new_game(self, seed: int, **variant: str) -> State: ...
+
+    def state_from_json(self, data: JSON) -> State: ...
+
+    def sample_state(self, observation: JSON, rng: random.Random) -> State: ...
+
+
+@dataclass
+class Outcome:
+    """A compact summary of a finished game (helper for callers)."""
+
+    returns: list[float]
+    scores: list[float]
+    end: GameEnd
+    reason: str
+    decisions: int
+    extra: JSON = field(default_factory=dict)
+
+
+def outcome(state: State) -> Outcome:
+    """Summarise a terminal state."""
+    ended = state.end()
+    if ended is None:
+        raise GameError("the game is not over yet")
+    return Outcome(
+        returns=list(state.returns()),
+        scores=list(state.scores()),
+        end=ended[0],
+        reason=ended[1],
+        decisions=len(state.history),
+    )
+
+
+def winners(returns: Sequence[float]) -> list[int]:
+    """The seats holding the best return; empty when every seat has the same (a draw).
+
+    In a team game both members of the winning team are listed.
+    """
+    best = max(returns)
+    if all(r == best for r in returns):
+        return []
+    return [i for i, r in enumerate(returns) if r == best]

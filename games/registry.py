@@ -1,0 +1,97 @@
+"""Name and alias -> game.
+
+Games register lazily (by module path) so that ``import games.registry`` stays cheap and the CLI
+answers ``--help`` quickly. An alias may carry a variant preset: ``schotten-totten`` is Battle
+Line with the Schotten-Totten rules selected.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from games.protocol import Game, GameError
+
+
+class UnknownGame(GameError, LookupError):
+    """No game is registered under that name."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    module: str  # module exposing a module-level ``GAME`` object
+    aliases: dict[str, dict[str, str]] = field(default_factory=dict)  # alias -> variant preset
+
+
+_ENTRIES: dict[str, Entry] = {}
+_LOADED: dict[str, Game] = {}
+
+
+def register(name: str, module: str, aliases: dict[str, dict[str, str]] | None = None) -> None:
+    """Register a game by module path (the module defines ``GAME``)."""
+    _ENTRIES[name] = Entry(name, module, dict(aliases or {}))
+    _LOADED.pop(name, None)
+
+
+def register_game(game: Game, aliases: dict[str, dict[str, str]] | None = None) -> None:
+    """Register an already-built game object (used by tests and plug-ins)."""
+    name = game.info.name
+    _ENTRIES[name] = Entry(name, "", dict(aliases or {}))
+    _LOADED[name] = game
+
+
+def unregister(name: str) -> None:
+    _ENTRIES.pop(name, None)
+    _LOADED.pop(name, None)
+
+
+def names() -> list[str]:
+    """Registered game names (not aliases), sorted."""
+    return sorted(_ENTRIES)
+
+
+def _canon(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def resolve(name: str) -> tuple[Game, dict[str, str]]:
+    """Look up a name or alias: the game and the variant preset the alias implies.
+
+    Case, spaces, hyphens and underscores are ignored: ``Battle_Line`` finds ``battleline``.
+    """
+    key = _canon(name)
+    for entry in _ENTRIES.values():
+        if key == _canon(entry.name):
+            return load(entry.name), {}
+        for alias, preset in entry.aliases.items():
+            if key == _canon(alias):
+                return load(entry.name), dict(preset)
+    known = ", ".join(sorted([*_ENTRIES, *(a for e in _ENTRIES.values() for a in e.aliases)]))
+    raise UnknownGame(f"unknown game {name!r}; known games: {known}")
+
+
+def get(name: str) -> Game:
+    """The game registered under ``name`` or one of its aliases."""
+    return resolve(name)[0]
+
+
+def load(name: str) -> Game:
+    if name not in _LOADED:
+        entry = _ENTRIES[name]
+        module = importlib.import_module(entry.module)
+        _LOADED[name] = module.GAME
+    return _LOADED[name]
+
+
+# The built-in games. Each module defines GAME.
+register(
+    "battleline",
+    "games.battleline",
+    aliases={
+        "battle-line": {},
+        "bl": {},
+        "schotten-totten": {"rules": "schotten-totten"},
+    },
+)
+register("warchest", "games.warchest", aliases={"war-chest": {}, "wc": {}})

@@ -233,10 +233,10 @@ def _check_step(
         _fail("pickle", seed, ply, "pickle round trip differs", state)
     if not terminal:
         follow = rng.choice(state.legal_actions())
-        a, b, c = state.clone(), pickled, restored
-        for s in (a, b, c):
-            s.apply(follow)
-        if not (_same(a, b) and _same(a, c)):
+        played = [state.clone(), pickled, restored]
+        for each in played:
+            each.apply(follow)
+        if not (_same(played[0], played[1]) and _same(played[0], played[2])):
             _fail("pickle", seed, ply, f"round-tripped states diverge after {follow!r}", state)
 
     # observations: JSON, and sampling keeps the seat's view
@@ -259,6 +259,9 @@ def _check_step(
                 _fail("sample", seed, ply, "sampled state has another current player")
             if sampled.is_terminal() != terminal:
                 _fail("sample", seed, ply, "sampled state disagrees on the end")
-            if not terminal and sampled.current_player == seat:
-                if sorted(sampled.legal_actions()) != state.legal_actions():
-                    _fail("sample", seed, ply, "the deciding seat's legal actions changed")
+            if (
+                not terminal
+                and sampled.current_player == seat
+                and sorted(sampled.legal_actions()) != state.legal_actions()
+            ):
+                _fail("sample", seed, ply, "the deciding seat's legal actions changed")

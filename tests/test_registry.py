@@ -19,7 +19,7 @@ def test_names_and_aliases_resolve() -> None:
 
 
 def test_unknown_game_names_the_known_ones() -> None:
-    with pytest.raises(registry.UnknownGame, match="known games: .*battleline"):
+    with pytest.raises(registry.UnknownGame, match=r"known games: .*battleline"):
         registry.resolve("chess")
 
 
@@ -29,5 +29,5 @@ def test_resolve_variant_fills_defaults_and_rejects_bad_values() -> None:
     assert info.resolve_variant({"size": "4"}) == {"size": "4"}
     with pytest.raises(VariantError, match="choose one of: 3, 4"):
         info.resolve_variant({"size": "5"})
-    with pytest.raises(VariantError, match="no variant 'colour'.*known: size"):
+    with pytest.raises(VariantError, match=r"no variant 'colour'.*known: size"):
         info.resolve_variant({"colour": "red"})

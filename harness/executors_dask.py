@@ -1,0 +1,466 @@
+"""Dask back end: a league's games run on the workers of a ``dask.distributed`` scheduler.
+
+What travels:
+
+- to each worker, once: every bot *file* of the league, as a worker plugin named after the
+  sha256 of its bytes (:class:`BotFilePlugin`). The scheduler hands the plugin to every worker
+  that is connected now or joins later; the worker writes the bytes into its own cache
+  directory (``<worker local directory>/tourney-bots/<sha256>/<file name>``). Registering is
+  idempotent, so a second league with the same bots sends nothing again. Workers need no shared
+  file system, only ``tourney`` installed (``pip install tourney[dask]``).
+- with each task: the :class:`~harness.records.GameSpec` plus, per seat, the hash of its file
+  (:class:`ShippedBot`). The worker rewrites the seat's spec to its cached copy and calls
+  :func:`harness.referee.play_game`, which always returns a record (a crashing bot is a game
+  result, not a task failure).
+- back to the client: the :class:`~harness.records.GameRecord`, which the league stores exactly
+  as in a local run.
+
+Built-in bots (``random``, ``greedy``) resolve on the worker by name; external commands
+(``cmd:...``) must exist on every worker.
+
+A worker that dies mid-game costs nothing: the scheduler runs its games elsewhere (each future
+completes once, so each game is stored once). Losing the scheduler ends the run with
+:class:`ClusterLost`; the games already received are stored and the league resumes like a
+local one.
+
+This module imports ``distributed`` at the top: import it only when a cluster is asked for
+(:func:`require_dask` gives the clear error when the extra is missing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from distributed import Client, Future, as_completed, get_worker
+from distributed.client import FutureCancelledError
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from harness.records import BotRef, GameRecord, GameSpec
+
+CACHE_DIRNAME = "tourney-bots"
+CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
+WORKER_WAIT = 30.0  # seconds to wait for a first worker to join an empty scheduler
+
+
+class ClusterError(RuntimeError):
+    """A problem with the Dask cluster the user can fix; its message is one clear line."""
+
+
+class ClusterLost(ClusterError):
+    """The connection to the scheduler was lost in the middle of a league."""
+
+
+def require_dask() -> None:
+    """Fail with one clear line when the optional Dask extra is not installed.
+
+    Call it before importing this module (this module needs ``distributed`` to import).
+    """
+    try:
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        raise ClusterError(
+            "--cluster needs Dask, which is not installed: pip install 'tourney[dask]'"
+        ) from exc
+
+
+# --------------------------------------------------------------------------------------------
+# Bot files: what travels, keyed by content hash
+
+
+@dataclass(frozen=True)
+class ShippedBot:
+    """How a worker finds a seat's bot: the file's hash and name, and the spec's ``:Class``."""
+
+    sha256: str
+    filename: str
+    suffix: str = ""  # ":ClassName" when the spec names a class in the file
+
+    def local_spec(self, cache_root: Path) -> str:
+        """The seat's spec pointing at the worker's cached copy of the file."""
+        return f"{cache_root / self.sha256 / self.filename}{self.suffix}"
+
+
+def split_file_spec(spec: str) -> tuple[Path, str] | None:
+    """The bot file a spec names and its ``:Class`` suffix, or None when it names no file.
+
+    ``bots/mine.py`` -> (bots/mine.py, ""); ``bots/mine.py:Careful`` -> (bots/mine.py,
+    ":Careful"); a built-in name (``random``) or an external command (``cmd:./engine``) -> None.
+    """
+    if spec.startswith("cmd:"):
+        return None
+    head, sep, tail = spec.rpartition(":")
+    if sep and tail.isidentifier() and Path(head).is_file():
+        return Path(head), f":{tail}"
+    if Path(spec).is_file():
+        return Path(spec), ""
+    return None
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class BotFilePlugin(WorkerPlugin):
+    """Carries one bot file to every worker and writes it into the worker's bot cache.
+
+    Named after the file's hash and idempotent: registering the same file again (another league,
+    a resumed run) sends nothing.
+    """
+
+    idempotent = True
+
+    def __init__(self, filename: str, data: bytes) -> None:
+        self.filename = filename
+        self.data = data
+        self.sha256 = sha256_bytes(data)
+        self.name = plugin_name(self.sha256)
+
+    def setup(self, worker: Any) -> None:
+        write_cached_file(cache_root(worker.local_directory), self.sha256, self.filename,
+                          self.data)
+
+
+def plugin_name(sha256: str) -> str:
+    return f"tourney-bot-{sha256}"
+
+
+def cache_root(local_directory: str) -> Path:
+    return Path(local_directory) / CACHE_DIRNAME
+
+
+def write_cached_file(root: Path, sha256: str, filename: str, data: bytes) -> Path:
+    """Write a bot file into a cache directory by hash, atomically (write, then rename)."""
+    if sha256_bytes(data) != sha256:
+        raise ClusterError(f"bot file {filename} does not match its hash {sha256[:12]}")
+    target = root / sha256 / filename
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, target)
+    return target
+
+
+def collect_bot_files(specs: Iterable[GameSpec]) -> tuple[
+        dict[str, BotFilePlugin], dict[str, ShippedBot]]:
+    """Read each distinct bot file the games use, once.
+
+    Returns the plugins to register (by hash) and, per seat spec string, how a worker finds it.
+    Seats whose spec names no file (built-ins, external commands) are left out: they resolve on
+    the worker as they are.
+    """
+    plugins: dict[str, BotFilePlugin] = {}
+    shipped: dict[str, ShippedBot] = {}
+    for spec in specs:
+        for seat in spec.seats:
+            if seat.spec in shipped:
+                continue
+            found = split_file_spec(seat.spec)
+            if found is None:
+                continue
+            path, suffix = found
+            plugin = BotFilePlugin(path.name, path.read_bytes())
+            plugins.setdefault(plugin.sha256, plugin)
+            shipped[seat.spec] = ShippedBot(plugin.sha256, path.name, suffix)
+    return plugins, shipped
+
+
+def localize_spec(spec: GameSpec, seats: Sequence[ShippedBot | None], root: Path) -> GameSpec:
+    """The spec with each shipped seat pointing at the cached copy under ``root``."""
+    refs: list[BotRef] = []
+    for ref, shipped in zip(spec.seats, seats, strict=True):
+        if shipped is None:
+            refs.append(ref)
+            continue
+        path = root / shipped.sha256 / shipped.filename
+        if not path.is_file():
+            raise ClusterError(
+                f"bot file {shipped.filename} ({shipped.sha256[:12]}) is missing from this "
+                f"worker's cache {root}; was its plugin registered?"
+            )
+        refs.append(replace(ref, spec=shipped.local_spec(root)))
+    return replace(spec, seats=tuple(refs))
+
+
+def play_on_worker(spec: GameSpec, seats: tuple[ShippedBot | None, ...]) -> GameRecord:
+    """The task a worker runs: one game, its bots read from the worker's cache."""
+    from harness.referee import play_game
+
+    root = cache_root(get_worker().local_directory)
+    record: GameRecord = play_game(localize_spec(spec, seats, root))
+    return record
+
+
+# --------------------------------------------------------------------------------------------
+# Running games on a cluster
+
+
+def connect(address: str, *, timeout: float = CONNECT_TIMEOUT,
+            worker_wait: float = WORKER_WAIT) -> Client:
+    """A client of the scheduler at ``address`` with at least one worker running tourney."""
+    try:
+        client = Client(  # type: ignore[no-untyped-call]  # distributed's __init__ is untyped
+            address, timeout=f"{timeout}s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address} ({exc.__class__.__name__}): "
+            f"start one with `dask scheduler` and pass its tcp://HOST:PORT address"
+        ) from exc
+    try:
+        check_workers(client, address, worker_wait)
+    except BaseException:
+        client.close()  # type: ignore[no-untyped-call]  # untyped in distributed
+        raise
+    return client
+
+
+def check_workers(client: Client, address: str, worker_wait: float) -> None:
+    """At least one worker, and every worker runs the same tourney version as we do."""
+    try:
+        client.wait_for_workers(1, timeout=worker_wait)
+    except TimeoutError as exc:
+        raise ClusterError(
+            f"the Dask scheduler at {address} has no workers after {worker_wait:.0f} s: "
+            f"start some with `dask worker {address}`"
+        ) from exc
+    ours = importlib.metadata.version("tourney")
+    try:
+        theirs: dict[str, str] = client.run(importlib.metadata.version, "tourney")
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise ClusterError(
+            "a Dask worker has no tourney installed: pip install 'tourney[dask]' on every "
+            "worker machine"
+        ) from exc
+    wrong = {w: v for w, v in theirs.items() if v != ours}
+    if wrong:
+        worker, version = sorted(wrong.items())[0]
+        raise ClusterError(
+            f"Dask worker {worker} runs tourney {version}, this client {ours}: install the "
+            f"same version everywhere"
+        )
+
+
+def ship_bots(client: Client, plugins: dict[str, BotFilePlugin]) -> None:
+    """Register each bot file's plugin (idempotent: files already there are not re-sent)."""
+    for plugin in plugins.values():
+        client.register_plugin(plugin, name=plugin.name)
+
+
+class DaskRunner:
+    """Games in, records out, on the workers of one Dask scheduler.
+
+    ``run`` submits every game, then yields records in completion order; each game's record
+    comes back exactly once even when workers die (the scheduler reruns their games).
+    """
+
+    def __init__(self, address: str, *, connect_timeout: float = CONNECT_TIMEOUT,
+                 worker_wait: float = WORKER_WAIT) -> None:
+        self.address = address
+        self.client = connect(address, timeout=connect_timeout, worker_wait=worker_wait)
+
+    @property
+    def workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
+        specs = list(specs)
+        if not specs:
+            return
+        plugins, shipped = collect_bot_files(specs)
+        ship_bots(self.client, plugins)
+        run_id = uuid.uuid4().hex[:8]
+        futures: list[Future[GameRecord]] = []
+        for spec in specs:
+            seats = tuple(shipped.get(ref.spec) for ref in spec.seats)
+            futures.append(self.client.submit(
+                play_on_worker, spec, seats, key=f"tourney-{spec.game_id}-{run_id}",
+                pure=False, retries=0,
+            ))
+        seen: set[str] = set()
+        pending = as_completed(futures)  # type: ignore[no-untyped-call]  # untyped upstream
+        del futures
+        for future in pending:
+            record = self._result(future)
+            future.release()
+            if record.game_id in seen:  # defensive: a game is never yielded twice
+                continue
+            seen.add(record.game_id)
+            yield record
+
+    def _result(self, future: Future[GameRecord]) -> GameRecord:
+        try:
+            record: GameRecord = future.result()
+        except FutureCancelledError as exc:
+            raise ClusterLost(
+                f"lost the Dask scheduler at {self.address}; the games finished so far are "
+                f"stored: restart the scheduler and workers and rerun the same command to resume"
+            ) from exc
+        return record
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.client.close(timeout=5)  # type: ignore[no-untyped-call]  # untyped upstream
+
+    def __enter__(self) -> DaskRunner:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------------------------
+# A scheduler and workers as local subprocesses (tests, bench, trying it out)
+
+
+class LocalDaskProcesses:
+    """``dask scheduler`` and N ``dask worker`` processes on 127.0.0.1, torn down on exit.
+
+    Ports are chosen by the OS (the scheduler writes its address to a scheduler file), nothing
+    listens beyond the loopback interface, and each process runs in its own process group so
+    :meth:`kill_worker` can SIGKILL a worker together with its nanny.
+    """
+
+    def __init__(self, workers: int = 2, *, threads: int = 1, directory: Path | None = None,
+                 startup_timeout: float = 60.0) -> None:
+        self.n_workers = workers
+        self.threads = threads
+        self.startup_timeout = startup_timeout
+        self._own_dir = directory is None
+        self.directory = Path(tempfile.mkdtemp(prefix="tourney-dask-")) if directory is None \
+            else directory
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.scheduler: subprocess.Popen[bytes] | None = None
+        self.workers: list[subprocess.Popen[bytes]] = []
+        self.address = ""
+
+    # -- lifecycle
+
+    def start(self) -> LocalDaskProcesses:
+        try:
+            self.start_scheduler()
+            for _ in range(self.n_workers):
+                self.add_worker()
+            self.wait_for_workers(self.n_workers)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def start_scheduler(self) -> str:
+        """Start a scheduler on a free loopback port; returns its address."""
+        sched_file = self.directory / f"scheduler-{uuid.uuid4().hex[:6]}.json"
+        self.scheduler = self._spawn("scheduler", [
+            "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+            "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file),
+        ])
+        deadline = time.monotonic() + self.startup_timeout
+        while True:
+            if sched_file.is_file():
+                with contextlib.suppress(ValueError, KeyError):
+                    self.address = str(json.loads(sched_file.read_text())["address"])
+                    return self.address
+            self._check_alive(self.scheduler, "scheduler")
+            if time.monotonic() > deadline:
+                raise ClusterError(f"dask scheduler did not start within "
+                                   f"{self.startup_timeout:.0f} s; see {self.directory}")
+            time.sleep(0.05)
+
+    def add_worker(self) -> subprocess.Popen[bytes]:
+        """Start one more worker process (1 process, ``threads`` threads) on loopback."""
+        n = len(self.workers)
+        proc = self._spawn(f"worker-{n}", [
+            "worker", self.address, "--host", "127.0.0.1", "--nworkers", "1",
+            "--nthreads", str(self.threads), "--no-dashboard", "--name", f"w{n}",
+            "--local-directory", str(self.directory / f"worker-{n}"),
+            "--death-timeout", "60",
+        ])
+        self.workers.append(proc)
+        return proc
+
+    def wait_for_workers(self, n: int) -> None:
+        """Block until ``n`` workers are registered (bounded by the startup timeout)."""
+        deadline = time.monotonic() + self.startup_timeout
+        with Client(  # type: ignore[no-untyped-call]  # distributed's __init__ is untyped
+                self.address, timeout="10s", set_as_default=False) as client:
+            while len(client.scheduler_info(n_workers=-1)["workers"]) < n:
+                for i, proc in enumerate(self.workers):
+                    if proc.poll() is None:
+                        continue
+                    self._check_alive(proc, f"worker-{i}")
+                if time.monotonic() > deadline:
+                    raise ClusterError(f"{n} dask workers did not join within "
+                                       f"{self.startup_timeout:.0f} s; see {self.directory}")
+                time.sleep(0.05)
+
+    def kill_worker(self, index: int) -> None:
+        """SIGKILL a worker and its nanny (its whole process group), as a crash would."""
+        _kill_group(self.workers[index], signal.SIGKILL)
+
+    def kill_scheduler(self) -> None:
+        if self.scheduler is not None:
+            _kill_group(self.scheduler, signal.SIGKILL)
+
+    def close(self) -> None:
+        """Stop every process (SIGTERM, then SIGKILL after a grace period)."""
+        procs = [*self.workers, *([self.scheduler] if self.scheduler else [])]
+        for proc in procs:
+            _kill_group(proc, signal.SIGTERM)
+        deadline = time.monotonic() + 5.0
+        for proc in procs:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _kill_group(proc, signal.SIGKILL)
+                proc.wait()
+            _kill_group(proc, signal.SIGKILL)  # leftovers of the group (resource tracker)
+        if self._own_dir:
+            import shutil
+
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+    def __enter__(self) -> LocalDaskProcesses:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- helpers
+
+    def _spawn(self, label: str, args: list[str]) -> subprocess.Popen[bytes]:
+        log = (self.directory / f"{label}.log").open("wb")
+        try:
+            return subprocess.Popen(
+                [sys.executable, "-m", "dask", *args], stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, cwd=self.directory, start_new_session=True,
+            )
+        finally:
+            log.close()
+
+    def _check_alive(self, proc: subprocess.Popen[bytes], label: str) -> None:
+        if proc.poll() is not None:
+            tail = (self.directory / f"{label}.log").read_text(errors="replace")[-800:]
+            raise ClusterError(f"dask {label} exited with status {proc.returncode}: {tail}")
+
+
+def _kill_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)

@@ -1,0 +1,150 @@
+"""Bot files travel by content hash, once per worker, with no shared file system."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import cloudpickle
+import pytest
+from distributed import Client, Worker
+
+from harness.executors_dask import (
+    BotFilePlugin,
+    ClusterError,
+    LocalDaskProcesses,
+    ShippedBot,
+    cache_root,
+    collect_bot_files,
+    connect,
+    localize_spec,
+    plugin_name,
+    require_dask,
+    ship_bots,
+    split_file_spec,
+    write_cached_file,
+)
+from harness.records import BotRef, GameSpec
+
+# The helpers below run on the workers, which cannot import this test package: send them by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+BOT_SOURCE = "def act(observation, legal_actions):\n    return legal_actions[0]\n"
+
+
+def _spec(*seats: BotRef, game_id: str = "g0") -> GameSpec:
+    return GameSpec(game_id=game_id, game="battleline", variant={}, seed=7, seats=seats)
+
+
+@pytest.fixture
+def bot_file(tmp_path: Path) -> Path:
+    path = tmp_path / "first.py"
+    path.write_text(BOT_SOURCE)
+    return path
+
+
+def test_split_file_spec_tells_files_from_names(bot_file: Path) -> None:
+    assert split_file_spec(str(bot_file)) == (bot_file, "")
+    assert split_file_spec(f"{bot_file}:Careful") == (bot_file, ":Careful")
+    assert split_file_spec("random") is None
+    assert split_file_spec("cmd:./engine --fast") is None
+    assert split_file_spec(str(bot_file.with_name("missing.py"))) is None
+
+
+def test_collect_reads_each_file_once_and_keys_it_by_hash(bot_file: Path, tmp_path: Path) -> None:
+    twin = tmp_path / "sub"
+    twin.mkdir()
+    (twin / "first.py").write_text(BOT_SOURCE)  # same bytes elsewhere: same hash, one plugin
+    specs = [
+        _spec(BotRef("a", str(bot_file)), BotRef("r", "random")),
+        _spec(BotRef("a", f"{bot_file}:act"), BotRef("b", str(twin / "first.py")), game_id="g1"),
+    ]
+    plugins, shipped = collect_bot_files(specs)
+    digest = hashlib.sha256(BOT_SOURCE.encode()).hexdigest()
+    assert list(plugins) == [digest]
+    assert plugins[digest].name == plugin_name(digest)
+    assert shipped[str(bot_file)] == ShippedBot(digest, "first.py", "")
+    assert shipped[f"{bot_file}:act"] == ShippedBot(digest, "first.py", ":act")
+    assert "random" not in shipped
+
+
+def test_cache_write_checks_the_hash(tmp_path: Path) -> None:
+    data = BOT_SOURCE.encode()
+    digest = hashlib.sha256(data).hexdigest()
+    path = write_cached_file(tmp_path, digest, "bot.py", data)
+    assert path == tmp_path / digest / "bot.py"
+    assert path.read_bytes() == data
+    with pytest.raises(ClusterError, match="does not match its hash"):
+        write_cached_file(tmp_path, "0" * 64, "bot.py", data)
+
+
+def test_localize_points_shipped_seats_at_the_cache(tmp_path: Path) -> None:
+    data = BOT_SOURCE.encode()
+    digest = hashlib.sha256(data).hexdigest()
+    spec = _spec(BotRef("a", "/elsewhere/first.py:act"), BotRef("r", "random"))
+    shipped = (ShippedBot(digest, "first.py", ":act"), None)
+    with pytest.raises(ClusterError, match="missing from this worker's cache"):
+        localize_spec(spec, shipped, tmp_path)
+    write_cached_file(tmp_path, digest, "first.py", data)
+    local = localize_spec(spec, shipped, tmp_path)
+    assert local.seats[0].spec == f"{tmp_path / digest / 'first.py'}:act"
+    assert local.seats[0].name == "a"
+    assert local.seats[1] == spec.seats[1]
+    assert (local.game_id, local.seed) == (spec.game_id, spec.seed)
+
+
+def _cached_bytes(sha256: str, filename: str, dask_worker: Worker) -> bytes:
+    path = cache_root(dask_worker.local_directory) / sha256 / filename
+    return path.read_bytes()
+
+
+def test_files_reach_every_worker_once(cluster: LocalDaskProcesses, tmp_path: Path) -> None:
+    bot = tmp_path / "shipped_bot.py"
+    bot.write_text(BOT_SOURCE + "# shipped\n")
+    plugins, _ = collect_bot_files([_spec(BotRef("s", str(bot)), BotRef("r", "random"))])
+    (plugin,) = plugins.values()
+    with Client(cluster.address, timeout="10s", set_as_default=False) as client:
+        ship_bots(client, plugins)
+        copies = client.run(_cached_bytes, plugin.sha256, "shipped_bot.py")
+        assert len(copies) == 2
+        assert set(copies.values()) == {bot.read_bytes()}
+        # Registering again sends nothing: the scheduler keeps the first registration.
+        ship_bots(client, {plugin.sha256: BotFilePlugin("other.py", bot.read_bytes())})
+        names = client.run(_plugin_names)
+        assert all(plugin.name in worker_plugins for worker_plugins in names.values())
+        assert client.run(_cached_exists, plugin.sha256, "other.py") == {
+            w: False for w in copies}
+
+
+def _plugin_names(dask_worker: Worker) -> list[str]:
+    return sorted(dask_worker.plugins)
+
+
+def _cached_exists(sha256: str, filename: str, dask_worker: Worker) -> bool:
+    return (cache_root(dask_worker.local_directory) / sha256 / filename).exists()
+
+
+def test_a_worker_that_joins_later_gets_the_files(tmp_path: Path) -> None:
+    bot = tmp_path / "late_bot.py"
+    bot.write_text(BOT_SOURCE + "# late\n")
+    plugins, _ = collect_bot_files([_spec(BotRef("l", str(bot)), BotRef("r", "random"))])
+    (plugin,) = plugins.values()
+    with LocalDaskProcesses(1, directory=tmp_path / "dask") as procs, Client(
+            procs.address, timeout="10s", set_as_default=False) as client:
+        ship_bots(client, plugins)
+        procs.add_worker()
+        procs.wait_for_workers(2)
+        copies = client.run(_cached_bytes, plugin.sha256, "late_bot.py")
+        assert list(copies.values()) == [bot.read_bytes()] * 2
+
+
+def test_unreachable_scheduler_is_one_clear_error() -> None:
+    with pytest.raises(ClusterError, match=r"cannot reach the Dask scheduler at tcp://127\.0"):
+        connect("tcp://127.0.0.1:9", timeout=1.0)
+
+
+def test_missing_dask_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ClusterError, match=r"pip install 'tourney\[dask\]'"):
+        require_dask()

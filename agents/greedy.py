@@ -1,0 +1,48 @@
+"""The built-in greedy bot: a one-step heuristic per game.
+
+It dispatches on ``observation["game"]`` to ``agents.greedy_<game>.choose(observation,
+legal_actions, rng)``, written alongside each game engine. For a game without such a module it
+plays uniformly at random (so it still works for any registered game).
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable
+from typing import Any
+
+Chooser = Callable[[dict[str, Any], list[str], random.Random], str]
+
+
+def _random_choice(observation: dict[str, Any], legal: list[str], rng: random.Random) -> str:
+    return rng.choice(legal)
+
+
+def chooser_for(game: str) -> Chooser:
+    """The game's heuristic, or a uniform random choice if the game has none."""
+    try:
+        module = importlib.import_module(f"agents.greedy_{game}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"agents.greedy_{game}":
+            raise  # the heuristic exists but is broken: say so, do not hide it
+        return _random_choice
+    choose: Chooser = module.choose
+    return choose
+
+
+class GreedyBot:
+    """Looks one step ahead with the game's own heuristic."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+        self.choose: Chooser | None = None
+
+    def start(self, info: dict[str, Any]) -> None:
+        self.rng = random.Random(info.get("rng_seed", 0))
+        self.choose = chooser_for(str(info["game"]))
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        if self.choose is None:
+            self.choose = chooser_for(str(observation["game"]))
+        return self.choose(observation, legal_actions, self.rng)

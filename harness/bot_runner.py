@@ -1,0 +1,319 @@
+"""Runs one bot in a sandboxed child process and speaks the wire protocol for it.
+
+This file imports nothing but the standard library: the sandbox copies it next to the bot file
+and starts it with a plain interpreter, possibly as an unprivileged user. The harness also
+imports it for :func:`load_bot_file` and :func:`find_entry`, so a bot is discovered by exactly the
+same rules in-process and in the sandbox.
+
+Start-up, in order, before any bot code runs:
+
+1. ``--confine JSON``: resource limits (address space, CPU, file size, no core dumps), no network
+   (a new network namespace, when the OS permits), a new PID and mount namespace with a private
+   ``/proc`` when running as root (so the referee is invisible and every process the bot starts
+   dies with it), then the switch to the unprivileged user, ``no_new_privs`` and a parent-death
+   signal.
+2. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
+   both go to the log pipe the referee drains, and its ``stdin`` is ``/dev/null``, so nothing the
+   bot prints can corrupt the protocol.
+3. ``--exec CMD...`` replaces this process with an external bot (after steps 1 only, so the
+   command speaks the protocol on its own stdin/stdout); ``--file PATH [--entry NAME]`` loads a
+   Python bot file and serves it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import inspect
+import json
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+BotFactory = Callable[[], Any]
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
+_CLONE_NEWNET = 0x40000000
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_MS_NOEXEC = 8
+_MS_REC = 0x4000
+_MS_PRIVATE = 1 << 18
+_PR_SET_PDEATHSIG = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+class BotLoadError(Exception):
+    """The bot file cannot be turned into a bot; the message names the problem and the fix."""
+
+
+# --------------------------------------------------------------------------------------------
+# discovery (shared with the in-process loader)
+
+
+class FunctionBot:
+    """Adapts a plain ``act(observation, legal_actions)`` function to the bot interface."""
+
+    def __init__(self, act: Callable[[Any, Any], Any]) -> None:
+        self._act = act
+
+    def act(self, observation: Any, legal_actions: Any) -> Any:
+        return self._act(observation, legal_actions)
+
+
+def load_bot_file(path: str | Path, entry: str | None = None, module_name: str = "") -> BotFactory:
+    """Execute a bot file as a fresh module and return a factory of fresh bot objects."""
+    path = Path(path)
+    if not path.is_file():
+        raise BotLoadError(f"bot file {str(path)!r} not found; check the path")
+    name = module_name or f"tourney_bot_{path.stem}_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise BotLoadError(f"{path.name} cannot be loaded as Python; a bot file must end in .py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        sys.modules.pop(name, None)
+        raise BotLoadError(
+            f"syntax error in {path.name} line {exc.lineno}: {exc.msg}; fix the file"
+        ) from None
+    except ImportError as exc:
+        sys.modules.pop(name, None)
+        raise BotLoadError(
+            f"{path.name} failed to import: {type(exc).__name__}: {exc}; a bot may import only "
+            "the standard library and the packages installed with tourney"
+        ) from None
+    except BaseException as exc:  # the bot's module code raised (or exited) while loading
+        sys.modules.pop(name, None)
+        raise BotLoadError(
+            f"{path.name} raised while loading: {type(exc).__name__}: {exc}"
+        ) from None
+    return find_entry(module, entry, path.name)
+
+
+def find_entry(module: ModuleType, entry: str | None, label: str) -> BotFactory:
+    """The bot class (or plain ``act`` function) of a loaded module, by name or by uniqueness."""
+    if entry:
+        obj = getattr(module, entry, None)
+        if obj is None:
+            found = ", ".join(_candidates(module)) or "none"
+            raise BotLoadError(f"{label} has no {entry!r} (bots found: {found})")
+        return _factory(obj, f"{label}:{entry}")
+    candidates = _candidates(module)
+    if not candidates:
+        raise BotLoadError(
+            f"{label} defines no bot; define a class with a method "
+            "act(self, observation, legal_actions) or a function act(observation, legal_actions)"
+        )
+    if len(candidates) > 1:
+        listed = ", ".join(candidates)
+        raise BotLoadError(
+            f"{label} defines several bots ({listed}); choose one with {label}:{candidates[0]}"
+        )
+    return _factory(getattr(module, candidates[0]), f"{label}:{candidates[0]}")
+
+
+def _candidates(module: ModuleType) -> list[str]:
+    """Classes defined in the module that have ``act``, and a module-level ``act`` function."""
+    found: list[str] = []
+    for key, value in vars(module).items():
+        if key.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+            continue
+        is_bot_class = inspect.isclass(value) and callable(getattr(value, "act", None))
+        if is_bot_class or (key == "act" and inspect.isfunction(value)):
+            found.append(key)
+    return found
+
+
+def _factory(obj: Any, label: str) -> BotFactory:
+    if inspect.isclass(obj):
+        if not callable(getattr(obj, "act", None)):
+            raise BotLoadError(f"{label} has no act(observation, legal_actions) method")
+        return obj
+    if inspect.isfunction(obj):
+        return lambda: FunctionBot(obj)
+    raise BotLoadError(f"{label} is neither a bot class nor an act function")
+
+
+# --------------------------------------------------------------------------------------------
+# confinement (runs first, before any bot code)
+
+
+def _libc() -> Any:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def confine(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Apply the limits and isolation in ``cfg`` to this process (see the module docstring).
+
+    Returns what was achieved (reported to the referee in the ``ready`` message).
+    """
+    import resource
+
+    memory = int(cfg.get("memory", 0))
+    if memory > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = int(cfg.get("cpu", 0))
+    if cpu > 0:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    fsize = int(cfg.get("fsize", 0))
+    if fsize > 0:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    libc = _libc() if sys.platform.startswith("linux") else None
+    uid = cfg.get("uid")
+    achieved: dict[str, Any] = {"network": False, "pid_namespace": False}
+    if libc is not None and cfg.get("isolate", True):
+        if uid is not None and os.geteuid() == 0:
+            achieved.update(_isolate_as_root(libc))
+        else:
+            # an unprivileged user may still get a private network in a new user namespace
+            achieved["network"] = libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) == 0
+    if uid is not None and os.geteuid() == 0:
+        gid = int(cfg.get("gid", uid))
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(int(uid), int(uid), int(uid))
+    if libc is not None:
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        parent = int(cfg.get("parent", 0))
+        if parent and os.getppid() != parent and os.getppid() != 0:
+            os._exit(70)  # the parent died before the death signal was armed
+    achieved["uid"] = os.getuid()
+    return achieved
+
+
+def _isolate_as_root(libc: Any) -> dict[str, bool]:
+    """New network, mount and PID namespaces; this process forks and waits, the child goes on.
+
+    The child is PID 1 of the new namespace and mounts its own ``/proc``, so it sees none of the
+    referee's processes, and when it dies the kernel kills everything the bot started.
+    Namespaces the OS refuses (e.g. in an unprivileged container) are skipped silently.
+    """
+    if libc.unshare(_CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID) != 0:
+        return {"network": libc.unshare(_CLONE_NEWNET) == 0}
+    child = os.fork()
+    if child:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        _, status = os.waitpid(child, 0)
+        if os.WIFSIGNALED(status):  # die the same way, so the referee can say how
+            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+            os.kill(os.getpid(), os.WTERMSIG(status))
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    private = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    own_proc = private and libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0
+    return {"network": True, "pid_namespace": True, "private_proc": own_proc}
+
+
+# --------------------------------------------------------------------------------------------
+# serving the protocol
+
+
+class _Wire:
+    """The protocol on private descriptors; fd 0 becomes /dev/null and fd 1 joins fd 2 (the log)."""
+
+    def __init__(self) -> None:
+        self.inp = os.fdopen(os.dup(0), "rb")
+        self.out = os.dup(1)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+
+    def read(self) -> dict[str, Any] | None:
+        line = self.inp.readline()
+        if not line:
+            return None
+        message = json.loads(line)
+        return message if isinstance(message, dict) else {"type": "?"}
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.out, view) :]
+
+
+def _describe_error(where: str, exc: BaseException) -> str:
+    traceback.print_exc()  # the full traceback goes to the bot's log
+    return f"{where} raised {type(exc).__name__}: {exc}"
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return {"unserialisable": f"{type(value).__name__}: {repr(value)[:80]}"}
+    return value
+
+
+def serve(
+    factory: BotFactory | None, load_error: str, wire: _Wire, sandbox: dict[str, Any]
+) -> None:
+    """Answer requests until ``quit`` or end of input."""
+    bot: Any = None
+    while True:
+        message = wire.read()
+        if message is None or message.get("type") == "quit":
+            return
+        kind = message.get("type")
+        try:
+            if kind == "start":
+                if factory is None:
+                    wire.send({"type": "error", "message": load_error})
+                    continue
+                bot = factory()
+                if callable(getattr(bot, "start", None)):
+                    bot.start(message.get("info", {}))
+                wire.send({"type": "ready", "sandbox": sandbox})
+            elif kind == "act":
+                action = bot.act(message["observation"], message["legal_actions"])
+                wire.send({"type": "action", "action": _jsonable(action)})
+            elif kind == "end":
+                if callable(getattr(bot, "end", None)):
+                    bot.end(message.get("result", {}))
+                wire.send({"type": "ok"})
+            else:
+                wire.send({"type": "error", "message": f"runner got unknown request {kind!r}"})
+        except Exception as exc:
+            wire.send({"type": "error", "message": _describe_error(str(kind), exc)})
+        sys.stdout.flush()
+
+
+def main(argv: list[str]) -> None:
+    """``bot_runner.py [--confine JSON] (--file PATH [--entry NAME] | --exec CMD...)``."""
+    args = list(argv)
+    sandbox: dict[str, Any] = {}
+    if args[:1] == ["--confine"]:
+        sandbox = confine(json.loads(args[1]))
+        args = args[2:]
+    if args[:1] == ["--exec"]:
+        os.execvp(args[1], args[1:])
+    wire = _Wire()
+    path = args[args.index("--file") + 1]
+    entry = args[args.index("--entry") + 1] if "--entry" in args else None
+    factory: BotFactory | None = None
+    error = ""
+    try:
+        factory = load_bot_file(path, entry, module_name="bot")
+    except BotLoadError as exc:
+        error = f"could not load bot: {exc}"
+    serve(factory, error, wire, sandbox)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # do not wait for threads the bot may have left running
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,292 @@
+"""The referee: plays one game between bots and judges how it ended.
+
+The referee alone holds the true state. At every decision it asks the seat whose decision it is
+(``state.current_player``, which may be out of turn), gives it only its own observation and the
+legal actions, checks the answer, applies it and records it with its think time. Whatever the
+bots do, :func:`play_game` returns a :class:`GameRecord` with a typed termination: a bot that
+crashes, times out, breaks the protocol or answers an illegal action forfeits (it scores -1,
+everyone else +1; in a team game its whole team loses) and the reason says exactly what happened.
+
+>>> from harness.records import BotRef, GameSpec
+>>> spec = GameSpec("demo", "battleline", {}, 7, (BotRef("a", "random"), BotRef("b", "random")))
+>>> record = play_game(spec)
+>>> record.termination.value, len(record.moves) == record.decisions
+('normal', True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from games import registry
+from games.protocol import JSON, GameError, State, winners
+from harness.loader import BotSource, BotSpecError, open_agent, parse_spec
+from harness.protocol import (
+    PROTOCOL_VERSION,
+    Agent,
+    AgentCrash,
+    AgentError,
+    AgentProtocolError,
+    AgentTimeout,
+)
+from harness.records import GameRecord, GameSpec, Limits, MoveRecord, Termination
+
+MoveHook = Callable[[State, MoveRecord], None]
+
+_FORFEITS: dict[type[AgentError], Termination] = {
+    AgentCrash: Termination.CRASH,
+    AgentTimeout: Termination.TIMEOUT,
+    AgentProtocolError: Termination.PROTOCOL,
+}
+
+
+@dataclass
+class _Forfeit:
+    seat: int
+    termination: Termination
+    reason: str
+
+
+@dataclass
+class _Table:
+    """The seats of one game: agents, their clocks and their think time."""
+
+    names: list[str]
+    limits: Limits
+    agents: list[Agent | None] = field(default_factory=list)
+    bank: list[float] = field(default_factory=list)
+    think: list[float] = field(default_factory=list)
+
+    def who(self, seat: int) -> str:
+        return f"seat {seat} ({self.names[seat]})"
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed a bot gets for its own randomness: reproducible, but reveals nothing of the deal.
+
+    A one-way hash of the deal seed and the seat, so a bot cannot rebuild the deal from it.
+    """
+    digest = hashlib.sha256(f"tourney-bot:{seed}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def play_game(
+    spec: GameSpec, *, log_dir: Path | None = None, on_move: MoveHook | None = None
+) -> GameRecord:
+    """Play the game ``spec`` describes and return its record (see the module docstring).
+
+    ``log_dir``: where each seat's captured output is written, as ``<game_id>.seat<i>.log``.
+    ``on_move``: called after every applied move (``tourney play --show`` draws the board).
+    Raises ``ValueError`` only for a spec that cannot be played at all (unknown game, wrong
+    number of seats, bad variant): those are the caller's mistakes, not a bot's.
+    """
+    started = time.perf_counter()
+    game, preset = registry.resolve(spec.game)
+    info = game.info
+    try:
+        variant = info.resolve_variant({**preset, **spec.variant})
+    except GameError as exc:
+        raise ValueError(str(exc)) from None
+    state = game.new_game(spec.seed, **variant)
+    n = state.num_players
+    if len(spec.seats) != n:
+        raise ValueError(
+            f"{info.name} {variant} is played by {n} bots, the spec has {len(spec.seats)}"
+        )
+    table = _Table([ref.name for ref in spec.seats], spec.limits, [None] * n,
+                   [spec.limits.overage] * n, [0.0] * n)
+    moves: list[MoveRecord] = []
+    forfeit: _Forfeit | None = None
+    try:
+        forfeit = _seat_bots(spec, table, variant, n, info.rules_version)
+        if forfeit is None:
+            forfeit = _play(state, table, moves, info.max_decisions, on_move)
+        record = _record(spec, state, table, moves, forfeit, variant, info.rules_version,
+                         info.max_decisions, started)
+        _tell_the_end(table, record)
+    finally:
+        for agent in table.agents:
+            if agent is not None:
+                agent.close()
+    record.logs = [agent.logs() if agent is not None else "" for agent in table.agents]
+    record.duration = time.perf_counter() - started
+    if log_dir is not None:
+        _write_logs(log_dir, spec.game_id, record.logs)
+    return record
+
+
+def _seat_bots(
+    spec: GameSpec, table: _Table, variant: dict[str, str], n: int, rules_version: str
+) -> _Forfeit | None:
+    """Load and start every bot; the first seat that fails forfeits."""
+    sources: list[BotSource] = []
+    for seat, ref in enumerate(spec.seats):
+        try:
+            sources.append(parse_spec(ref.spec))
+        except BotSpecError as exc:
+            return _Forfeit(seat, Termination.CRASH, f"{table.who(seat)} could not load: {exc}")
+    if any(source.sandboxed for source in sources):
+        from harness.sandbox import harden_referee
+
+        harden_referee()
+    for seat, source in enumerate(sources):
+        try:
+            table.agents[seat] = open_agent(source, spec.limits)
+        except AgentError as exc:
+            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
+    for seat, agent in enumerate(table.agents):
+        assert agent is not None
+        info: JSON = {
+            "game": spec.game,
+            "variant": variant,
+            "seat": seat,
+            "num_players": n,
+            "rules_version": rules_version,
+            "rng_seed": bot_seed(spec.seed, seat),
+            "game_id": spec.game_id,
+            "limits": {"move_time": spec.limits.move_time, "overage": spec.limits.overage},
+            "protocol": PROTOCOL_VERSION,
+        }
+        try:
+            agent.start(info, spec.limits.startup_time)
+        except AgentError as exc:
+            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
+    return None
+
+
+def _play(
+    state: State, table: _Table, moves: list[MoveRecord], cap: int, on_move: MoveHook | None
+) -> _Forfeit | None:
+    """Ask, check and apply until the game ends or a bot forfeits."""
+    limits = table.limits
+    while not state.is_terminal() and len(state.history) < cap:
+        seat = state.current_player
+        agent = table.agents[seat]
+        assert agent is not None
+        legal = state.legal_actions()
+        budget = limits.move_time + table.bank[seat]
+        observation = state.observation(seat)
+        t0 = time.perf_counter()
+        try:
+            answer = agent.act(observation, legal, budget)
+        except AgentError as exc:
+            table.think[seat] += time.perf_counter() - t0
+            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
+        think = time.perf_counter() - t0
+        table.think[seat] += think
+        table.bank[seat] = max(0.0, table.bank[seat] - max(0.0, think - limits.move_time))
+        if not isinstance(answer, str):
+            shown = repr(answer)[:80]
+            return _Forfeit(seat, Termination.PROTOCOL,
+                            f"{table.who(seat)} answered {shown} ({type(answer).__name__}), "
+                            "not an action string")
+        if answer not in legal:
+            return _Forfeit(seat, Termination.ILLEGAL,
+                            f"{table.who(seat)} played {answer!r}: {_why_illegal(state, answer)}")
+        state.apply(answer)
+        move = MoveRecord(len(moves), seat, answer, think)
+        moves.append(move)
+        if on_move is not None:
+            on_move(state, move)
+    return None
+
+
+def _why_illegal(state: State, action: str) -> str:
+    """The rules' own explanation of why ``action`` is not legal now."""
+    try:
+        state.clone().apply(action)
+    except GameError as exc:
+        return str(exc) or type(exc).__name__
+    return "not among the legal actions"
+
+
+def team_of(state: State) -> list[int]:
+    """Team per seat: the game's optional ``teams`` (attribute or method), else one per seat."""
+    teams = getattr(state, "teams", None)
+    if callable(teams):
+        teams = teams()
+    if isinstance(teams, list | tuple) and len(teams) == state.num_players:
+        return [int(t) for t in teams]
+    return list(range(state.num_players))
+
+
+def _record(
+    spec: GameSpec,
+    state: State,
+    table: _Table,
+    moves: list[MoveRecord],
+    forfeit: _Forfeit | None,
+    variant: dict[str, str],
+    rules_version: str,
+    cap: int,
+    started: float,
+) -> GameRecord:
+    offender: int | None = None
+    if forfeit is not None:
+        teams = team_of(state)
+        offender = forfeit.seat
+        returns = [-1.0 if teams[s] == teams[offender] else 1.0 for s in range(state.num_players)]
+        termination, reason = forfeit.termination, forfeit.reason
+    else:
+        ended = state.end()
+        returns = [float(r) for r in state.returns()]
+        if ended is None:  # the referee's own cap (the game should have ended itself)
+            termination = Termination.MOVE_CAP
+            reason = f"decision cap of {cap} reached: draw by adjudication"
+            returns = [0.0] * state.num_players
+        else:
+            termination, reason = Termination(ended[0].value), ended[1]
+    return GameRecord(
+        game_id=spec.game_id,
+        game=spec.game,
+        variant=variant,
+        rules_version=rules_version,
+        seed=spec.seed,
+        seats=list(table.names),
+        returns=returns,
+        scores=[float(s) for s in state.scores()],
+        winners=winners(returns),
+        termination=termination,
+        reason=reason,
+        decisions=len(state.history),
+        duration=time.perf_counter() - started,
+        think_time=list(table.think),
+        moves=moves,
+        pair_id=spec.pair_id,
+        league=spec.league,
+        offender=offender,
+        finished_at=time.time(),
+    )
+
+
+def _tell_the_end(table: _Table, record: GameRecord) -> None:
+    """Send every started bot the result (best effort: the game is already decided)."""
+    grace = min(1.0, table.limits.move_time)
+    for seat, agent in enumerate(table.agents):
+        if agent is None or seat == record.offender:
+            continue
+        result: JSON = {
+            "seat": seat,
+            "returns": record.returns,
+            "scores": record.scores,
+            "winners": record.winners,
+            "termination": record.termination.value,
+            "reason": record.reason,
+            "offender": record.offender,
+            "decisions": record.decisions,
+        }
+        try:
+            agent.end(result, grace)
+        except AgentError:
+            continue
+
+
+def _write_logs(log_dir: Path, game_id: str, logs: list[str]) -> None:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    for seat, text in enumerate(logs):
+        if text:
+            (log_dir / f"{game_id or 'game'}.seat{seat}.log").write_text(text)

@@ -1,0 +1,134 @@
+"""The referee on the toy game with trusted in-process bots: records, terminations, forfeits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from games.conformance import check_game
+from harness.records import BotRef, GameSpec, Limits, Termination
+from harness.referee import bot_seed, play_game, team_of
+from tests.harness import toygame
+
+
+def spec_for(game: str, *bots: str, seed: int = 1, variant: dict[str, str] | None = None,
+             limits: Limits | None = None) -> GameSpec:
+    seats = tuple(BotRef(f"b{i}", b) for i, b in enumerate(bots))
+    return GameSpec(f"g{seed}", game, dict(variant or {}), seed, seats, limits=limits or Limits())
+
+
+def write_bot(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text(body)
+    return str(path)
+
+
+def test_toy_game_passes_the_conformance_suite() -> None:
+    assert check_game(toygame.GAME, seeds=range(8)).games == 8
+    assert check_game(toygame.GAME, {"players": "3", "hand": "3"}, seeds=range(8)).games == 8
+
+
+def test_random_vs_random_plays_to_a_normal_end_and_records_every_move(toy: str) -> None:
+    record = play_game(spec_for(toy, "random", "random", seed=3))
+    assert record.termination in (Termination.NORMAL, Termination.STALEMATE)
+    assert record.decisions == len(record.moves) > 0
+    assert [m.ply for m in record.moves] == list(range(record.decisions))
+    assert record.seats == ["b0", "b1"]
+    assert record.offender is None
+    assert record.rules_version == "1"
+    assert record.variant == {"players": "2", "hand": "2"}
+    assert sorted(record.returns) in ([-1.0, 1.0], [0.0, 0.0])
+    # the moves replay to the recorded end
+    state = toygame.GAME.new_game(3, **record.variant)
+    for move in record.moves:
+        assert state.current_player == move.seat
+        state.apply(move.action)
+    assert state.is_terminal()
+    assert state.scores() == record.scores
+
+
+def test_same_seed_same_game_and_bots_seeded_per_seat(toy: str) -> None:
+    a = play_game(spec_for(toy, "random", "random", seed=11))
+    b = play_game(spec_for(toy, "random", "random", seed=11))
+    assert [m.action for m in a.moves] == [m.action for m in b.moves]
+    assert bot_seed(11, 0) != bot_seed(11, 1) != 11
+    games = {tuple(m.action for m in play_game(spec_for(toy, "random", "random", seed=s)).moves)
+             for s in range(8)}
+    assert len(games) > 4
+
+
+def test_three_players_and_alias_presets(toy: str) -> None:
+    record = play_game(spec_for("toy3", "random", "greedy", "random", seed=5))
+    assert record.variant["players"] == "3"
+    assert len(record.returns) == 3 and len(record.think_time) == 3
+
+
+def test_wrong_number_of_bots_is_the_callers_error(toy: str) -> None:
+    with pytest.raises(ValueError, match="played by 2 bots, the spec has 3"):
+        play_game(spec_for(toy, "random", "random", "random"))
+
+
+def test_move_cap_and_stalemate(toy: str, tmp_path: Path) -> None:
+    passer = write_bot(tmp_path, "passer.py", "def act(observation, legal_actions):\n"
+                       "    return 'pass'\n")
+    record = play_game(spec_for(toy, f"inproc:{passer}", f"inproc:{passer}"))
+    assert record.termination is Termination.MOVE_CAP
+    assert record.returns == [0.0, 0.0] and record.winners == []
+    assert record.decisions == toygame.MAX_DECISIONS
+
+
+def test_in_process_faults_forfeit_with_a_reason(toy: str, tmp_path: Path) -> None:
+    raiser = write_bot(tmp_path, "raiser.py", "class Bot:\n    def act(self, o, legal):\n"
+                       "        raise ValueError('boom')\n")
+    record = play_game(spec_for(toy, "random", f"inproc:{raiser}"))
+    assert record.termination is Termination.CRASH
+    assert record.offender == 1 and record.returns == [1.0, -1.0] and record.winners == [0]
+    assert "seat 1 (b1) act raised ValueError: boom" in record.reason
+    cheat = write_bot(tmp_path, "cheat.py", "def act(o, legal):\n    return 'play 9' "
+                      "if 'play 9' not in legal else 'play 1'\n")
+    record = play_game(spec_for(toy, f"inproc:{cheat}", "random", seed=2))
+    assert record.termination is Termination.ILLEGAL and record.offender == 0
+    assert "not in the hand" in record.reason or "not among" in record.reason
+    number = write_bot(tmp_path, "number.py", "def act(o, legal):\n    return 42\n")
+    record = play_game(spec_for(toy, "random", f"inproc:{number}"))
+    assert record.termination is Termination.PROTOCOL
+    assert "answered 42 (int), not an action string" in record.reason
+    record = play_game(spec_for(toy, "random", "inproc:" + str(tmp_path / "missing.py")))
+    assert record.termination is Termination.CRASH and record.offender == 1
+    assert "not found" in record.reason
+
+
+def test_forfeit_in_a_team_game_loses_for_the_whole_team(toy: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(toygame.ToyState, "teams", [0, 1, 0], raising=False)
+    state = toygame.GAME.new_game(1, players="3")
+    assert team_of(state) == [0, 1, 0]
+    record = play_game(spec_for("toy3", "random", "random", "inproc:nothing.py", seed=1))
+    assert record.offender == 2
+    assert record.returns == [-1.0, 1.0, -1.0] and record.winners == [1]
+
+
+def test_hooks_get_the_game_info_and_the_result(toy: str, tmp_path: Path) -> None:
+    out = tmp_path / "seen.txt"
+    bot = write_bot(tmp_path, "hooks.py", f"""
+import json
+class Hooks:
+    def start(self, info):
+        self.info = info
+    def act(self, observation, legal_actions):
+        return legal_actions[0]
+    def end(self, result):
+        with open({str(out)!r}, 'w') as f:
+            json.dump({{'info': self.info, 'result': result}}, f)
+""")
+    record = play_game(spec_for(toy, "random", f"inproc:{bot}", seed=4))
+    import json
+
+    seen = json.loads(out.read_text())
+    info, result = seen["info"], seen["result"]
+    assert {k: info[k] for k in ("game", "seat", "num_players", "rules_version")} == {
+        "game": "toyduel", "seat": 1, "num_players": 2, "rules_version": "1"}
+    assert info["variant"] == record.variant and info["rng_seed"] == bot_seed(4, 1)
+    assert result["returns"] == record.returns
+    assert result["termination"] == record.termination.value and result["seat"] == 1

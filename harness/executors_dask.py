@@ -33,6 +33,7 @@ import contextlib
 import hashlib
 import importlib.metadata
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -44,13 +45,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
+import cloudpickle  # type: ignore[import-untyped]  # ships no type information
 from distributed import Client, Future, as_completed, get_worker
-from distributed.client import FutureCancelledError
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from harness.records import BotRef, GameRecord, GameSpec
+from harness.records import BotRef, GameRecord, GameSpec, Termination
+
+if TYPE_CHECKING:
+    from harness.executors import PlayFn
 
 CACHE_DIRNAME = "tourney-bots"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
@@ -84,31 +88,38 @@ def require_dask() -> None:
 
 @dataclass(frozen=True)
 class ShippedBot:
-    """How a worker finds a seat's bot: the file's hash and name, and the spec's ``:Class``."""
+    """How a worker finds a seat's bot: the file's hash and name, and the rest of the spec."""
 
     sha256: str
     filename: str
     suffix: str = ""  # ":ClassName" when the spec names a class in the file
+    prefix: str = ""  # "sandbox:" or "inproc:" when the spec says how to run the bot
 
     def local_spec(self, cache_root: Path) -> str:
         """The seat's spec pointing at the worker's cached copy of the file."""
-        return f"{cache_root / self.sha256 / self.filename}{self.suffix}"
+        return f"{self.prefix}{cache_root / self.sha256 / self.filename}{self.suffix}"
 
 
-def split_file_spec(spec: str) -> tuple[Path, str] | None:
-    """The bot file a spec names and its ``:Class`` suffix, or None when it names no file.
+def split_file_spec(spec: str) -> tuple[Path, str, str] | None:
+    """The bot file a spec names, with the spec's prefix and ``:Class`` suffix, or None.
 
-    ``bots/mine.py`` -> (bots/mine.py, ""); ``bots/mine.py:Careful`` -> (bots/mine.py,
-    ":Careful"); a built-in name (``random``) or an external command (``cmd:./engine``) -> None.
+    Parsed by the loader, so the syntax is the loader's: ``bots/mine.py`` -> (bots/mine.py, "",
+    ""); ``sandbox:bots/mine.py:Careful`` -> (bots/mine.py, "sandbox:", ":Careful"). Built-ins
+    (``random``) and external commands (``cmd:./engine``) name no file to ship: they resolve on
+    the worker as they are, and so does a spec the loader refuses (the game records why).
     """
-    if spec.startswith("cmd:"):
+    from harness.loader import BotSpecError, parse_spec
+
+    try:
+        source = parse_spec(spec)
+    except BotSpecError:
         return None
-    head, sep, tail = spec.rpartition(":")
-    if sep and tail.isidentifier() and Path(head).is_file():
-        return Path(head), f":{tail}"
-    if Path(spec).is_file():
-        return Path(spec), ""
-    return None
+    if source.path is None or source.builtin:
+        return None
+    text = spec.strip()
+    prefix = next((p for p in ("sandbox:", "inproc:") if text.startswith(p)), "")
+    suffix = f":{source.entry}" if source.entry else ""
+    return source.path, prefix, suffix
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -175,10 +186,10 @@ def collect_bot_files(specs: Iterable[GameSpec]) -> tuple[
             found = split_file_spec(seat.spec)
             if found is None:
                 continue
-            path, suffix = found
+            path, prefix, suffix = found
             plugin = BotFilePlugin(path.name, path.read_bytes())
             plugins.setdefault(plugin.sha256, plugin)
-            shipped[seat.spec] = ShippedBot(plugin.sha256, path.name, suffix)
+            shipped[seat.spec] = ShippedBot(plugin.sha256, path.name, suffix, prefix)
     return plugins, shipped
 
 
@@ -199,13 +210,22 @@ def localize_spec(spec: GameSpec, seats: Sequence[ShippedBot | None], root: Path
     return replace(spec, seats=tuple(refs))
 
 
-def play_on_worker(spec: GameSpec, seats: tuple[ShippedBot | None, ...]) -> GameRecord:
-    """The task a worker runs: one game, its bots read from the worker's cache."""
-    from harness.referee import play_game
+def play_on_worker(spec: GameSpec, seats: tuple[ShippedBot | None, ...],
+                   play: bytes | None = None) -> GameRecord:
+    """The task a worker runs: one game, its bots read from the worker's cache.
 
-    root = cache_root(get_worker().local_directory)
-    record: GameRecord = play_game(localize_spec(spec, seats, root))
-    return record
+    Never raises for a game: a bot's failure is in the record (the referee judges it) and a
+    failure of the harness itself becomes a void record (:func:`harness.executors.safe_play`),
+    so no game spends Dask's retries; only a worker's death makes the scheduler run it again.
+    ``play`` is a substitute referee pickled by cloudpickle (tests), None for the real one.
+    """
+    from harness.executors import default_play, safe_play, void_record
+
+    try:
+        local = localize_spec(spec, seats, cache_root(get_worker().local_directory))
+    except ClusterError as exc:
+        return void_record(spec, Termination.CRASH, str(exc))
+    return safe_play(cloudpickle.loads(play) if play else default_play(), local)
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,51 +283,79 @@ def ship_bots(client: Client, plugins: dict[str, BotFilePlugin]) -> None:
         client.register_plugin(plugin, name=plugin.name)
 
 
-class DaskRunner:
-    """Games in, records out, on the workers of one Dask scheduler.
+class DaskExecutor:
+    """Games in, records out, on the workers of one Dask scheduler (an executor, see
+    :mod:`harness.executors` for the contract).
 
-    ``run`` submits every game, then yields records in completion order; each game's record
-    comes back exactly once even when workers die (the scheduler reruns their games).
+    ``run`` ships the bot files, submits every game and yields records in completion order.
+    Each game yields exactly one record: a worker that dies mid-game has its games run again
+    elsewhere by the scheduler, and a game that kept killing workers (Dask's
+    ``allowed-failures``, 3 by default) is recorded void (``crash``). Losing the scheduler
+    raises :class:`ClusterLost` after the records already received.
     """
 
-    def __init__(self, address: str, *, connect_timeout: float = CONNECT_TIMEOUT,
+    def __init__(self, address: str, play: PlayFn | None = None, *,
+                 connect_timeout: float = CONNECT_TIMEOUT,
                  worker_wait: float = WORKER_WAIT) -> None:
         self.address = address
+        self.lost = False
+        self._play = play
+        self._closed = False
         self.client = connect(address, timeout=connect_timeout, worker_wait=worker_wait)
 
     @property
     def workers(self) -> int:
-        return len(self.client.scheduler_info().get("workers", {}))
+        """Games the cluster plays at once: the threads of all its workers."""
+        info = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        return sum(int(w.get("nthreads", 1)) for w in info.values())
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
-        specs = list(specs)
-        if not specs:
+        todo = list(specs)
+        if not todo:
             return
-        plugins, shipped = collect_bot_files(specs)
+        plugins, shipped = collect_bot_files(todo)
         ship_bots(self.client, plugins)
         run_id = uuid.uuid4().hex[:8]
+        # cloudpickle by hand: Dask's own pickling sends nested functions by reference only.
+        play = cloudpickle.dumps(self._play) if self._play is not None else None
+        by_key: dict[str, GameSpec] = {}
         futures: list[Future[GameRecord]] = []
-        for spec in specs:
+        for spec in todo:
+            key = f"tourney-{spec.game_id}-{run_id}"
+            by_key[key] = spec
             seats = tuple(shipped.get(ref.spec) for ref in spec.seats)
             futures.append(self.client.submit(
-                play_on_worker, spec, seats, key=f"tourney-{spec.game_id}-{run_id}",
-                pure=False, retries=0,
-            ))
-        seen: set[str] = set()
-        pending = as_completed(futures)  # type: ignore[no-untyped-call]  # untyped upstream
+                play_on_worker, spec, seats, play, key=key, pure=False, retries=0))
+        outstanding = {f.key: f for f in futures}
+        pending = as_completed(futures, loop=self.client.loop)  # type: ignore[no-untyped-call]  # untyped upstream
         del futures
-        for future in pending:
-            record = self._result(future)
-            future.release()
-            if record.game_id in seen:  # defensive: a game is never yielded twice
-                continue
-            seen.add(record.game_id)
-            yield record
+        seen: set[str] = set()
+        try:
+            for future in pending:
+                outstanding.pop(future.key, None)
+                record = self._record(future, by_key[future.key])
+                future.release()
+                if record.game_id in seen:  # never yield a game twice
+                    continue
+                seen.add(record.game_id)
+                yield record
+        finally:
+            if outstanding and not self.lost:  # the caller stopped early: drop the rest
+                with contextlib.suppress(Exception):
+                    self.client.cancel(list(outstanding.values()))  # type: ignore[no-untyped-call]  # untyped upstream
 
-    def _result(self, future: Future[GameRecord]) -> GameRecord:
+    def _record(self, future: Future[GameRecord], spec: GameSpec) -> GameRecord:
+        """The record of a finished future; a lost scheduler is a :class:`ClusterLost`."""
+        from harness.executors import void_record
+
         try:
             record: GameRecord = future.result()
-        except FutureCancelledError as exc:
+        except Exception as exc:
+            if future.status == "error":  # the game killed its workers again and again
+                return void_record(spec, Termination.CRASH,
+                                   f"the game failed on the Dask workers: "
+                                   f"{exc.__class__.__name__}: {exc}")
+            self.lost = True
             raise ClusterLost(
                 f"lost the Dask scheduler at {self.address}; the games finished so far are "
                 f"stored: restart the scheduler and workers and rerun the same command to resume"
@@ -315,15 +363,32 @@ class DaskRunner:
         return record
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):
+        """Disconnect (safe twice); after a lost scheduler, without distributed's tracebacks."""
+        if self._closed:
+            return
+        self._closed = True
+        quiet = _quiet_logs() if self.lost else contextlib.nullcontext()
+        with quiet, contextlib.suppress(Exception):
             self.client.close(timeout=5)  # type: ignore[no-untyped-call]  # untyped upstream
 
-    def __enter__(self) -> DaskRunner:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def _quiet_logs() -> Iterator[None]:
+    """Silence distributed's loggers for a moment (its own tracebacks after a lost scheduler)."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 # --------------------------------------------------------------------------------------------

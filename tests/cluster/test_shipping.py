@@ -45,9 +45,11 @@ def bot_file(tmp_path: Path) -> Path:
 
 
 def test_split_file_spec_tells_files_from_names(bot_file: Path) -> None:
-    assert split_file_spec(str(bot_file)) == (bot_file, "")
-    assert split_file_spec(f"{bot_file}:Careful") == (bot_file, ":Careful")
+    assert split_file_spec(str(bot_file)) == (bot_file, "", "")
+    assert split_file_spec(f"{bot_file}:Careful") == (bot_file, "", ":Careful")
+    assert split_file_spec(f"inproc:{bot_file}") == (bot_file, "inproc:", "")
     assert split_file_spec("random") is None
+    assert split_file_spec("sandbox:greedy") is None
     assert split_file_spec("cmd:./engine --fast") is None
     assert split_file_spec(str(bot_file.with_name("missing.py"))) is None
 
@@ -82,13 +84,13 @@ def test_cache_write_checks_the_hash(tmp_path: Path) -> None:
 def test_localize_points_shipped_seats_at_the_cache(tmp_path: Path) -> None:
     data = BOT_SOURCE.encode()
     digest = hashlib.sha256(data).hexdigest()
-    spec = _spec(BotRef("a", "/elsewhere/first.py:act"), BotRef("r", "random"))
-    shipped = (ShippedBot(digest, "first.py", ":act"), None)
+    spec = _spec(BotRef("a", "sandbox:/elsewhere/first.py:act"), BotRef("r", "random"))
+    shipped = (ShippedBot(digest, "first.py", ":act", "sandbox:"), None)
     with pytest.raises(ClusterError, match="missing from this worker's cache"):
         localize_spec(spec, shipped, tmp_path)
     write_cached_file(tmp_path, digest, "first.py", data)
     local = localize_spec(spec, shipped, tmp_path)
-    assert local.seats[0].spec == f"{tmp_path / digest / 'first.py'}:act"
+    assert local.seats[0].spec == f"sandbox:{tmp_path / digest / 'first.py'}:act"
     assert local.seats[0].name == "a"
     assert local.seats[1] == spec.seats[1]
     assert (local.game_id, local.seed) == (spec.game_id, spec.seed)

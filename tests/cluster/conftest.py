@@ -13,9 +13,9 @@ import pytest
 from harness.executors_dask import LocalDaskProcesses
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDaskProcesses]:
-    """A scheduler and two single-threaded workers shared by a test module."""
+    """A scheduler and two single-threaded workers shared by the tests that leave them be."""
     with LocalDaskProcesses(2, directory=tmp_path_factory.mktemp("dask")) as procs:
         yield procs
 

@@ -109,12 +109,12 @@ def _is_first(procs: LocalDaskProcesses, address: str, executor: DaskExecutor) -
 
 def test_a_lost_scheduler_ends_the_run_after_the_records_received(tmp_path: Path) -> None:
     received: list[GameRecord] = []
-    with LocalDaskProcesses(1, directory=tmp_path) as procs, \
-            DaskExecutor(procs.address, slow_play) as executor:
-        with pytest.raises(ClusterLost, match="lost the Dask scheduler at tcp://127.0.0.1"):
-            for record in executor.run(_specs(10, "l")):
-                received.append(record)
-                if len(received) == 2:
-                    procs.kill_scheduler()
+    with (LocalDaskProcesses(1, directory=tmp_path) as procs,
+          DaskExecutor(procs.address, slow_play) as executor,
+          pytest.raises(ClusterLost, match=r"lost the Dask scheduler at tcp://127\.0\.0\.1")):
+        for record in executor.run(_specs(10, "l")):
+            received.append(record)
+            if len(received) == 2:
+                procs.kill_scheduler()
     assert 2 <= len(received) < 10
     assert len({r.game_id for r in received}) == len(received)

@@ -1,0 +1,74 @@
+"""Battle Line (Reiner Knizia), with its no-tactics, advanced and Schotten-Totten variants.
+
+>>> from games.battleline import GAME
+>>> from games.protocol import IllegalAction
+>>> state = GAME.new_game(7)
+>>> state.current_player, len(state.observation(0)["hand"])
+(0, 7)
+>>> try:
+...     state.apply("pass")
+... except IllegalAction as exc:
+...     print(exc)
+'pass' is not legal now: a troop can still be placed, so passing is not allowed
+"""
+
+from __future__ import annotations
+
+import random
+
+from games.battleline.state import (
+    MAX_DECISIONS,
+    RULES,
+    RULES_VERSION,
+    BattleLineState,
+    from_json,
+    new_state,
+    sample_from_observation,
+)
+from games.protocol import JSON, GameError, GameInfo, Variant
+
+INFO = GameInfo(
+    name="battleline",
+    title="Battle Line",
+    rules_version=RULES_VERSION,
+    players=(2,),
+    max_decisions=MAX_DECISIONS,
+    variants=(
+        Variant(
+            key="rules",
+            default="standard",
+            choices=RULES,
+            help=(
+                "standard; no-tactics (hand 6); advanced (claim at the start of your turn); "
+                "schotten-totten (54 troops 1-9, no tactics, hand 6, advanced claiming)"
+            ),
+        ),
+    ),
+    aliases=("battle-line", "bl", "schotten-totten"),
+)
+
+
+class BattleLineGame:
+    """The Battle Line factory registered as ``battleline``."""
+
+    info = INFO
+
+    def new_game(self, seed: int, **variant: str) -> BattleLineState:
+        """A new game dealt from ``seed`` (seat 0 moves first)."""
+        return new_state(seed, self.info.resolve_variant(variant))
+
+    def state_from_json(self, data: JSON) -> BattleLineState:
+        if data.get("game") != self.info.name:
+            raise GameError(f"not a Battle Line state: game={data.get('game')!r}")
+        return from_json(data)
+
+    def sample_state(self, observation: JSON, rng: random.Random) -> BattleLineState:
+        """A full state consistent with a seat's observation (hidden cards dealt at random)."""
+        if observation.get("game") != self.info.name:
+            raise GameError(f"not a Battle Line observation: game={observation.get('game')!r}")
+        return sample_from_observation(observation, rng)
+
+
+GAME = BattleLineGame()
+
+__all__ = ["GAME", "INFO", "BattleLineGame", "BattleLineState"]

@@ -1,0 +1,133 @@
+"""Battle Line cards: integer ids, names and bit masks.
+
+Troops are ids ``0..59``: ``colour * 10 + (value - 1)`` with colours in the order red, orange,
+yellow, green, blue, purple and values 1–10. Tactics follow as ids ``60..69``. A set of cards is
+an ``int`` bit mask (bit ``id`` set when the card is in the set), so unions, differences and
+membership tests are single integer operations.
+
+>>> card_name(44), card_id("b5"), card_name(TRAITOR)
+XX
+>>> [card_name(c) for c in iter_bits(mask_of([0, 9, COMPANION]))]
+['r1', 'r10', 'companion']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
+COLOUR_LETTERS = "roygbp"
+NUM_COLOURS = 6
+NUM_VALUES = 10  # the standard game; Schotten-Totten uses values 1–9 only
+NUM_TROOPS = NUM_COLOURS * NUM_VALUES
+VALUE_BITS = (1 << NUM_VALUES) - 1  # a 10-bit mask of values, bit v-1 for value v
+
+# Tactics ids.
+ALEXANDER = 60
+DARIUS = 61
+COMPANION = 62
+SHIELD = 63
+FOG = 64
+MUD = 65
+SCOUT = 66
+REDEPLOY = 67
+DESERTER = 68
+TRAITOR = 69
+NUM_CARDS = 70
+
+TACTIC_NAMES = (
+    "alexander",
+    "darius",
+    "companion",
+    "shield",
+    "fog",
+    "mud",
+    "scout",
+    "redeploy",
+    "deserter",
+    "traitor",
+)
+
+LEADERS = (ALEXANDER, DARIUS)
+MORALE = (ALEXANDER, DARIUS, COMPANION, SHIELD)  # take a slot like a troop
+ENVIRONMENT = (FOG, MUD)  # lie beside a flag, take no slot
+GUILE = (SCOUT, REDEPLOY, DESERTER, TRAITOR)  # played to the discard area
+
+ALL_TROOPS = (1 << NUM_TROOPS) - 1
+ALL_TACTICS = ((1 << NUM_CARDS) - 1) ^ ALL_TROOPS
+LEADER_MASK = (1 << ALEXANDER) | (1 << DARIUS)
+MORALE_MASK = LEADER_MASK | (1 << COMPANION) | (1 << SHIELD)
+
+
+def is_troop(card: int) -> bool:
+    """True for the 60 troop cards."""
+    return card < NUM_TROOPS
+
+
+def colour_of(card: int) -> int:
+    """Colour index 0..5 of a troop."""
+    return card // NUM_VALUES
+
+
+def value_of(card: int) -> int:
+    """Value 1..10 of a troop."""
+    return card % NUM_VALUES + 1
+
+
+def troop(colour: int, value: int) -> int:
+    """The id of the troop of that colour index and value."""
+    return colour * NUM_VALUES + value - 1
+
+
+def _build_names() -> tuple[str, ...]:
+    names = [f"{COLOUR_LETTERS[t // NUM_VALUES]}{t % NUM_VALUES + 1}" for t in range(NUM_TROOPS)]
+    return (*names, *TACTIC_NAMES)
+
+
+CARD_NAMES: tuple[str, ...] = _build_names()
+CARD_IDS: dict[str, int] = {name: i for i, name in enumerate(CARD_NAMES)}
+
+
+def card_name(card: int) -> str:
+    """The notation name of a card: ``r7``, ``b10``, ``alexander``..."""
+    return CARD_NAMES[card]
+
+
+def card_id(name: str) -> int:
+    """The id of a card name (KeyError when there is no such card)."""
+    return CARD_IDS[name]
+
+
+def troop_mask(max_value: int) -> int:
+    """The mask of every troop with value at most ``max_value`` (9 for Schotten-Totten)."""
+    mask = 0
+    for colour in range(NUM_COLOURS):
+        for value in range(1, max_value + 1):
+            mask |= 1 << troop(colour, value)
+    return mask
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The bit mask of a collection of card ids."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+def iter_bits(mask: int) -> Iterator[int]:
+    """The card ids in a mask, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def bits_list(mask: int) -> list[int]:
+    """The card ids in a mask as a list, lowest first."""
+    return list(iter_bits(mask))
+
+
+def names_of(mask: int) -> list[str]:
+    """The sorted names of the cards in a mask."""
+    return sorted(CARD_NAMES[c] for c in iter_bits(mask))

@@ -1,0 +1,263 @@
+"""Formations: the value of a side and the claim proof.
+
+A formation's strength is one ``int`` rank, ``category * 64 + sum`` (categories: host 0,
+skirmish line 1, battalion 2, phalanx 3, wedge 4), so ranks compare with ``<``. Under Fog only
+the sum counts: the rank is the plain sum.
+
+The central question, asked by every claim, is *what is the best formation this side can still
+become?* :func:`best_rank` answers it for a side holding some troops (a mask), some wild cards
+(Leader: any colour and value; Companion Cavalry: any colour, value 8; Shield Bearers: any
+colour, value 1–3) and ``k`` free slots to be filled from the ``avail`` troops. It walks the
+categories from the strongest down and, inside a category, the sums from the highest down, so the
+first formation that fits is the best one. The tables below (runs, columns, sums of the top k
+values of a colour) are computed once at import; the wild-card matching is memoised.
+
+>>> from games.battleline.cards import card_id, mask_of
+>>> side = mask_of(card_id(n) for n in ("companion", "b9", "b10"))
+>>> describe(complete_rank(side, 3, False))
+'wedge 27'
+>>> describe(complete_rank(mask_of(card_id(n) for n in ("alexander", "companion", "shield")),
+...                        3, False))
+'battalion 21'
+"""
+
+from __future__ import annotations
+
+from games.battleline.cards import (
+    ALEXANDER,
+    ALL_TROOPS,
+    COMPANION,
+    DARIUS,
+    NUM_COLOURS,
+    NUM_VALUES,
+    SHIELD,
+    VALUE_BITS,
+)
+
+HOST, SKIRMISH, BATTALION, PHALANX, WEDGE = range(5)
+CATEGORY_NAMES = ("host", "skirmish line", "battalion", "phalanx", "wedge")
+CAT_SHIFT = 64  # rank = category * CAT_SHIFT + sum; sums never reach 64
+NO_COMPLETION = -1  # the side cannot be completed at all
+
+# --- tables computed once -------------------------------------------------------------------
+
+SHIFTS = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
+
+
+def _popcount(x: int) -> int:
+    return x.bit_count()
+
+
+VALUE_SUM = tuple(
+    sum(v + 1 for v in range(NUM_VALUES) if m >> v & 1) for m in range(1 << NUM_VALUES)
+)
+
+
+def _top_k_table() -> tuple[tuple[int, ...], ...]:
+    """TOP_K[mask][k]: sum of the k highest values in a 10-bit value mask, -1 if too few."""
+    rows = []
+    for m in range(1 << NUM_VALUES):
+        values = sorted((v + 1 for v in range(NUM_VALUES) if m >> v & 1), reverse=True)
+        rows.append(tuple(sum(values[:k]) if k <= len(values) else -1 for k in range(5)))
+    return tuple(rows)
+
+
+TOP_K = _top_k_table()
+
+# COLUMN[v]: every troop of value v (all colours); index 0 unused.
+COLUMN = tuple(
+    sum(1 << (c * NUM_VALUES + v - 1) for c in range(NUM_COLOURS)) if v else 0
+    for v in range(NUM_VALUES + 1)
+)
+
+
+def _runs(n: int, max_value: int) -> tuple[tuple[int, int], ...]:
+    """(value mask, sum) of every run of n consecutive values, highest first."""
+    out = []
+    for start in range(max_value - n + 1, 0, -1):
+        mask = ((1 << n) - 1) << (start - 1)
+        out.append((mask, VALUE_SUM[mask]))
+    return tuple(out)
+
+
+RUNS = {(n, mv): _runs(n, mv) for n in (3, 4) for mv in (9, 10)}
+
+# Wild cards on a side, keyed by the side mask's tactic bits 60..63 (``mask >> 60 & 15``).
+_LEADER_VALUES = VALUE_BITS
+_COMPANION_VALUES = 1 << 7  # value 8
+_SHIELD_VALUES = 0b111  # values 1, 2, 3
+_WILD_MAX = {ALEXANDER: 10, DARIUS: 10, COMPANION: 8, SHIELD: 3}
+_WILD_VALUES = {
+    ALEXANDER: _LEADER_VALUES,
+    DARIUS: _LEADER_VALUES,
+    COMPANION: _COMPANION_VALUES,
+    SHIELD: _SHIELD_VALUES,
+}
+
+
+def _wild_tables() -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    allowed = []
+    maxima = []
+    for key in range(16):
+        cards = [60 + i for i in range(4) if key >> i & 1]
+        # most constrained first: the matching search then fails fast
+        cards.sort(key=lambda c: _popcount(_WILD_VALUES[c]))
+        allowed.append(tuple(_WILD_VALUES[c] for c in cards))
+        maxima.append(sum(_WILD_MAX[c] for c in cards))
+    return tuple(allowed), tuple(maxima)
+
+
+WILD_ALLOWED, WILD_MAX = _wild_tables()
+WILD_COUNT = tuple(_popcount(k) for k in range(16))
+
+_COVER_CACHE: dict[int, bool] = {}
+
+
+def _covers_search(allowed: tuple[int, ...], rest: int, need: int) -> bool:
+    if not allowed:
+        return need == 0
+    if _popcount(need) > len(allowed):
+        return False
+    tail = allowed[1:]
+    options = rest & allowed[0]
+    while options:
+        low = options & -options
+        options ^= low
+        if _covers_search(tail, rest & ~low, need & ~low):
+            return True
+    return False
+
+
+def covers(wild_key: int, rest: int, need: int) -> bool:
+    """Can the wild cards take distinct values of ``rest``, covering every value of ``need``?"""
+    if not wild_key:
+        return need == 0
+    key = (wild_key << 20) | (rest << 10) | need
+    hit = _COVER_CACHE.get(key)
+    if hit is None:
+        hit = _covers_search(WILD_ALLOWED[wild_key], rest, need)
+        _COVER_CACHE[key] = hit
+    return hit
+
+
+def _top_k_any(avail: int, k: int, max_value: int) -> int:
+    """Sum of the k highest values among the available troops (any colours), -1 if too few."""
+    total = 0
+    for v in range(max_value, 0, -1):
+        if not k:
+            return total
+        count = _popcount(avail & COLUMN[v])
+        if count:
+            take = count if count < k else k
+            total += take * v
+            k -= take
+    return total if not k else -1
+
+
+# --- the best formation a side can become ---------------------------------------------------
+
+
+def best_rank(
+    side: int,
+    k: int,
+    avail: int,
+    n: int,
+    fog: bool,
+    min_cat: int = HOST,
+    max_value: int = NUM_VALUES,
+) -> int:
+    """The best rank a side can reach.
+
+    ``side``: mask of the cards already there (troops and morale tactics); ``k``: free slots
+    still to fill, each with a distinct troop from ``avail``; ``n``: cards in a complete side
+    (3, or 4 under Mud); ``fog``: only sums count. Categories below ``min_cat`` are not
+    examined (their ranks are reported as :data:`NO_COMPLETION`), which lets a claim check stop
+    early. Returns :data:`NO_COMPLETION` when no completion exists.
+    """
+    troops = side & ALL_TROOPS
+    wild_key = (side >> 60) & 15
+    per_colour = [(troops >> s) & VALUE_BITS for s in SHIFTS]
+    if fog:
+        return _host(per_colour, wild_key, k, avail, max_value)
+    used = [c for c in range(NUM_COLOURS) if per_colour[c]]
+    values = 0
+    for m in per_colour:
+        values |= m
+    n_troops = _popcount(troops)
+    runs = RUNS[n, max_value]
+    single_colour = len(used) <= 1
+    candidates = used if used else range(NUM_COLOURS)
+    if single_colour and min_cat <= WEDGE:
+        for run, total in runs:
+            for c in candidates:
+                fixed = per_colour[c]
+                if fixed & ~run:
+                    continue
+                rest = run & ~fixed
+                need = rest & ~((avail >> SHIFTS[c]) & VALUE_BITS)
+                if covers(wild_key, rest, need):
+                    return WEDGE * CAT_SHIFT + total
+    if min_cat <= PHALANX and _popcount(values) <= 1:
+        allowed = WILD_ALLOWED[wild_key]
+        for v in range(max_value, 0, -1) if not values else (values.bit_length(),):
+            bit = 1 << (v - 1)
+            if all(a & bit for a in allowed) and _popcount(avail & COLUMN[v]) >= k:
+                return PHALANX * CAT_SHIFT + n * v
+    if min_cat <= BATTALION and single_colour:
+        best = -1
+        for c in candidates:
+            top = TOP_K[(avail >> SHIFTS[c]) & VALUE_BITS][k]
+            if top >= 0:
+                total = VALUE_SUM[per_colour[c]] + top
+                if total > best:
+                    best = total
+        if best >= 0:
+            return BATTALION * CAT_SHIFT + best + WILD_MAX[wild_key]
+    if min_cat <= SKIRMISH and _popcount(values) == n_troops:
+        avail_values = 0
+        for s in SHIFTS:
+            avail_values |= (avail >> s) & VALUE_BITS
+        for run, total in runs:
+            if values & ~run:
+                continue
+            rest = run & ~values
+            if covers(wild_key, rest, rest & ~avail_values):
+                return SKIRMISH * CAT_SHIFT + total
+    if min_cat <= HOST:
+        return _host(per_colour, wild_key, k, avail, max_value)
+    return NO_COMPLETION
+
+
+def _host(per_colour: list[int], wild_key: int, k: int, avail: int, max_value: int) -> int:
+    top = _top_k_any(avail, k, max_value) if k else 0
+    if top < 0:
+        return NO_COMPLETION
+    return sum(VALUE_SUM[m] for m in per_colour) + WILD_MAX[wild_key] + top
+
+
+_COMPLETE_CACHE: dict[int, int] = {}
+
+
+def complete_rank(side: int, n: int, fog: bool) -> int:
+    """The rank of a complete side (wild cards chosen to the owner's best); memoised."""
+    key = side | ((n == 4) << 70) | (fog << 71)
+    hit = _COMPLETE_CACHE.get(key)
+    if hit is None:
+        hit = best_rank(side, 0, 0, n, fog)
+        _COMPLETE_CACHE[key] = hit
+    return hit
+
+
+def can_beat(
+    side: int, k: int, avail: int, n: int, fog: bool, target: int, max_value: int = NUM_VALUES
+) -> bool:
+    """Could this incomplete side still be completed to a rank strictly above ``target``?"""
+    min_cat = HOST if fog else target // CAT_SHIFT
+    return best_rank(side, k, avail, n, fog, min_cat, max_value) > target
+
+
+def describe(rank: int) -> str:
+    """A rank in words: ``'wedge 27'``, ``'sum 24'`` under Fog is shown as ``'host 24'``."""
+    if rank < 0:
+        return "no completion"
+    return f"{CATEGORY_NAMES[rank // CAT_SHIFT]} {rank % CAT_SHIFT}"

@@ -6,7 +6,7 @@ an ``int`` bit mask (bit ``id`` set when the card is in the set), so unions, dif
 membership tests are single integer operations.
 
 >>> card_name(44), card_id("b5"), card_name(TRAITOR)
-XX
+('b5', 44, 'traitor')
 >>> [card_name(c) for c in iter_bits(mask_of([0, 9, COMPANION]))]
 ['r1', 'r10', 'companion']
 """

@@ -292,12 +292,16 @@ class DaskExecutor:
     elsewhere by the scheduler, and a game that kept killing workers (Dask's
     ``allowed-failures``, 3 by default) is recorded void (``crash``). Losing the scheduler
     raises :class:`ClusterLost` after the records already received.
+
+    ``log_dir``: where the bots' captured output is written, as in a local run; the workers keep
+    nothing, the logs come back inside the records and are written here by the client.
     """
 
     def __init__(self, address: str, play: PlayFn | None = None, *,
-                 connect_timeout: float = CONNECT_TIMEOUT,
+                 log_dir: Path | None = None, connect_timeout: float = CONNECT_TIMEOUT,
                  worker_wait: float = WORKER_WAIT) -> None:
         self.address = address
+        self.log_dir = log_dir
         self.lost = False
         self._play = play
         self._closed = False
@@ -338,6 +342,8 @@ class DaskExecutor:
                 if record.game_id in seen:  # never yield a game twice
                     continue
                 seen.add(record.game_id)
+                if self.log_dir is not None:
+                    write_logs(self.log_dir, record)
                 yield record
         finally:
             if outstanding and not self.lost:  # the caller stopped early: drop the rest
@@ -377,6 +383,14 @@ class DaskExecutor:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def write_logs(log_dir: Path, record: GameRecord) -> None:
+    """Each seat's captured output as ``<game_id>.seat<i>.log``, named as the referee names it."""
+    for seat, text in enumerate(record.logs):
+        if text:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            (log_dir / f"{record.game_id or 'game'}.seat{seat}.log").write_text(text)
 
 
 @contextlib.contextmanager

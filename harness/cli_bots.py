@@ -1,0 +1,299 @@
+"""`tourney play` and `tourney validate`: one game, and a check that a bot is fit to enter.
+
+The commands are thin; :func:`play_one` and :func:`validate_bot` do the work and tests call them
+directly. Heavy modules (the games, the referee) are imported inside, so `tourney --help` stays
+fast.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from harness.cli import UserError, app, fail
+from harness.records import BotRef, GameRecord, GameSpec, Limits, Termination
+
+if TYPE_CHECKING:
+    from games.protocol import Game, State
+    from harness.records import MoveRecord
+
+_DEFAULTS = Limits()
+
+MoveTimeOpt = Annotated[float, typer.Option(
+    "--move-time", help="Seconds per decision for sandboxed bots.", min=0.001)]
+OverageOpt = Annotated[float, typer.Option(
+    "--overage", help="Extra seconds per game a bot may draw on when a decision runs over.", min=0)]
+StartupOpt = Annotated[float, typer.Option(
+    "--startup-time", help="Seconds to launch, import and answer start.", min=0.001)]
+MemoryOpt = Annotated[int, typer.Option(
+    "--memory-mb", help="Address-space limit of a bot process, in MB.", min=16)]
+CpuOpt = Annotated[int, typer.Option(
+    "--cpu-seconds", help="CPU-time limit of a bot process, in seconds.", min=1)]
+VariantOpt = Annotated[list[str] | None, typer.Option(
+    "--variant", help="Rules option key=value (repeatable); `tourney games` lists them.")]
+SandboxBuiltinsOpt = Annotated[bool, typer.Option(
+    "--sandbox-builtins", help="Run the built-in bots sandboxed too (default: in-process).")]
+
+
+def make_limits(move_time: float, overage: float, startup_time: float, memory_mb: int,
+                cpu_seconds: int) -> Limits:
+    return Limits(move_time=move_time, overage=overage, startup_time=startup_time,
+                  memory_bytes=memory_mb << 20, cpu_seconds=cpu_seconds)
+
+
+def parse_variants(items: Sequence[str]) -> dict[str, str]:
+    """``["key=value", ...]`` -> dict; a malformed item is a :class:`UserError`."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UserError(f"--variant expects key=value, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def resolve_game(name: str, variants: Sequence[str]) -> tuple[Game, dict[str, str]]:
+    """Game name or alias plus --variant options -> the game and its full, checked variant."""
+    from games import registry
+    from games.protocol import VariantError
+
+    try:
+        game, preset = registry.resolve(name)
+        variant = game.info.resolve_variant({**preset, **parse_variants(variants)})
+    except (registry.UnknownGame, VariantError) as exc:
+        raise UserError(str(exc.args[0])) from None
+    return game, variant
+
+
+def seat_refs(specs: Sequence[str], sandbox_builtins: bool = False) -> tuple[BotRef, ...]:
+    """Bot specs -> BotRefs with short distinct names; a bad spec is a :class:`UserError`."""
+    from harness.loader import BotSpecError, parse_spec, spec_hash
+
+    refs: list[BotRef] = []
+    for seat, spec in enumerate(specs):
+        try:
+            source = parse_spec(spec)
+            digest = spec_hash(spec)
+        except BotSpecError as exc:
+            raise UserError(str(exc)) from None
+        if sandbox_builtins and source.builtin and not source.sandboxed:
+            spec = f"sandbox:{source.builtin}"
+        name = source.builtin or (source.path.stem if source.path else source.command[0])
+        if source.entry:
+            name += f".{source.entry}"
+        if any(r.name == name for r in refs):
+            name = f"{name}#{seat}"
+        refs.append(BotRef(name, spec, digest))
+    return tuple(refs)
+
+
+def describe_result(record: GameRecord) -> str:
+    """One line: who won and why the game ended."""
+    how = record.termination.value.replace("_", " ")
+    if record.offender is not None:
+        return (f"seat {record.offender} ({record.seats[record.offender]}) forfeits: {how}; "
+                f"{record.reason}")
+    if not record.winners:
+        return f"draw ({how}): {record.reason}"
+    who = " and ".join(f"seat {s} ({record.seats[s]})" for s in record.winners)
+    return f"{who} {'win' if len(record.winners) > 1 else 'wins'} ({how}): {record.reason}"
+
+
+def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequence[str] = (),
+             limits: Limits = _DEFAULTS, show: bool = False, sandbox_builtins: bool = False,
+             log_dir: Path | None = None) -> GameRecord:
+    """Play one game (``tourney play``); raises :class:`UserError` for anything unplayable."""
+    from harness.referee import play_game
+
+    game, variant = resolve_game(game_name, variants)
+    players = game.new_game(seed, **variant).num_players
+    if len(bots) != players:
+        raise UserError(f"{game.info.name} with {variant or 'its default rules'} needs "
+                        f"{players} bots, got {len(bots)}; give one bot per seat")
+    refs = seat_refs(bots, sandbox_builtins)
+    spec = GameSpec(f"play-{game.info.name}-{seed}", game.info.name, variant, seed, refs,
+                    limits=limits)
+
+    def draw(state: State, move: MoveRecord) -> None:
+        typer.echo(f"\nply {move.ply}: seat {move.seat} ({refs[move.seat].name}) plays "
+                   f"{move.action!r} ({move.think_time * 1000:.1f} ms)")
+        typer.echo(str(state))
+
+    return play_game(spec, log_dir=log_dir, on_move=draw if show else None)
+
+
+@app.command("play")
+def play_cmd(
+    game: Annotated[str, typer.Argument(help="Game name or alias, e.g. battleline, wc.")],
+    bots: Annotated[list[str], typer.Argument(
+        help="One bot per seat: file.py, file.py:Class, random, greedy or cmd:COMMAND.")],
+    seed: Annotated[int | None, typer.Option(help="Deal seed (default: a random one).")] = None,
+    variant: VariantOpt = None,
+    show: Annotated[bool, typer.Option("--show", help="Draw the board after every move.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the game record as JSON.")] = False,
+    log_dir: Annotated[Path | None, typer.Option(help="Write each bot's output here.")] = None,
+    sandbox_builtins: SandboxBuiltinsOpt = False,
+    move_time: MoveTimeOpt = _DEFAULTS.move_time,
+    overage: OverageOpt = _DEFAULTS.overage,
+    startup_time: StartupOpt = _DEFAULTS.startup_time,
+    memory_mb: MemoryOpt = _DEFAULTS.memory_bytes >> 20,
+    cpu_seconds: CpuOpt = _DEFAULTS.cpu_seconds,
+) -> None:
+    """Play one game and print the result and why it ended.
+
+    Example: tourney play battleline mybot.py greedy --seed 7 --show
+    """
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 31)
+    limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
+    try:
+        record = play_one(game, bots, seed=seed, variants=variant or [], limits=limits,
+                          show=show, sandbox_builtins=sandbox_builtins, log_dir=log_dir)
+    except UserError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(record.to_dict(), indent=1))
+        return
+    seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(record.seats))
+    typer.echo(f"{record.game} (rules {record.rules_version}) seed {record.seed}; {seats}")
+    typer.echo(f"{record.decisions} decisions, {record.duration:.2f} s; "
+               f"scores {[round(s, 2) for s in record.scores]}")
+    typer.echo(describe_result(record))
+
+
+# ------------------------------------------------------------------------------ validate
+
+
+@dataclass
+class Validation:
+    """The outcome of ``tourney validate``: report lines and whether the bot passed."""
+
+    lines: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def say(self, line: str) -> None:
+        self.lines.append(line)
+
+    def problem(self, line: str) -> None:
+        self.lines.append(f"FAIL {line}")
+        self.failures.append(line)
+
+
+def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limits,
+                   report: Validation) -> None:
+    """Launch the bot once in the sandbox and time its start-up."""
+    import time
+
+    from harness.loader import parse_spec
+    from harness.protocol import AgentError
+    from harness.sandbox import SandboxedAgent, harden_referee
+
+    harden_referee()
+    info = {"game": game.info.name, "variant": variant, "seat": 0, "num_players": 2,
+            "rules_version": game.info.rules_version, "rng_seed": 1, "game_id": "validate",
+            "limits": {"move_time": limits.move_time, "overage": limits.overage}, "protocol": 1}
+    agent = SandboxedAgent(parse_spec(spec), limits)
+    t0 = time.perf_counter()
+    try:
+        agent.start(info, limits.startup_time)
+    except AgentError as exc:
+        report.problem(f"start-up: {exc.reason}")
+        return
+    finally:
+        agent.close()
+    took = time.perf_counter() - agent.spawned
+    box = agent.sandbox
+    where = (f"uid {box.get('uid', '?')}, network {'off' if box.get('network') else 'on'}, "
+             f"own PID namespace {'yes' if box.get('pid_namespace') else 'no'}") if box else \
+        "external command"
+    report.say(f"ok   start-up in {took:.2f} s (limit {limits.startup_time:g} s; "
+               f"answered start in {time.perf_counter() - t0:.2f} s; sandbox: {where})")
+
+
+def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,
+                 variants: Sequence[str] = (), limits: Limits = _DEFAULTS,
+                 seed: int = 1) -> Validation:
+    """Load the bot, check its start-up, and play it against random in every seat."""
+    from harness.loader import BotSpecError, parse_spec
+    from harness.referee import play_game
+
+    game, variant = resolve_game(game_name, variants)
+    try:
+        source = parse_spec(spec)
+    except BotSpecError as exc:
+        raise UserError(str(exc)) from None
+    boxed = spec if source.sandboxed else f"sandbox:{spec.removeprefix('inproc:')}"
+    report = Validation()
+    report.say(f"validating {source.label} on {game.info.name} {variant} "
+               f"(move time {limits.move_time:g} s, overage {limits.overage:g} s)")
+    _check_startup(boxed, game, variant, limits, report)
+    if not report.passed:
+        return report
+    players = game.new_game(seed, **variant).num_players
+    for seat in range(players):
+        for k in range(games_per_seat):
+            refs = tuple(BotRef("bot" if s == seat else f"random{s}", boxed if s == seat
+                                else "random") for s in range(players))
+            game_seed = seed + 1000 * seat + k
+            record = play_game(GameSpec(f"validate-{seat}-{k}", game.info.name, variant,
+                                        game_seed, refs, limits=limits))
+            think = [m.think_time for m in record.moves if m.seat == seat]
+            slowest = max(think, default=0.0)
+            line = (f"seat {seat} game {k + 1} (seed {game_seed}): {record.decisions} decisions, "
+                    f"slowest answer {slowest * 1000:.1f} ms")
+            if record.offender is not None and record.offender == seat:
+                report.problem(f"{line}; {record.termination.value}: {record.reason}")
+                if record.logs[seat]:
+                    report.say("     bot output (tail): " + record.logs[seat][-300:].strip())
+            elif record.termination.is_forfeit:
+                report.problem(f"{line}; the opponent forfeited unexpectedly: {record.reason}")
+            else:
+                outcome = {1.0: "won", -1.0: "lost", 0.0: "draw"}.get(record.returns[seat], "?")
+                report.say(f"ok   {line}; {outcome} ({record.termination.value})")
+    return report
+
+
+@app.command("validate")
+def validate_cmd(
+    bot: Annotated[str, typer.Argument(help="The bot: file.py, file.py:Class or cmd:COMMAND.")],
+    game: Annotated[str, typer.Option("--game", "-g", help="Game name or alias.")],
+    games: Annotated[int, typer.Option("--games", help="Games per seat.", min=1)] = 2,
+    seed: Annotated[int, typer.Option(help="First deal seed.")] = 1,
+    variant: VariantOpt = None,
+    move_time: MoveTimeOpt = _DEFAULTS.move_time,
+    overage: OverageOpt = _DEFAULTS.overage,
+    startup_time: StartupOpt = _DEFAULTS.startup_time,
+    memory_mb: MemoryOpt = _DEFAULTS.memory_bytes >> 20,
+    cpu_seconds: CpuOpt = _DEFAULTS.cpu_seconds,
+) -> None:
+    """Check a bot: it loads, starts in time, and plays legal moves in time in every seat.
+
+    Prints a pass/fail report; exits with status 1 if the bot fails.
+    Example: tourney validate mybot.py --game battleline
+    """
+    limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
+    try:
+        report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
+                              limits=limits, seed=seed)
+    except UserError as exc:
+        fail(str(exc))
+    for line in report.lines:
+        typer.echo(line)
+    if report.passed:
+        typer.echo(f"PASS: {bot} is ready for {game}")
+        return
+    typer.echo(f"FAIL: {bot}: {report.failures[0]}")
+    raise typer.Exit(1)
+
+
+__all__ = ["Termination", "play_one", "validate_bot"]

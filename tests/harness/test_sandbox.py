@@ -1,0 +1,309 @@
+"""Sandboxed bots behaving badly: the harness goes on and says exactly what happened.
+
+Small limits keep these fast. Every bad bot here plays the toy game in its own process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.records import BotRef, GameSpec, Limits, Termination
+from harness.referee import play_game
+from harness.sandbox import bot_python, sandbox_user
+
+FAST = Limits(move_time=0.3, overage=0.2, startup_time=5.0, memory_bytes=256 << 20,
+              cpu_seconds=20, log_bytes=4096)
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A directory the unprivileged bot user can read (pytest's tmp_path is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="tourney-test-"))
+    path.chmod(0o755)
+    yield path
+    for child in path.iterdir():
+        child.unlink()
+    path.rmdir()
+
+
+def bot(tmp: Path, source: str, name: str = "bot.py") -> str:
+    path = tmp / name
+    path.write_text(textwrap.dedent(source))
+    path.chmod(0o644)
+    return str(path)
+
+
+def play(game: str, *specs: str, seed: int = 1, limits: Limits = FAST,
+         game_id: str = "g") -> tuple[Termination, str, list[str], float, int | None]:
+    seats = tuple(BotRef(f"b{i}", s) for i, s in enumerate(specs))
+    t0 = time.perf_counter()
+    record = play_game(GameSpec(game_id, game, {}, seed, seats, limits=limits))
+    return (record.termination, record.reason, record.logs, time.perf_counter() - t0,
+            record.offender)
+
+
+def test_a_good_bot_file_plays_sandboxed_and_hooks_run(toy: str, tmp_path: Path) -> None:
+    path = bot(tmp_path, """
+        class Bot:
+            def start(self, info):
+                print("start", info["seat"], info["game"], info["num_players"])
+            def act(self, observation, legal_actions):
+                print("hand", observation["hand"])
+                return legal_actions[-1]
+            def end(self, result):
+                print("end", result["termination"])
+    """)
+    term, reason, logs, _, offender = play(toy, path, "random")
+    assert term in (Termination.NORMAL, Termination.STALEMATE) and offender is None, reason
+    assert logs[0].startswith("start 0 toyduel 2\nhand [")
+    assert f"end {term.value}" in logs[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def act(o, legal:\n    return legal[0]\n", "syntax error in bot.py line 1"),
+        ("import no_such_module_here\n", "ModuleNotFoundError: No module named"),
+        ("x = 1\n", "defines no bot; define a class with a method act"),
+        ("class A:\n    def act(self, o, l): return l[0]\nclass B:\n    def act(self, o, l): "
+         "return l[0]\n", "defines several bots (A, B); choose one with bot.py:A"),
+        ("def act(o, legal):\n    raise ValueError('boom')\n", "act raised ValueError: boom"),
+        ("raise RuntimeError('at import')\n", "raised while loading: RuntimeError: at import"),
+    ],
+    ids=["syntax", "import", "no-act", "ambiguous", "raises", "raises-at-import"],
+)
+def test_broken_bot_files_crash_with_the_reason(toy: str, tmp_path: Path, source: str,
+                                                expected: str) -> None:
+    term, reason, _, _, offender = play(toy, "random", bot(tmp_path, source))
+    assert term is Termination.CRASH and offender == 1
+    assert expected in reason
+    assert reason.startswith("seat 1 (b1) ")
+
+
+def test_explicit_entry_point_picks_one_of_several(toy: str, tmp_path: Path) -> None:
+    path = bot(tmp_path, """
+        class A:
+            def act(self, o, legal): return 42
+        class B:
+            def act(self, o, legal): return legal[0]
+    """)
+    term, reason, _, _, _ = play(toy, f"{path}:B", "random")
+    assert not term.is_forfeit, reason
+    term, reason, _, _, _ = play(toy, f"{path}:A", "random")
+    assert term is Termination.PROTOCOL and "answered 42 (int), not an action string" in reason
+    term, reason, _, _, _ = play(toy, f"{path}:C", "random")
+    assert term is Termination.CRASH and "bot.py has no 'C' (bots found: A, B)" in reason
+
+
+def test_missing_file_and_illegal_and_unserialisable_answers(toy: str, tmp_path: Path) -> None:
+    term, reason, _, _, offender = play(toy, str(tmp_path / "gone.py"), "random")
+    assert term is Termination.CRASH and offender == 0 and "not found" in reason
+    illegal = bot(tmp_path, "def act(o, legal):\n    return 'play 0'\n")
+    term, reason, _, _, _ = play(toy, illegal, "random")
+    assert term is Termination.ILLEGAL and "seat 0 (b0) played 'play 0'" in reason
+    odd = bot(tmp_path, "def act(o, legal):\n    return object()\n", "odd.py")
+    term, reason, _, _, _ = play(toy, "random", odd)
+    assert term is Termination.PROTOCOL and "unserialisable" in reason
+
+
+def test_sleeping_past_the_deadline_is_killed_at_the_deadline(toy: str, tmp_path: Path) -> None:
+    sleeper = bot(tmp_path, "import time\ndef act(o, legal):\n    time.sleep(30)\n")
+    term, reason, _, took, offender = play(toy, sleeper, "random")
+    assert term is Termination.TIMEOUT and offender == 0
+    assert "no answer to act within 0.5 s; killed" in reason
+    assert took < 5
+
+
+def test_an_endless_loop_is_killed_and_the_bank_is_drawn_down(toy: str, tmp_path: Path) -> None:
+    looper = bot(tmp_path, "def act(o, legal):\n    while True:\n        pass\n")
+    term, reason, _, took, _ = play(toy, "random", looper)
+    assert term is Termination.TIMEOUT and "killed" in reason and took < 5
+    # 0.38 s a move with 0.3 s per move and a 0.2 s bank: the bank runs dry on the third move
+    slow = bot(tmp_path, "import time\ndef act(o, legal):\n    time.sleep(0.38)\n"
+               "    return 'pass'\n", "slow.py")
+    seats = (BotRef("slow", slow), BotRef("r", "random"))
+    record = play_game(GameSpec("g", toy, {}, 1, seats, limits=FAST))
+    assert record.termination is Termination.TIMEOUT and record.offender == 0
+    assert [m.seat for m in record.moves].count(0) == 2
+    assert all(m.think_time >= 0.38 for m in record.moves if m.seat == 0)
+    assert record.think_time[0] >= 0.76 + 0.3
+
+
+def test_slow_start_up_is_a_timeout(toy: str, tmp_path: Path) -> None:
+    lazy = bot(tmp_path, "import time\ntime.sleep(30)\ndef act(o, legal):\n    return legal[0]\n")
+    limits = Limits(move_time=0.3, overage=0.2, startup_time=0.6)
+    term, reason, _, took, _ = play(toy, lazy, "random", limits=limits)
+    assert term is Termination.TIMEOUT and "no answer to start within 0.6 s" in reason
+    assert took < 5
+
+
+def test_allocating_too_much_memory_crashes_with_the_limit_named(toy: str,
+                                                                 tmp_path: Path) -> None:
+    hog = bot(tmp_path, "def act(o, legal):\n    x = bytearray(1 << 30)\n    return legal[0]\n")
+    term, reason, logs, _, _ = play(toy, hog, "random")
+    assert term is Termination.CRASH
+    assert "MemoryError" in reason and "(memory limit 256 MB)" in reason
+    assert "Traceback" in logs[0]
+
+
+def test_printing_megabytes_does_not_corrupt_the_protocol(toy: str, tmp_path: Path) -> None:
+    noisy = bot(tmp_path, """
+        import os, sys
+        def act(o, legal):
+            print("x" * 1_000_000)
+            sys.stderr.write("y" * 500_000)
+            os.write(1, b'{"type": "action", "action": "forged"}\\n' * 1000)
+            print("LAST LINE")
+            return legal[0]
+    """)
+    term, reason, logs, _, _ = play(toy, noisy, "random")
+    assert not term.is_forfeit, reason
+    assert len(logs[0].encode()) < FAST.log_bytes + 100
+    assert logs[0].startswith("[... ") and "earlier bytes dropped" in logs[0]
+    assert logs[0].rstrip().endswith("LAST LINE")
+
+
+def test_os_exit_mid_game_is_a_crash_and_the_next_game_gets_a_fresh_process(
+        toy: str, tmp_path: Path) -> None:
+    quitter = bot(tmp_path, """
+        import os
+        class Quitter:
+            def start(self, info):
+                self.game, self.moves = info["game_id"], 0
+            def act(self, o, legal):
+                self.moves += 1
+                if self.game == "first" and self.moves == 2:
+                    os._exit(3)
+                return legal[0]
+    """)
+    term, reason, _, _, offender = play(toy, quitter, "random", game_id="first")
+    assert term is Termination.CRASH and offender == 0
+    assert "process exited with status 3 during act" in reason
+    term, reason, _, _, _ = play(toy, quitter, "random", game_id="second")
+    assert not term.is_forfeit, reason
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and "State:\tZ" not in status:
+            found.append(int(entry))
+    return found
+
+
+def test_no_child_process_outlives_the_game(toy: str, tmp_path: Path) -> None:
+    marker = f"tourney-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    spawner = bot(tmp_path, f"""
+        import os, subprocess, sys
+        class Spawner:
+            def start(self, info):
+                # a plain child, and a double-forked one in a session of its own
+                subprocess.Popen(["sleep", "1000", "{marker}"])
+                if os.fork() == 0:
+                    os.setsid()
+                    if os.fork() == 0:
+                        os.execvp("sleep", ["sleep", "1001", "{marker}"])
+                    os._exit(0)
+            def act(self, o, legal):
+                return legal[0]
+    """)
+    term, reason, _, _, _ = play(toy, spawner, "random")
+    assert not term.is_forfeit, reason
+    deadline = time.monotonic() + 3
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_with(marker) == []
+
+
+def test_a_bot_cannot_see_the_referee_or_the_network(toy: str, tmp_path: Path) -> None:
+    spy = bot(tmp_path, """
+        import gc, os, socket
+        class Spy:
+            def start(self, info):
+                found = []
+                for pid in [p for p in os.listdir("/proc") if p.isdigit()] + [str(os.getppid())]:
+                    try:
+                        with open(f"/proc/{pid}/mem", "rb") as f:
+                            found.append(pid)
+                    except OSError as exc:
+                        pass
+                states = [o for o in gc.get_objects() if type(o).__name__ == "ToyState"]
+                try:
+                    socket.create_connection(("1.1.1.1", 53), timeout=1)
+                    net = "open"
+                except OSError:
+                    net = "closed"
+                print(json.dumps({"uid": os.getuid(), "pids": sorted(os.listdir("/proc")),
+                                  "mem": found, "states": len(states), "net": net}))
+            def act(self, o, legal):
+                return legal[0]
+        import json
+    """)
+    term, reason, logs, _, _ = play(toy, spy, "random")
+    assert not term.is_forfeit, reason
+    seen = json.loads(logs[0].splitlines()[0])
+    assert seen["states"] == 0  # the true state lives only in the referee's process
+    assert seen["net"] == "closed"
+    user = sandbox_user()
+    if user is not None:  # running as root (tests here and in CI): bots run as nobody
+        assert seen["uid"] == user[0]
+        assert seen["mem"] in ([], ["1"])  # at most its own memory, never the referee's
+        assert [p for p in seen["pids"] if p.isdigit()] == ["1"]  # its own PID namespace
+    # and the referee itself is not dumpable (no ptrace, no /proc/<pid>/mem by its user)
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE
+
+
+STANDALONE = '''
+import json, random, sys
+rng = None
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        rng = random.Random(msg["info"]["rng_seed"])
+        reply = {"type": "ready"}
+    elif msg["type"] == "act":
+        reply = {"type": "action", "action": rng.choice(msg["legal_actions"])}
+    elif msg["type"] == "end":
+        reply = {"type": "ok"}
+    else:
+        break
+    print(json.dumps(reply), flush=True)
+'''
+
+
+def test_a_standalone_script_speaks_the_wire_protocol(toy: str, shared_dir: Path) -> None:
+    script = bot(shared_dir, STANDALONE, "standalone.py")
+    term, reason, _, _, _ = play(toy, f"cmd:{bot_python()} {script}", "random")
+    assert term in (Termination.NORMAL, Termination.STALEMATE), reason
+    garbage = bot(shared_dir, "print('hello there', flush=True)\nimport time\ntime.sleep(5)\n",
+                  "garbage.py")
+    term, reason, _, _, _ = play(toy, "random", f"cmd:{bot_python()} {garbage}")
+    assert term is Termination.PROTOCOL and "sent a line that is not JSON: 'hello there'" in reason
+    term, reason, _, _, _ = play(toy, "random", "cmd:/no/such/program")
+    assert term is Termination.CRASH and "exited with status" in reason
+
+
+def test_sandboxed_builtins_play_the_same_game_as_in_process(toy: str) -> None:
+    seats = (BotRef("a", "random"), BotRef("b", "greedy"))
+    boxed = (BotRef("a", "sandbox:random"), BotRef("b", "sandbox:greedy"))
+    fast = play_game(GameSpec("g", toy, {}, 9, seats))
+    slow = play_game(GameSpec("g", toy, {}, 9, boxed))
+    assert [m.action for m in fast.moves] == [m.action for m in slow.moves]
+    assert fast.returns == slow.returns

@@ -1,0 +1,700 @@
+"""The War Chest position and its rules.
+
+Everything is small ints and flat lists so that a clone is a handful of list copies:
+
+* a hex is its board index (:mod:`games.warchest.board`); the board is three parallel lists
+  ``cell_unit`` (unit type or -1), ``cell_owner`` (seat or -1) and ``cell_h`` (stack height);
+* ``ctrl[h]`` is the team controlling location ``h`` (-1: neutral); team = seat % 2, so with
+  two players team and seat coincide and with four seats 0, 2 (faction A) face 1, 3 (faction B);
+* every pile of coins (bag, hand, face-up and face-down discard, supply, box) is a list of 17
+  counts per seat, indexed by coin number (unit type, or ``ROYAL``). A bag has no order: a draw
+  picks uniformly among its coins with the state's own random generator (an xorshift64* state
+  kept in ``rng``), so clone, pickle, JSON and replay are exact;
+* effects that need a further decision sit on the ``pending`` stack as small tuples
+  ``(kind, seat, *ints)``; the top frame's seat decides next.
+
+Legal actions are computed once per position into a map ``action string -> operation`` that
+``apply`` reuses, so a caller that asks for the legal actions and applies one pays for move
+generation once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from games.protocol import JSON, GameEnd, IllegalAction
+from games.warchest.board import Board, board_for
+from games.warchest.notation import canonical
+from games.warchest.units import COIN_NAMES, NUM_COINS, ROYAL, UNITS, Args
+
+MASK64 = (1 << 64) - 1
+#: Hard cap on decisions; reaching it ends the game as a draw by adjudication.
+MAX_DECISIONS = 1000
+#: Control markers per team (2 players: 6 each; 4 players: 8 per team).
+MARKERS = {2: 6, 4: 8}
+
+PAY_STACK = -1  # Berserker: the coin comes off its own stack
+PAY_FREE = -2  # a free maneuver granted by an effect
+
+Op = tuple[Any, ...]
+Frame = tuple[Any, ...]
+
+_NEEDS_BOLSTERED = tuple(u.needs_bolstered_attacker for u in UNITS)
+_NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
+_TEAM_NAME = ("A", "B")
+_EMPTY_PILE = (0,) * NUM_COINS
+
+
+def splitmix64(x: int) -> int:
+    """One step of splitmix64: spreads a seed into a well-mixed non-zero 64-bit state."""
+    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    z = x
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return (z ^ (z >> 31)) or 1
+
+
+class WarChestState:
+    """A full War Chest position, as the referee holds it."""
+
+    __slots__ = (
+        "_legal", "bag", "board", "box", "cards", "cell_h", "cell_owner", "cell_unit", "ctrl",
+        "draft_order", "draft_pool", "facedown", "faceup", "hand", "history", "init_changed",
+        "initiative", "n", "offset", "pending", "rg_original", "rng", "round", "seed",
+        "supply", "turn", "variant", "winner",
+    )
+
+    def __init__(self, seed: int, variant: dict[str, str]) -> None:
+        """An empty position for that variant (use ``games.warchest.GAME.new_game`` to play)."""
+        self.seed = seed
+        self.variant = dict(variant)
+        self.history: list[str] = []
+        self.offset = 0  # decisions before ``history`` (only sampled states have any)
+        self.n = int(variant.get("players", "2"))
+        self.board: Board = board_for(self.n)
+        self.rg_original = variant.get("royal-guard", "revised") == "original"
+        size = self.board.size
+        self.cards: list[list[int]] = [[] for _ in range(self.n)]
+        self.cell_unit = [-1] * size
+        self.cell_owner = [-1] * size
+        self.cell_h = [0] * size
+        self.ctrl = [-1] * size
+        self.bag = [[0] * NUM_COINS for _ in range(self.n)]
+        self.hand = [[0] * NUM_COINS for _ in range(self.n)]
+        self.faceup = [[0] * NUM_COINS for _ in range(self.n)]
+        self.facedown = [[0] * NUM_COINS for _ in range(self.n)]
+        self.supply = [[0] * NUM_COINS for _ in range(self.n)]
+        self.box = [[0] * NUM_COINS for _ in range(self.n)]
+        self.initiative = 0
+        self.init_changed = False
+        self.turn = 0
+        self.round = 0
+        self.pending: list[Frame] = []
+        self.rng = splitmix64(seed)
+        self.draft_pool: list[int] = []
+        self.draft_order: list[int] = []
+        self.winner = -1
+        self._legal: dict[str, Op] | None = None
+
+    # ------------------------------------------------------------------ randomness and set-up
+
+    def rand_below(self, n: int) -> int:
+        """A uniform int in ``[0, n)`` from the state's xorshift64* generator."""
+        x = self.rng
+        x ^= x >> 12
+        x ^= (x << 25) & MASK64
+        x ^= x >> 27
+        self.rng = x
+        return ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * n) >> 32
+
+    def shuffled(self, items: list[int]) -> list[int]:
+        """A Fisher–Yates shuffle of a copy of ``items`` driven by the state's generator."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.rand_below(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+    def start_play(self) -> None:
+        """Fill bags and supplies from the chosen cards, place start markers, draw round 1."""
+        for seat in range(self.n):
+            for t in self.cards[seat]:
+                self.bag[seat][t] = 2
+                self.supply[seat][t] = UNITS[t].coins - 2
+            self.bag[seat][ROYAL] = 1
+        for team in (0, 1):
+            for h in self.board.start[team]:
+                self.ctrl[h] = team
+        self.new_round()
+
+    def new_round(self) -> None:
+        """Everyone draws up to 3 coins; the initiative holder starts."""
+        self.round += 1
+        self.init_changed = False
+        for seat in range(self.n):
+            hand = self.hand[seat]
+            for _ in range(3 - sum(hand)):
+                c = self.draw(seat)
+                if c < 0:
+                    break
+                hand[c] += 1
+        self.turn = self.initiative
+
+    def draw(self, seat: int) -> int:
+        """Draw one coin from ``seat``'s bag (refilled from the discards if empty); -1: none."""
+        bag = self.bag[seat]
+        total = sum(bag)
+        if total == 0:
+            up, down = self.faceup[seat], self.facedown[seat]
+            bag[:] = [a + b for a, b in zip(up, down, strict=True)]
+            up[:] = _EMPTY_PILE
+            down[:] = _EMPTY_PILE
+            total = sum(bag)
+            if total == 0:
+                return -1
+        r = self.rand_below(total)
+        for c in range(NUM_COINS):
+            r -= bag[c]
+            if r < 0:
+                bag[c] -= 1
+                return c
+        raise AssertionError("bag count out of sync")
+
+    # ------------------------------------------------------------------ protocol: status
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    @property
+    def decisions(self) -> int:
+        return self.offset + len(self.history)
+
+    @property
+    def markers_total(self) -> int:
+        return MARKERS[self.n]
+
+    def is_terminal(self) -> bool:
+        return self.winner >= 0 or self.decisions >= MAX_DECISIONS
+
+    @property
+    def current_player(self) -> int:
+        if self.is_terminal():
+            return -1
+        if self.draft_order:
+            return self.draft_order[0]
+        if self.pending:
+            return int(self.pending[-1][1])
+        return self.turn
+
+    def markers_placed(self, team: int) -> int:
+        """Control markers ``team`` has on the board."""
+        ctrl = self.ctrl
+        return sum(1 for h in self.board.locations if ctrl[h] == team)
+
+    def returns(self) -> list[float]:
+        if self.winner < 0:
+            return [0.0] * self.n
+        return [1.0 if s % 2 == self.winner else -1.0 for s in range(self.n)]
+
+    def scores(self) -> list[float]:
+        """Per seat: the control markers its team has placed (start markers included)."""
+        placed = (self.markers_placed(0), self.markers_placed(1))
+        return [float(placed[s % 2]) for s in range(self.n)]
+
+    def end(self) -> tuple[GameEnd, str] | None:
+        if self.winner >= 0:
+            who = f"faction {_TEAM_NAME[self.winner]}"
+            if self.n == 2:
+                who = f"seat {self.winner} ({who})"
+            else:
+                who = f"team {_TEAM_NAME[self.winner]} (seats {self.winner}, {self.winner + 2})"
+            return GameEnd.NORMAL, f"{who} placed all {self.markers_total} control markers"
+        if self.decisions >= MAX_DECISIONS:
+            return GameEnd.MOVE_CAP, (
+                f"decision cap of {MAX_DECISIONS} reached: a draw by adjudication"
+            )
+        return None
+
+    # ------------------------------------------------------------------ board queries (hooks)
+
+    def is_enemy_at(self, seat: int, h: int) -> bool:
+        """Whether hex ``h`` holds a unit of the other team than ``seat``'s."""
+        return self.cell_unit[h] >= 0 and (self.cell_owner[h] - seat) % 2 == 1
+
+    def is_friend_at(self, seat: int, h: int) -> bool:
+        """Whether hex ``h`` holds a unit of ``seat``'s team (own or a teammate's)."""
+        return self.cell_unit[h] >= 0 and (self.cell_owner[h] - seat) % 2 == 0
+
+    def can_hit(self, height: int, target: int) -> bool:
+        """Whether an attacker of that stack height may attack the unit on ``target`` (Knight)."""
+        return height >= 2 or not _NEEDS_BOLSTERED[self.cell_unit[target]]
+
+    def units_of(self, seat: int, t: int) -> list[int]:
+        """The hexes of ``seat``'s units of type ``t``."""
+        cu, co = self.cell_unit, self.cell_owner
+        return [h for h in range(len(cu)) if cu[h] == t and co[h] == seat]
+
+    # ------------------------------------------------------------------ legal actions
+
+    def legal_actions(self) -> list[str]:
+        return sorted(self._legal_map())
+
+    def _legal_map(self) -> dict[str, Op]:
+        legal = self._legal
+        if legal is None:
+            legal = {}
+            if not self.is_terminal():
+                if self.draft_order:
+                    seat = self.draft_order[0]
+                    for t in self.draft_pool:
+                        legal[f"pick {UNITS[t].name}"] = ("pick", seat, t)
+                elif self.pending:
+                    self._frame_actions(self.pending[-1], legal)
+                else:
+                    seat = self.turn
+                    hand = self.hand[seat]
+                    for c in range(NUM_COINS):
+                        if hand[c]:
+                            self._coin_actions(seat, c, legal)
+            self._legal = legal
+        return legal
+
+    def _coin_actions(self, seat: int, c: int, out: dict[str, Op]) -> None:
+        """Every action paid with a coin of type ``c`` from ``seat``'s hand."""
+        b = self.board
+        names = b.name
+        cn = COIN_NAMES[c]
+        team = seat % 2
+        if self.initiative % 2 != team and not self.init_changed:
+            out[f"{cn} initiative"] = ("init", seat, c)
+        out[f"{cn} pass"] = ("pass", seat, c)
+        supply = self.supply[seat]
+        for t in self.cards[seat]:
+            if supply[t]:
+                out[f"{cn} recruit {UNITS[t].name}"] = ("recruit", seat, c, t)
+        if c == ROYAL:
+            for t in self.cards[seat]:
+                spec = UNITS[t]
+                if spec.royal_tactic and spec.options is not None:
+                    for h in self.units_of(seat, t):
+                        for args in spec.options(self, seat, h):
+                            tail = " ".join(names[a] for a in args)
+                            out[f"royal {names[h]} tactic {tail}"] = (
+                                "man", seat, ROYAL, h, "tactic", args)
+            return
+        spec = UNITS[c]
+        mine = self.units_of(seat, c)
+        cu = self.cell_unit
+        if len(mine) < spec.max_units:
+            ctrl = self.ctrl
+            for h in b.locations:
+                if cu[h] < 0 and ctrl[h] == team:
+                    out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
+            if spec.deploy_next_to_friend:
+                for h in range(b.size):
+                    if cu[h] < 0 and any(self.is_friend_at(seat, x) for x in b.neighbours[h]):
+                        out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
+        for h in mine:
+            out[f"{cn} bolster {names[h]}"] = ("bolster", seat, c, h)
+            prefix = f"{cn} {names[h]}"
+            self._maneuvers(seat, h, c, prefix, self.cell_h[h], out, moves_only=False)
+            if spec.options is not None and not spec.royal_tactic:
+                for args in spec.options(self, seat, h):
+                    tail = "".join(" " + names[a] for a in args)
+                    out[f"{prefix} tactic{tail}"] = ("man", seat, c, h, "tactic", args)
+
+    def _maneuvers(
+        self, seat: int, h: int, pay: int, prefix: str, height: int, out: dict[str, Op],
+        moves_only: bool,
+    ) -> None:
+        """Move, control and attack options of the unit on ``h`` (attack height ``height``)."""
+        b = self.board
+        names = b.name
+        cu = self.cell_unit
+        for d in b.neighbours[h]:
+            if cu[d] < 0:
+                out[f"{prefix} move {names[d]}"] = ("man", seat, pay, h, "move", (d,))
+        if moves_only:
+            return
+        if b.is_location[h] and self.ctrl[h] != seat % 2:
+            out[f"{prefix} control"] = ("man", seat, pay, h, "control", ())
+        if _NORMAL_ATTACK[cu[h]]:
+            for t in b.neighbours[h]:
+                if self.is_enemy_at(seat, t) and self.can_hit(height, t):
+                    out[f"{prefix} attack {names[t]}"] = ("man", seat, pay, h, "attack", (t,))
+
+    def _frame_actions(self, frame: Frame, out: dict[str, Op]) -> None:
+        """The decisions a pending frame offers."""
+        kind, seat = frame[0], frame[1]
+        names = self.board.name
+        if kind == "use":
+            self._coin_actions(seat, frame[2], out)
+            return
+        if kind == "guard":
+            out["guard supply"] = ("guard", seat, True)
+            out["guard unit"] = ("guard", seat, False)
+            return
+        out["stop"] = ("stop", seat)
+        if kind == "repeat":
+            h = frame[2]
+            if self.cell_h[h] >= 2:
+                self._maneuvers(seat, h, PAY_STACK, f"repeat {names[h]}", self.cell_h[h] - 1,
+                                out, moves_only=False)
+        elif kind == "sword":
+            h = frame[2]
+            self._maneuvers(seat, h, PAY_FREE, f"free {names[h]}", 0, out, moves_only=True)
+        else:  # footman, merc: one free maneuver by one of the listed units
+            for h in frame[2:]:
+                if self.cell_owner[h] == seat and self.cell_unit[h] >= 0:
+                    self._maneuvers(seat, h, PAY_FREE, f"free {names[h]}", self.cell_h[h], out,
+                                    moves_only=False)
+
+    def _push_if_choice(self, frame: Frame) -> None:
+        """Push an optional-effect frame only if it offers more than ``stop``."""
+        probe: dict[str, Op] = {}
+        self._frame_actions(frame, probe)
+        if len(probe) > 1:
+            self.pending.append(frame)
+
+    # ------------------------------------------------------------------ apply
+
+    def apply(self, action: str) -> None:
+        legal = self._legal_map()
+        op = legal.get(action)
+        if op is None:
+            canon = canonical(action)
+            op = legal.get(canon)
+            if op is None:
+                raise IllegalAction(self._why_illegal(canon))
+            action = canon
+        self._legal = None
+        self.history.append(action)
+        self._perform(op)
+
+    def _perform(self, op: Op) -> None:
+        kind = op[0]
+        frame = self.pending.pop() if self.pending else None
+        seat = op[1]
+        if kind == "pick":
+            self._pick(seat, op[2])
+            return
+        if kind == "guard":
+            assert frame is not None
+            self._resolve_guard(frame, op[2])
+        elif kind == "stop":
+            pass
+        elif kind == "man":
+            pay, h = op[2], op[3]
+            if frame is not None and frame[0] == "footman":
+                rest = tuple(x for x in frame[2:] if x != h)
+                if rest:
+                    self._push_if_choice(("footman", seat, *rest))
+            self._maneuver(seat, pay, h, op[4], op[5])
+        else:
+            c = op[2]
+            hand = self.hand[seat]
+            hand[c] -= 1
+            if kind == "deploy":
+                h = op[3]
+                self.cell_unit[h] = c
+                self.cell_owner[h] = seat
+                self.cell_h[h] = 1
+            elif kind == "bolster":
+                self.cell_h[op[3]] += 1
+            else:
+                self.facedown[seat][c] += 1
+                if kind == "init":
+                    self.initiative = seat
+                    self.init_changed = True
+                elif kind == "recruit":
+                    t = op[3]
+                    self.supply[seat][t] -= 1
+                    self.faceup[seat][t] += 1
+                    if UNITS[t].maneuver_on_recruit:
+                        for h in self.units_of(seat, t):
+                            self._push_if_choice(("merc", seat, h))
+        self._settle()
+
+    def _settle(self) -> None:
+        """After a decision: stop on a win, wait for pending decisions, or pass the turn."""
+        if self.winner >= 0:
+            self.pending.clear()
+            return
+        if self.pending or self.draft_order:
+            return
+        n = self.n
+        for k in range(1, n + 1):
+            seat = (self.turn + k) % n
+            if sum(self.hand[seat]):
+                self.turn = seat
+                return
+        self.new_round()
+
+    def _pick(self, seat: int, t: int) -> None:
+        self.draft_order.pop(0)
+        self.draft_pool.remove(t)
+        self.cards[seat].append(t)
+        if not self.draft_order:
+            for cards in self.cards:
+                cards.sort()
+            self.start_play()
+
+    # ------------------------------------------------------------------ maneuvers and effects
+
+    def _maneuver(self, seat: int, pay: int, h: int, kind: str, args: Args) -> None:
+        if pay >= 0:
+            self.hand[seat][pay] -= 1
+            self.faceup[seat][pay] += 1
+        elif pay == PAY_STACK:
+            self.cell_h[h] -= 1
+            self.faceup[self.cell_owner[h]][self.cell_unit[h]] += 1
+        if kind == "move":
+            self.move_unit(h, args[0])
+            self.after_maneuver(args[0], "move")
+        elif kind == "control":
+            self.control(seat, h)
+            self.after_maneuver(h, "control")
+        elif kind == "attack":
+            self.attack(seat, h, args[0], triggers=True)
+        else:
+            perform = UNITS[self.cell_unit[h]].perform
+            assert perform is not None
+            perform(self, seat, h, args)
+
+    def move_unit(self, a: int, b: int) -> None:
+        """Move the whole stack on ``a`` to the empty hex ``b``."""
+        self.cell_unit[b] = self.cell_unit[a]
+        self.cell_owner[b] = self.cell_owner[a]
+        self.cell_h[b] = self.cell_h[a]
+        self.cell_unit[a] = -1
+        self.cell_owner[a] = -1
+        self.cell_h[a] = 0
+
+    def control(self, seat: int, h: int) -> None:
+        """Put ``seat``'s team marker on ``h`` (an enemy marker there goes home); maybe win."""
+        team = seat % 2
+        self.ctrl[h] = team
+        if self.markers_placed(team) >= self.markers_total:
+            self.winner = team
+            self.pending.clear()
+
+    def remove_coin(self, h: int) -> None:
+        """One coin of the unit on ``h`` goes to the box; an empty stack leaves the board."""
+        self.box[self.cell_owner[h]][self.cell_unit[h]] += 1
+        self.cell_h[h] -= 1
+        if self.cell_h[h] == 0:
+            self.cell_unit[h] = -1
+            self.cell_owner[h] = -1
+
+    def attack(self, seat: int, src: int, tgt: int, triggers: bool) -> None:
+        """The unit on ``src`` attacks the unit on ``tgt``.
+
+        Royal Guard target with coins in its owner's supply: the owner decides first (a
+        ``guard`` frame). Pikeman target attacked from an adjacent hex: the attacker loses a coin
+        too. ``triggers``: run the attacker's after-attack effects (normal attacks only).
+        """
+        t = self.cell_unit[tgt]
+        owner = self.cell_owner[tgt]
+        if UNITS[t].supply_soak and self.supply[owner][t] > 0:
+            self.pending.append(("guard", owner, tgt, src, int(triggers)))
+            return
+        counter = UNITS[t].counter_loss and self.board.dist[src][tgt] == 1
+        self.remove_coin(tgt)
+        if counter:
+            self.remove_coin(src)
+        if triggers:
+            self.after_maneuver(src, "attack")
+
+    def _resolve_guard(self, frame: Frame, from_supply: bool) -> None:
+        _, owner, tgt, src, triggers = frame
+        if from_supply:
+            t = self.cell_unit[tgt]
+            self.supply[owner][t] -= 1
+            self.box[owner][t] += 1
+        else:
+            self.remove_coin(tgt)
+        if triggers:
+            self.after_maneuver(src, "attack")
+
+    def after_maneuver(self, h: int, kind: str) -> None:
+        """Triggered attributes of the unit now on ``h`` after it maneuvered (owner decides)."""
+        if self.winner >= 0:
+            return
+        t = self.cell_unit[h]
+        if t < 0:
+            return
+        spec = UNITS[t]
+        owner = self.cell_owner[h]
+        if spec.repeat_from_stack and self.cell_h[h] >= 2:
+            self._push_if_choice(("repeat", owner, h))
+        if spec.move_after_attack and kind == "attack":
+            self._push_if_choice(("sword", owner, h))
+        if spec.draw_after_attack_or_control and kind in ("attack", "control"):
+            c = self.draw(owner)
+            if c >= 0:
+                self.hand[owner][c] += 1
+                self.pending.append(("use", owner, c))
+
+    def start_footman_tactic(self, seat: int) -> None:
+        """Footman tactic: each of ``seat``'s Footman units may make one maneuver."""
+        t = next(i for i, u in enumerate(UNITS) if u.max_units > 1)
+        cells = self.units_of(seat, t)
+        if cells:
+            self._push_if_choice(("footman", seat, *cells))
+
+    # ------------------------------------------------------------------ errors
+
+    def _why_illegal(self, action: str) -> str:
+        """A readable reason why a well-formed ``action`` is not legal now."""
+        head = f"illegal War Chest action {action!r}: "
+        if self.is_terminal():
+            return head + "the game is over"
+        toks = action.split()
+        seat = self.current_player
+        if self.draft_order:
+            if toks[0] != "pick":
+                return head + f"seat {seat} must draft a unit card first ('pick <unit>')"
+            return head + "that card is not in the draft pool (or already taken)"
+        if toks[0] == "pick":
+            return head + "the draft is over"
+        top = self.pending[-1] if self.pending else None
+        if top is not None:
+            kind = top[0]
+            if kind == "guard" and toks[0] != "guard":
+                return head + (f"seat {seat} must first decide where its attacked Royal Guard "
+                               "loses a coin ('guard supply' or 'guard unit')")
+            if kind == "use" and toks[0] != COIN_NAMES[top[2]]:
+                return head + (f"seat {seat} must use the coin its Warrior Priest drew "
+                               f"({COIN_NAMES[top[2]]}) before anything else")
+            if kind in ("repeat", "sword", "footman", "merc") and toks[0] not in (
+                "repeat", "free", "stop"
+            ):
+                return head + (f"seat {seat} must first finish an optional effect "
+                               f"({kind}): one of {', '.join(sorted(self._legal_map()))}")
+        elif toks[0] in ("repeat", "free", "stop", "guard"):
+            return head + "no effect is waiting for that decision"
+        if toks[0] in COIN_NAMES and (top is None or top[0] == "use"):
+            c = COIN_NAMES.index(toks[0])
+            if not self.hand[seat][c]:
+                return head + f"seat {seat} holds no {toks[0]} coin"
+        options = sorted(a for a in self._legal_map() if a.split()[0] == toks[0])
+        hint = f"; legal with {toks[0]!r}: {', '.join(options[:12])}" if options else ""
+        return head + "not possible in this position" + hint
+
+    # ------------------------------------------------------------------ copies and JSON
+
+    def clone(self) -> WarChestState:
+        new = WarChestState.__new__(WarChestState)
+        new.seed = self.seed
+        new.variant = dict(self.variant)
+        new.history = list(self.history)
+        new.offset = self.offset
+        new.n = self.n
+        new.board = self.board
+        new.rg_original = self.rg_original
+        new.cards = [list(x) for x in self.cards]
+        new.cell_unit = list(self.cell_unit)
+        new.cell_owner = list(self.cell_owner)
+        new.cell_h = list(self.cell_h)
+        new.ctrl = list(self.ctrl)
+        new.bag = [list(x) for x in self.bag]
+        new.hand = [list(x) for x in self.hand]
+        new.faceup = [list(x) for x in self.faceup]
+        new.facedown = [list(x) for x in self.facedown]
+        new.supply = [list(x) for x in self.supply]
+        new.box = [list(x) for x in self.box]
+        new.initiative = self.initiative
+        new.init_changed = self.init_changed
+        new.turn = self.turn
+        new.round = self.round
+        new.pending = list(self.pending)
+        new.rng = self.rng
+        new.draft_pool = list(self.draft_pool)
+        new.draft_order = list(self.draft_order)
+        new.winner = self.winner
+        new._legal = None
+        return new
+
+    def __getstate__(self) -> JSON:
+        return self.to_json()
+
+    def __setstate__(self, data: JSON) -> None:
+        restored = WarChestState.from_json(data)
+        for slot in WarChestState.__slots__:
+            object.__setattr__(self, slot, getattr(restored, slot))
+
+    def to_json(self) -> JSON:
+        return {
+            "game": "warchest",
+            "seed": self.seed,
+            "variant": dict(self.variant),
+            "history": list(self.history),
+            "offset": self.offset,
+            "cards": [list(x) for x in self.cards],
+            "cell_unit": list(self.cell_unit),
+            "cell_owner": list(self.cell_owner),
+            "cell_h": list(self.cell_h),
+            "ctrl": list(self.ctrl),
+            "bag": [list(x) for x in self.bag],
+            "hand": [list(x) for x in self.hand],
+            "faceup": [list(x) for x in self.faceup],
+            "facedown": [list(x) for x in self.facedown],
+            "supply": [list(x) for x in self.supply],
+            "box": [list(x) for x in self.box],
+            "initiative": self.initiative,
+            "init_changed": self.init_changed,
+            "turn": self.turn,
+            "round": self.round,
+            "pending": [list(f) for f in self.pending],
+            "rng": self.rng,
+            "draft_pool": list(self.draft_pool),
+            "draft_order": list(self.draft_order),
+            "winner": self.winner,
+        }
+
+    @classmethod
+    def from_json(cls, data: JSON) -> WarChestState:
+        s = cls(int(data["seed"]), dict(data["variant"]))
+        s.history = [str(a) for a in data["history"]]
+        s.offset = int(data["offset"])
+        for key in ("cards", "bag", "hand", "faceup", "facedown", "supply", "box"):
+            setattr(s, key, [[int(v) for v in row] for row in data[key]])
+        for key in ("cell_unit", "cell_owner", "cell_h", "ctrl", "draft_pool", "draft_order"):
+            setattr(s, key, [int(v) for v in data[key]])
+        s.initiative = int(data["initiative"])
+        s.init_changed = bool(data["init_changed"])
+        s.turn = int(data["turn"])
+        s.round = int(data["round"])
+        s.pending = [(str(f[0]), *(int(v) for v in f[1:])) for f in data["pending"]]
+        s.rng = int(data["rng"])
+        s.winner = int(data["winner"])
+        return s
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WarChestState) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: equal by value, not hashable
+
+    def __repr__(self) -> str:
+        return (f"<WarChestState seed={self.seed} variant={self.variant} "
+                f"decisions={self.decisions} round={self.round}>")
+
+    def __str__(self) -> str:
+        from games.warchest.render import render
+
+        return render(self)
+
+    # ------------------------------------------------------------------ observation
+
+    def observation(self, seat: int) -> JSON:
+        from games.warchest.view import observe
+
+        return observe(self, seat)
+
+    def iter_units(self) -> Iterator[tuple[int, int, int, int]]:
+        """``(hex, type, owner, height)`` of every unit on the board, by hex number."""
+        for h, t in enumerate(self.cell_unit):
+            if t >= 0:
+                yield h, t, self.cell_owner[h], self.cell_h[h]

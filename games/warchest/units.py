@@ -1,0 +1,226 @@
+"""The 16 War Chest unit cards as data, with their tactics as small named hooks.
+
+Each unit is one :class:`UnitSpec`: its notation name, coin count, a two-letter code for the
+board drawing, its attributes as flags, and (if it has one) its tactic as a pair of functions:
+``options(state, seat, hex)`` yields the argument tuples (hexes) the tactic may take, and
+``perform(state, seat, hex, args)`` carries it out. To add an expansion unit, append one spec to
+:data:`UNITS` (and give it hooks); nothing else in the engine names individual units except the
+attributes that the core rules consult through the flags below.
+
+Coins are ints: a unit type's index in :data:`UNITS`, or :data:`ROYAL` for the Royal Coin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from games.warchest.state import WarChestState
+
+Args = tuple[int, ...]
+Options = Callable[["WarChestState", int, int], Iterator[Args]]
+Perform = Callable[["WarChestState", int, int, Args], None]
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """One unit card."""
+
+    name: str  # notation name, e.g. "light-cavalry"
+    title: str  # card title
+    coins: int  # coins of this type in the box
+    code: str  # two letters for the board drawing
+    tactic_args: int = -1  # hexes the tactic takes in the notation; -1: no tactic
+    normal_attack: bool = True  # False: Archer and Lancer may not make a normal attack
+    max_units: int = 1  # Footman: 2
+    deploy_next_to_friend: bool = False  # Scout
+    needs_bolstered_attacker: bool = False  # Knight
+    counter_loss: bool = False  # Pikeman
+    repeat_from_stack: bool = False  # Berserker
+    move_after_attack: bool = False  # Swordsman
+    draw_after_attack_or_control: bool = False  # Warrior Priest
+    maneuver_on_recruit: bool = False  # Mercenary
+    supply_soak: bool = False  # Royal Guard
+    royal_tactic: bool = False  # Royal Guard: its tactic is paid with the Royal Coin
+    options: Options | None = None
+    perform: Perform | None = None
+
+
+# --- tactic hooks ----------------------------------------------------------------------------
+
+
+def _archer_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    height = s.cell_h[h]
+    for t in s.board.ring2[h]:
+        if s.is_enemy_at(seat, t) and s.can_hit(height, t):
+            yield (t,)
+
+
+def _ranged_attack(s: WarChestState, seat: int, h: int, args: Args) -> None:
+    s.attack(seat, h, args[0], triggers=False)
+
+
+def _cavalry_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    height = s.cell_h[h]
+    nb = s.board.neighbours
+    for m in nb[h]:
+        if s.cell_unit[m] < 0:
+            for t in nb[m]:
+                if t != h and s.is_enemy_at(seat, t) and s.can_hit(height, t):
+                    yield (m, t)
+
+
+def _move_then_attack(s: WarChestState, seat: int, h: int, args: Args) -> None:
+    s.move_unit(h, args[0])
+    s.attack(seat, args[0], args[1], triggers=False)
+
+
+def _crossbow_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    height = s.cell_h[h]
+    for line in s.board.step:
+        m = line[h]
+        if m >= 0 and s.cell_unit[m] < 0:
+            t = line[m]
+            if t >= 0 and s.is_enemy_at(seat, t) and s.can_hit(height, t):
+                yield (t,)
+
+
+def _lancer_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    height = s.cell_h[h]
+    for line in s.board.step:
+        m = line[h]
+        for _ in range(2):
+            if m < 0 or s.cell_unit[m] >= 0:
+                break
+            t = line[m]
+            if t >= 0 and s.is_enemy_at(seat, t) and s.can_hit(height, t):
+                yield (m, t)
+            m = t
+
+
+def _reach2(s: WarChestState, h: int) -> list[int]:
+    """Empty hexes reachable from ``h`` in one or two steps through empty hexes."""
+    nb = s.board.neighbours
+    cu = s.cell_unit
+    out: list[int] = []
+    for m in nb[h]:
+        if cu[m] < 0:
+            if m not in out:
+                out.append(m)
+            for d in nb[m]:
+                if d != h and cu[d] < 0 and d not in out:
+                    out.append(d)
+    return out
+
+
+def _light_cavalry_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    for d in _reach2(s, h):
+        yield (d,)
+
+
+def _move_to(s: WarChestState, seat: int, h: int, args: Args) -> None:
+    s.move_unit(h, args[0])
+
+
+def _ensign_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    b = s.board
+    for u in b.within2[h]:
+        if s.is_friend_at(seat, u):
+            for v in b.neighbours[u]:
+                if s.cell_unit[v] < 0 and b.dist[h][v] <= 2:
+                    yield (u, v)
+
+
+def _ensign_perform(s: WarChestState, seat: int, h: int, args: Args) -> None:
+    s.move_unit(args[0], args[1])
+    s.after_maneuver(args[1], "move")
+
+
+def _marshall_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    b = s.board
+    for u in b.within2[h]:
+        if s.is_friend_at(seat, u) and UNITS[s.cell_unit[u]].normal_attack:
+            height = s.cell_h[u]
+            owner = s.cell_owner[u]
+            for t in b.neighbours[u]:
+                if s.is_enemy_at(owner, t) and s.can_hit(height, t):
+                    yield (u, t)
+
+
+def _marshall_perform(s: WarChestState, seat: int, h: int, args: Args) -> None:
+    s.attack(s.cell_owner[args[0]], args[0], args[1], triggers=True)
+
+
+def _footman_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    yield ()
+
+
+def _footman_perform(s: WarChestState, seat: int, h: int, args: Args) -> None:
+    s.start_footman_tactic(seat)
+
+
+def _royal_guard_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    if s.rg_original:
+        for d in s.board.neighbours[h]:
+            if s.cell_unit[d] < 0:
+                yield (d,)
+        return
+    team = seat % 2
+    for d in _reach2(s, h):
+        if s.board.is_location[d] and s.ctrl[d] == team:
+            yield (d,)
+
+
+UNITS: tuple[UnitSpec, ...] = (
+    UnitSpec("archer", "Archer", 4, "Ar", 1, normal_attack=False,
+             options=_archer_options, perform=_ranged_attack),
+    UnitSpec("berserker", "Berserker", 5, "Be", repeat_from_stack=True),
+    UnitSpec("cavalry", "Cavalry", 4, "Ca", 2, options=_cavalry_options,
+             perform=_move_then_attack),
+    UnitSpec("crossbowman", "Crossbowman", 5, "Cr", 1, options=_crossbow_options,
+             perform=_ranged_attack),
+    UnitSpec("ensign", "Ensign", 5, "En", 2, options=_ensign_options, perform=_ensign_perform),
+    UnitSpec("footman", "Footman", 5, "Fo", 0, max_units=2, options=_footman_options,
+             perform=_footman_perform),
+    UnitSpec("knight", "Knight", 4, "Kn", needs_bolstered_attacker=True),
+    UnitSpec("lancer", "Lancer", 4, "La", 2, normal_attack=False, options=_lancer_options,
+             perform=_move_then_attack),
+    UnitSpec("light-cavalry", "Light Cavalry", 5, "LC", 1, options=_light_cavalry_options,
+             perform=_move_to),
+    UnitSpec("marshall", "Marshall", 5, "Ma", 2, options=_marshall_options,
+             perform=_marshall_perform),
+    UnitSpec("mercenary", "Mercenary", 5, "Me", maneuver_on_recruit=True),
+    UnitSpec("pikeman", "Pikeman", 4, "Pi", counter_loss=True),
+    UnitSpec("royal-guard", "Royal Guard", 5, "RG", 1, supply_soak=True, royal_tactic=True,
+             options=_royal_guard_options, perform=_move_to),
+    UnitSpec("scout", "Scout", 5, "Sc", deploy_next_to_friend=True),
+    UnitSpec("swordsman", "Swordsman", 5, "Sw", move_after_attack=True),
+    UnitSpec("warrior-priest", "Warrior Priest", 4, "WP", draw_after_attack_or_control=True),
+)
+
+NUM_TYPES = len(UNITS)
+#: The Royal Coin's coin number.
+ROYAL = NUM_TYPES
+NUM_COINS = NUM_TYPES + 1
+ROYAL_NAME = "royal"
+
+#: Coin number -> notation name, and back.
+COIN_NAMES: tuple[str, ...] = (*(u.name for u in UNITS), ROYAL_NAME)
+COIN_BY_NAME: dict[str, int] = {n: i for i, n in enumerate(COIN_NAMES)}
+UNIT_BY_NAME: dict[str, int] = {u.name: i for i, u in enumerate(UNITS)}
+
+
+def unit_index(name: str) -> int:
+    """The index of a unit by its notation name (KeyError if unknown)."""
+    return UNIT_BY_NAME[name]
+
+
+#: The first-game armies (rulebook picture): faction A, then faction B.
+FIRST_GAME: tuple[tuple[int, ...], tuple[int, ...]] = (
+    tuple(unit_index(n) for n in ("swordsman", "pikeman", "crossbowman", "light-cavalry")),
+    tuple(unit_index(n) for n in ("archer", "cavalry", "lancer", "scout")),
+)
+
+assert sum(u.coins for u in UNITS) == 74, "the box holds 74 unit coins"

@@ -1,0 +1,109 @@
+"""`tourney play` and `tourney validate` through typer's CliRunner, on the toy game."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from harness.cli import app
+
+runner = CliRunner()
+
+
+def write(tmp: Path, name: str, source: str) -> str:
+    path = tmp / name
+    path.write_text(textwrap.dedent(source))
+    return str(path)
+
+
+def test_play_prints_the_result_and_why(toy: str) -> None:
+    result = runner.invoke(app, ["play", "toy", "random", "greedy", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "toyduel (rules 1) seed 3; seat 0: random, seat 1: greedy"
+    assert " wins (normal): seat " in lines[-1] or lines[-1].startswith("draw (stalemate)")
+
+
+def test_play_show_draws_every_move_and_json_is_the_record(toy: str) -> None:
+    shown = runner.invoke(app, ["play", "toy", "random", "random", "--seed", "2", "--show"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.count("\nply ") >= 4 and "toyduel seed 2 decisions 1" in shown.output
+    as_json = runner.invoke(app, ["play", "toy", "random", "random", "--seed", "2", "--json"])
+    record = json.loads(as_json.output)
+    assert record["seed"] == 2 and record["seats"] == ["random", "random#1"]
+    assert len(record["moves"]) == record["decisions"] and record["termination"] in (
+        "normal", "stalemate")
+
+
+def test_play_variant_alias_and_sandboxed_builtins(toy: str) -> None:
+    result = runner.invoke(app, ["play", "toy", "random", "random", "greedy", "--variant",
+                                 "players=3", "--variant", "hand=1", "--seed", "4", "--json",
+                                 "--sandbox-builtins"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["variant"] == {"players": "3", "hand": "1"} and len(record["returns"]) == 3
+
+
+def test_play_reports_a_forfeit_with_its_reason(toy: str, tmp_path: Path) -> None:
+    bad = write(tmp_path, "bad.py", "def act(o, legal):\n    return 'play 0'\n")
+    result = runner.invoke(app, ["play", "toy", bad, "random", "--seed", "1",
+                                 "--move-time", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert "seat 0 (bad) forfeits: illegal; seat 0 (bad) played 'play 0'" in result.output
+
+
+def test_play_errors_are_one_line_with_the_fix(toy: str, tmp_path: Path) -> None:
+    cases = [
+        (["play", "chess", "random", "random"], "unknown game 'chess'; known games:"),
+        (["play", "toy", "random"], "needs 2 bots, got 1; give one bot per seat"),
+        (["play", "toy", "nothere.py", "random"], "bot file 'nothere.py' not found; check the"),
+        (["play", "toy", "random", "mybot"], "'mybot' is not a bot spec; give a .py bot file"),
+        (["play", "toy", "random", "random", "--variant", "hand"], "--variant expects key=value"),
+        (["play", "toy", "random", "random", "--variant", "hand=9"], "choose one of: 1, 2, 3"),
+        (["validate", "nothere.py", "--game", "toy"], "bot file 'nothere.py' not found"),
+    ]
+    for args, message in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.startswith("tourney: error: ") and message in result.output, args
+        assert result.output.count("\n") == 1
+
+
+def test_validate_passes_a_good_bot(toy: str, tmp_path: Path) -> None:
+    good = write(tmp_path, "good.py", """
+        class Good:
+            def act(self, observation, legal_actions):
+                return legal_actions[0]
+    """)
+    result = runner.invoke(app, ["validate", good, "--game", "toy", "--games", "1"])
+    assert result.exit_code == 0, result.output
+    assert "ok   start-up in" in result.output
+    assert "seat 0 game 1" in result.output and "seat 1 game 1" in result.output
+    assert result.output.rstrip().endswith(f"PASS: {good} is ready for toy")
+
+
+def test_validate_fails_a_slow_or_broken_bot_with_reasons(toy: str, tmp_path: Path) -> None:
+    slow = write(tmp_path, "slow.py", """
+        import time
+        def act(observation, legal_actions):
+            if observation["seat"] == 1:
+                time.sleep(5)
+            return legal_actions[0]
+    """)
+    result = runner.invoke(app, ["validate", slow, "--game", "toy", "--games", "1",
+                                 "--move-time", "0.2", "--overage", "0"])
+    assert result.exit_code == 1, result.output
+    assert "ok   seat 0 game 1" in result.output
+    assert "FAIL seat 1 game 1" in result.output and "timeout" in result.output
+    broken = write(tmp_path, "broken.py", "def act(observation, legal_actions:\n    pass\n")
+    result = runner.invoke(app, ["validate", broken, "--game", "toy"])
+    assert result.exit_code == 1
+    assert "FAIL start-up: gave up: could not load bot: syntax error in broken.py line 1" in (
+        result.output)
+    two = write(tmp_path, "two.py", "class A:\n    def act(self, o, l): return l[0]\n"
+                "class B:\n    def act(self, o, l): return l[0]\n")
+    result = runner.invoke(app, ["validate", two, "--game", "toy"])
+    assert result.exit_code == 1 and "choose one with two.py:A" in result.output

@@ -1,0 +1,136 @@
+"""Build Battle Line positions compactly for tests.
+
+>>> s = position([(0, 3, "r3 r4 r5"), (1, 3, "y8 r8 g8")], hands=("b1", "b2"))
+>>> s.can_claim(0, 2)
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+
+from games.battleline.cards import (
+    ALL_TACTICS,
+    ALL_TROOPS,
+    CARD_IDS,
+    GUILE,
+    LEADER_MASK,
+    NUM_TROOPS,
+    iter_bits,
+)
+from games.battleline.state import NUM_FLAGS, P_CLAIM, PHASE_NAMES, BattleLineState
+
+Placement = tuple[int, int, str]  # (seat, flag 1..9, "card card ...")
+
+
+def ids(text: str) -> list[int]:
+    """Card ids of a space-separated list of names: ``ids("r7 alexander")``."""
+    return [CARD_IDS[n] for n in text.split()]
+
+
+def mask(text: str) -> int:
+    """Bit mask of a space-separated list of names."""
+    out = 0
+    for c in ids(text):
+        out |= 1 << c
+    return out
+
+
+def position(
+    board: Iterable[Placement] = (),
+    *,
+    hands: Sequence[str] = ("", ""),
+    env: Iterable[tuple[str, int, int]] = (),
+    discards: Sequence[str] = ("", ""),
+    claimed: dict[int, int] | None = None,
+    turn: int = 0,
+    rules: str = "standard",
+    tactics_played: Sequence[int] | None = None,
+    leader_played: Sequence[bool] | None = None,
+    troop_deck: str | None = None,
+    tactics_deck: str | None = None,
+    seed: int = 0,
+) -> BattleLineState:
+    """A position at the start of ``turn``'s turn.
+
+    ``board``: placements in the order they happened (each card gets the next decision number,
+    so the order decides who completed a side later); ``env``: (``"fog"``/``"mud"``, owner
+    seat, flag 1..9); ``claimed``: flag 1..9 -> seat. Every card not mentioned goes into the
+    decks (shuffled with ``seed``), unless ``troop_deck``/``tactics_deck`` list the decks
+    (top card last). Tactics played default to the tactics each seat has on the board, as
+    environment cards and (guile cards) in its discard pile.
+    """
+    state = BattleLineState(seed, {"rules": rules})
+    used = 0
+    ply = 0
+    for seat, flag, text in board:
+        for c in ids(text):
+            state._place(seat, c, flag - 1)
+            state.placed[c] = ply
+            ply += 1
+            used |= 1 << c
+    played = [0, 0]
+    for seat in (0, 1):
+        for side in range(NUM_FLAGS):
+            played[seat] += sum(1 for c in state.sides[seat * NUM_FLAGS + side] if c >= NUM_TROOPS)
+    for kind, owner, flag in env:
+        card = CARD_IDS[kind]
+        (state.fog if kind == "fog" else state.mud)[flag - 1] = owner
+        state.placed[card] = ply
+        ply += 1
+        used |= 1 << card
+        played[owner] += 1
+    for seat in (0, 1):
+        state.discards[seat] = ids(discards[seat])
+        for c in state.discards[seat]:
+            used |= 1 << c
+            if c in GUILE:
+                played[seat] += 1
+            if c < NUM_TROOPS:
+                state.gone |= 1 << c
+        state.hands[seat] = mask(hands[seat])
+        used |= state.hands[seat]
+    for flag, seat in (claimed or {}).items():
+        state.claimed[flag - 1] = seat
+    everything = state.troop_all | (ALL_TACTICS if state.tactics_on else 0)
+    rest = everything & ~used
+    rng = random.Random(seed)
+    decks = ((ALL_TROOPS, troop_deck), (ALL_TACTICS, tactics_deck))
+    for d, (kind_mask, listed) in enumerate(decks):
+        if listed is not None:
+            state.decks[d] = ids(listed)
+        else:
+            cards = list(iter_bits(rest & kind_mask))
+            rng.shuffle(cards)
+            state.decks[d] = cards
+    state.tactics_played = list(tactics_played) if tactics_played is not None else played
+    if leader_played is not None:
+        state.leader_played = list(leader_played)
+    else:
+        state.leader_played = [
+            any(state.where[c] // NUM_FLAGS == s for c in iter_bits(LEADER_MASK)
+                if state.where[c] >= 0)
+            for s in (0, 1)
+        ]
+    state.ply = ply
+    state.turn = turn
+    state._start_turn()
+    return state
+
+
+def after_play(state: BattleLineState) -> BattleLineState:
+    """Move a position built by :func:`position` into its claim phase (as after a play)."""
+    state._after_play()
+    return state
+
+
+def phase(state: BattleLineState) -> str:
+    """The phase name of a state."""
+    return PHASE_NAMES[state.phase]
+
+
+def claims(state: BattleLineState) -> list[int]:
+    """Flags (1..9) the player to move may claim now, per the claim phase."""
+    assert state.phase == P_CLAIM, phase(state)
+    return [f + 1 for f in state._claims]

@@ -62,7 +62,7 @@ class WarChestGame:
             s.initiative = second
             return s
         if var["setup"] == "first-game":
-            s.cards = [list(FIRST_GAME[0]), list(FIRST_GAME[1])]
+            s.cards = [sorted(FIRST_GAME[0]), sorted(FIRST_GAME[1])]
             s.initiative = 0
         else:
             per = 4 if players == 2 else 3

@@ -395,14 +395,18 @@ def write_logs(log_dir: Path, record: GameRecord) -> None:
 
 @contextlib.contextmanager
 def _quiet_logs() -> Iterator[None]:
-    """Silence distributed's loggers for a moment (its own tracebacks after a lost scheduler)."""
-    logger = logging.getLogger("distributed")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL + 1)
+    """Silence distributed's loggers for a moment (its reconnection tracebacks after a lost
+    scheduler; dask configures the level of each of its loggers, so each one is disabled)."""
+    loggers = [logging.getLogger(name) for name in list(logging.Logger.manager.loggerDict)
+               if name == "distributed" or name.startswith("distributed.")]
+    before = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, disabled in zip(loggers, before, strict=True):
+            logger.disabled = disabled
 
 
 # --------------------------------------------------------------------------------------------

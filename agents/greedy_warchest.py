@@ -1,0 +1,64 @@
+"""A one-step War Chest heuristic: try every legal action on a sampled state, keep the best.
+
+``choose(observation, legal_actions, rng)`` deals the hidden coins at random
+(``sample_state``), applies each legal action to a copy and scores the result for the acting
+team: winning outright, control markers, coins on the board, units standing on locations they
+could control next, closeness to such locations, and coins owned outside the supply. Ties are
+broken at random. Uses only the public games package.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from games import registry
+from games.warchest.state import WarChestState
+from games.warchest.units import ROYAL
+
+WIN = 1_000_000.0
+
+
+def _evaluate(s: WarChestState, team: int) -> float:
+    """Score of a position for ``team`` (higher is better)."""
+    if s.winner >= 0:
+        return WIN if s.winner == team else -WIN
+    b = s.board
+    ctrl = s.ctrl
+    score = 100.0 * (s.markers_placed(team) - s.markers_placed(1 - team))
+    targets = [h for h in b.locations if ctrl[h] != team]
+    for h, _t, owner, height in s.iter_units():
+        sign = 1.0 if owner % 2 == team else -1.0
+        value = 12.0 + 5.0 * height
+        if b.is_location[h] and ctrl[h] != owner % 2:
+            value += 25.0  # one control action away from a marker
+        elif targets and sign > 0:
+            value -= 3.0 * min(b.dist[h][x] for x in targets)
+        score += sign * value
+    for seat in range(s.n):
+        sign = 1.0 if seat % 2 == team else -1.0
+        owned = sum(s.bag[seat]) + sum(s.hand[seat]) + sum(s.faceup[seat]) + sum(
+            s.facedown[seat]) - (1 if s.bag[seat][ROYAL] + s.hand[seat][ROYAL] else 0)
+        score += sign * 2.0 * owned
+    return score
+
+
+def choose(observation: dict[str, Any], legal_actions: list[str], rng: random.Random) -> str:
+    """The legal action whose result scores best for the acting seat's team."""
+    if len(legal_actions) == 1:
+        return legal_actions[0]
+    game = registry.get("warchest")
+    base = game.sample_state(observation, rng)
+    assert isinstance(base, WarChestState)
+    team = int(observation["seat"]) % 2
+    best: list[str] = []
+    best_score = -float("inf")
+    for action in legal_actions:
+        trial = base.clone()
+        trial.apply(action)
+        value = _evaluate(trial, team)
+        if value > best_score:
+            best, best_score = [action], value
+        elif value == best_score:
+            best.append(action)
+    return rng.choice(best)

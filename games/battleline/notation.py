@@ -75,17 +75,18 @@ Action = tuple[int, int, int]  # (kind, card or -1, flag 0..8 / deck 0..1 / DISC
 def _build() -> dict[str, Action]:
     table: dict[str, Action] = {}
     placeable = [*range(NUM_TROOPS), *MORALE]
+    on_board = [*placeable, FOG, MUD]  # every card that can lie beside a flag
     for card in placeable:
         for f in range(NUM_FLAGS):
             table[f"play {CARD_NAMES[card]} {f + 1}"] = (PLAY, card, f)
+    # Redeploy, Deserter and Traitor parse with any card that can lie beside a flag; which
+    # of them each tactic may really take is a rules question (IllegalAction), not syntax.
+    for card in on_board:
+        for f in range(NUM_FLAGS):
             table[f"redeploy {CARD_NAMES[card]} {f + 1}"] = (REDEPLOY_A, card, f)
+            table[f"traitor {CARD_NAMES[card]} {f + 1}"] = (TRAITOR_A, card, f)
         table[f"redeploy {CARD_NAMES[card]} discard"] = (REDEPLOY_A, card, DISCARD)
         table[f"deserter {CARD_NAMES[card]}"] = (DESERTER_A, card, -1)
-    for card in (FOG, MUD):
-        table[f"deserter {CARD_NAMES[card]}"] = (DESERTER_A, card, -1)
-    for card in range(NUM_TROOPS):
-        for f in range(NUM_FLAGS):
-            table[f"traitor {CARD_NAMES[card]} {f + 1}"] = (TRAITOR_A, card, f)
     for f in range(NUM_FLAGS):
         table[f"fog {f + 1}"] = (FOG_A, FOG, f)
         table[f"mud {f + 1}"] = (MUD_A, MUD, f)

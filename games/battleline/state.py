@@ -688,6 +688,10 @@ class BattleLineState:
             return f"seat {me}'s side of {flag_word} is full"
         if kind == SCOUT_A:
             return "both decks are empty"
+        if kind == TRAITOR_A and card >= NUM_TROOPS:
+            return f"Traitor takes troops only, not {CARD_NAMES[card]}"
+        if kind == REDEPLOY_A and card in (FOG, MUD):
+            return "environment cards cannot be redeployed"
         if kind in (REDEPLOY_A, TRAITOR_A):
             owner = me if kind == REDEPLOY_A else 1 - me
             side = self.where[card]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from harness.cli import UserError, app, fail
-from harness.records import BotRef, GameRecord, GameSpec, Limits, Termination
+from harness.records import BotRef, GameRecord, GameSpec, Limits
 
 if TYPE_CHECKING:
     from games.protocol import Game, State
@@ -295,5 +295,3 @@ def validate_cmd(
     typer.echo(f"FAIL: {bot}: {report.failures[0]}")
     raise typer.Exit(1)
 
-
-__all__ = ["Termination", "play_one", "validate_bot"]

@@ -19,11 +19,14 @@ import hashlib
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.bot_runner import BotFactory, BotLoadError, load_bot_file
+from harness.bot_runner import BotLoadError, load_bot_file
 from harness.protocol import JSON, Agent, AgentCrash
 from harness.records import Limits
+
+if TYPE_CHECKING:
+    from harness.bot_runner import BotFactory
 
 AGENTS_DIR = Path(__file__).resolve().parent.parent / "agents"
 BUILTINS = ("random", "greedy")

@@ -1,0 +1,91 @@
+"""Bench section `sandbox`: the cost of a sandboxed decision, games per second in-process and
+sandboxed, and the built-in greedy bot's win rate against random on every registered game."""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import time
+
+from harness.bench import figure
+from harness.records import BotRef, GameSpec, Limits
+
+
+def _round_trip_us(quick: bool) -> tuple[float, float]:
+    """Median microseconds of one act round trip: a Battle Line observation, and a tiny one."""
+    from games import registry
+    from harness.loader import parse_spec
+    from harness.sandbox import SandboxedAgent, harden_referee
+
+    harden_referee()
+    state = registry.get("battleline").new_game(1)
+    observation, legal = state.observation(0), state.legal_actions()
+    tiny_obs, tiny_legal = {"game": "battleline", "seat": 0, "current_player": 0}, ["a", "b"]
+    agent = SandboxedAgent(parse_spec("sandbox:random"), Limits())
+    try:
+        agent.start({"game": "battleline", "seat": 0, "rng_seed": 1}, 10.0)
+        n = 500 if quick else 3000
+        medians = []
+        for obs, acts in ((observation, legal), (tiny_obs, tiny_legal)):
+            times = []
+            for _ in range(n):
+                t0 = time.perf_counter()
+                agent.act(obs, acts, 10.0)
+                times.append(time.perf_counter() - t0)
+            medians.append(statistics.median(times) * 1e6)
+    finally:
+        agent.close()
+    return medians[0], medians[1]
+
+
+def _games_per_second(game: str, seats: tuple[str, str], games: int) -> tuple[float, float]:
+    """Games per second and mean decisions per game."""
+    from harness.referee import play_game
+
+    refs = (BotRef("a", seats[0]), BotRef("b", seats[1]))
+    decisions = 0
+    t0 = time.perf_counter()
+    for seed in range(games):
+        decisions += play_game(GameSpec(f"b{seed}", game, {}, seed, refs)).decisions
+    return games / (time.perf_counter() - t0), decisions / games
+
+
+def _greedy_win_rate(game: str, games: int) -> tuple[float, float, float]:
+    """Greedy vs random, seats alternated: greedy's win, draw and forfeit fractions."""
+    from harness.referee import play_game
+
+    wins = draws = forfeits = 0
+    for seed in range(games):
+        greedy_seat = seed % 2
+        refs = tuple(BotRef(f"s{i}", "greedy" if i == greedy_seat else "random")
+                     for i in range(2))
+        record = play_game(GameSpec(f"w{seed}", game, {}, seed, refs))
+        wins += record.returns[greedy_seat] > 0
+        draws += record.returns[greedy_seat] == 0
+        forfeits += record.offender is not None
+    return wins / games, draws / games, forfeits / games
+
+
+def run(quick: bool) -> None:
+    from games import registry
+
+    big, tiny = _round_trip_us(quick)
+    figure("sandboxed decision round trip, Battle Line observation (median)", big, "µs")
+    figure("sandboxed decision round trip, tiny observation (median)", tiny, "µs")
+    n_in, n_box = (100, 10) if quick else (500, 40)
+    for name in registry.names():
+        rate, mean = _games_per_second(name, ("random", "random"), n_in)
+        figure(f"{name} random vs random in-process", rate, "games/s",
+               f"{mean:.0f} decisions per game")
+        rate, _ = _games_per_second(name, ("sandbox:random", "sandbox:random"), n_box)
+        figure(f"{name} random vs random sandboxed", rate, "games/s",
+               "two bot processes started per game")
+    games = 200 if quick else 400
+    for name in registry.names():
+        if importlib.util.find_spec(f"agents.greedy_{name}") is None:
+            print(f"  {name}: no agents/greedy_{name}.py yet, greedy plays at random", flush=True)
+        t0 = time.perf_counter()
+        win, draw, forfeit = _greedy_win_rate(name, games)
+        note = f"{games} games, seats alternated, {draw:.0%} draws, {forfeit:.0%} forfeits, " \
+               f"{time.perf_counter() - t0:.0f} s"
+        figure(f"{name} greedy win rate vs random", win * 100, "%", note)

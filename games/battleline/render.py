@@ -37,7 +37,7 @@ def render(state: BattleLineState) -> str:
         f"decks: troops {len(state.decks[0])}, tactics {len(state.decks[1])} | "
         f"hands: {state.hands[0].bit_count()}/{state.hands[1].bit_count()} | "
         f"tactics played: {state.tactics_played[0]}/{state.tactics_played[1]}",
-        f"flag {'seat 0':<{_SIDE_WIDTH}} {'env':<9} {'seat 1':<{_SIDE_WIDTH}}",
+        f"flag {'seat 0':<{_SIDE_WIDTH}} {'env':<9} seat 1",
     ]
     for f in range(NUM_FLAGS):
         cap = state.capacity(f)

@@ -7,11 +7,11 @@ same rules in-process and in the sandbox.
 
 Start-up, in order, before any bot code runs:
 
-1. ``--confine JSON``: resource limits (address space, CPU, file size, no core dumps), no network
-   (a new network namespace, when the OS permits), a new PID and mount namespace with a private
-   ``/proc`` when running as root (so the referee is invisible and every process the bot starts
-   dies with it), then the switch to the unprivileged user, ``no_new_privs`` and a parent-death
-   signal.
+1. ``--confine JSON``: resource limits (address space, CPU, file size, no core dumps); new
+   network, mount and PID namespaces with a private ``/proc`` where the OS permits (no network,
+   the referee is invisible, and every process the bot starts dies with it; without root inside
+   a new user namespace); as root, the switch to the unprivileged user; then ``no_new_privs``
+   and a parent-death signal.
 2. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
    both go to the log pipe the referee drains, and its ``stdin`` is ``/dev/null``, so nothing the
    bot prints can corrupt the protocol.
@@ -178,11 +178,9 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     uid = cfg.get("uid")
     achieved: dict[str, Any] = {"network": False, "pid_namespace": False}
     if libc is not None and cfg.get("isolate", True):
-        if uid is not None and os.geteuid() == 0:
-            achieved.update(_isolate_as_root(libc))
-        else:
-            # an unprivileged user may still get a private network in a new user namespace
-            achieved["network"] = libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) == 0
+        # root creates the namespaces directly; anyone else first needs a user namespace
+        as_root = uid is not None and os.geteuid() == 0
+        achieved.update(_isolate(libc, user_namespace=not as_root))
     if uid is not None and os.geteuid() == 0:
         gid = int(cfg.get("gid", uid))
         os.setgroups([])
@@ -198,15 +196,17 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     return achieved
 
 
-def _isolate_as_root(libc: Any) -> dict[str, bool]:
+def _isolate(libc: Any, user_namespace: bool) -> dict[str, bool]:
     """New network, mount and PID namespaces; this process forks and waits, the child goes on.
 
     The child is PID 1 of the new namespace and mounts its own ``/proc``, so it sees none of the
     referee's processes, and when it dies the kernel kills everything the bot started.
-    Namespaces the OS refuses (e.g. in an unprivileged container) are skipped silently.
+    Without root this needs a new user namespace too (most Linux kernels allow it). Namespaces
+    the OS refuses (e.g. in an unprivileged container) are skipped silently.
     """
-    if libc.unshare(_CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID) != 0:
-        return {"network": libc.unshare(_CLONE_NEWNET) == 0}
+    user = _CLONE_NEWUSER if user_namespace else 0
+    if libc.unshare(user | _CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID) != 0:
+        return {"network": libc.unshare(user | _CLONE_NEWNET) == 0}
     child = os.fork()
     if child:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

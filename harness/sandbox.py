@@ -4,8 +4,8 @@ One :class:`SandboxedAgent` is one bot process for one game (a fresh process per
 that died in one game simply gets a new process in the next). The bot file is copied with the
 runner (:mod:`harness.bot_runner`) into a private temporary directory, and the runner starts in
 a new session (its own process group) and confines itself before any bot code runs: rlimits on
-address space, CPU time and file size; no network where the OS permits; when tourney runs as root
-a new PID namespace with its own ``/proc`` and the switch to the unprivileged ``nobody`` user.
+address space, CPU time and file size; new network, mount and PID namespaces (no network, its own
+``/proc``) where the OS permits; and when tourney runs as root, the unprivileged ``nobody`` user.
 
 The referee waits for each answer with ``poll`` on the pipe until the deadline, then kills the
 bot's whole process group: a looping or sleeping bot is stopped at its deadline, not judged

@@ -54,6 +54,7 @@ from games.battleline.notation import (
     KIND_NAMES,
     MUD_A,
     NUM_FLAGS,
+    PARSE,
     PASS,
     PLAY,
     REDEPLOY_A,
@@ -101,11 +102,26 @@ _DRAW_BOTH = sorted([ACTION_STRINGS[(DRAW, -1, 0)], ACTION_STRINGS[(DRAW, -1, 1)
 _SCOUT_DRAW_BOTH = sorted(
     [ACTION_STRINGS[(SCOUT_DRAW, -1, 0)], ACTION_STRINGS[(SCOUT_DRAW, -1, 1)]]
 )
+_PARSE_GET = PARSE.get
 _DONE = ACTION_STRINGS[(DONE, -1, -1)]
 _PASS = ACTION_STRINGS[(PASS, -1, -1)]
 _SCOUT = ACTION_STRINGS[(SCOUT_A, SCOUT, -1)]
 
-_HAND_TACTICS_ORDER = (60, 61, 62, 63, 64, 65, 66, 67, 68, 69)
+
+
+def _play_rows() -> list[list[tuple[str, ...]]]:
+    """_PLAY_ROWS[card][free-flag mask]: the ``play`` strings of a card onto those flags."""
+    rows = []
+    for c in range(NUM_CARDS):
+        names = _PLAY_STR[c]
+        rows.append([
+            tuple(names[f] for f in range(NUM_FLAGS) if m >> f & 1) if names[0] else ()
+            for m in range(1 << NUM_FLAGS)
+        ])
+    return rows
+
+
+_PLAY_ROWS = _play_rows()
 
 
 def _popcount(x: int) -> int:
@@ -289,7 +305,37 @@ class BattleLineState:
 
     def claimable(self, seat: int) -> list[int]:
         """Flags (0-based) ``seat`` could claim now."""
-        return [f for f in range(NUM_FLAGS) if self.can_claim(seat, f)]
+        # The same proof as can_claim, inlined: this runs after every play.
+        sides = self.sides
+        smask = self.smask
+        claimed = self.claimed
+        mud = self.mud
+        fogs = self.fog
+        base = seat * NUM_FLAGS
+        obase = NUM_FLAGS - base
+        out = []
+        avail = -1
+        for f in range(NUM_FLAGS):
+            if claimed[f] >= 0:
+                continue
+            n = 4 if mud[f] >= 0 else 3
+            if len(sides[base + f]) != n:
+                continue
+            fog = fogs[f] >= 0
+            rank = fm.complete_rank(smask[base + f], n, fog)
+            have = len(sides[obase + f])
+            if have == n:
+                other = fm.complete_rank(smask[obase + f], n, fog)
+                if rank > other or (
+                    rank == other and self.moment(base + f) < self.moment(obase + f)
+                ):
+                    out.append(f)
+                continue
+            if avail < 0:
+                avail = self.troop_all & ~self.gone
+            if not fm.can_beat(smask[obase + f], n - have, avail, n, fog, rank, self.max_value):
+                out.append(f)
+        return out
 
     # ------------------------------------------------------------------ legal actions
 
@@ -330,18 +376,27 @@ class BattleLineState:
         me = self.turn
         opp = 1 - me
         hand = self.hands[me]
-        free = self._free_flags(me)
+        sides = self.sides
+        claimed = self.claimed
+        mud = self.mud
+        base = me * NUM_FLAGS
+        free = 0
+        for f in range(NUM_FLAGS):
+            if claimed[f] < 0 and len(sides[base + f]) < (4 if mud[f] >= 0 else 3):
+                free |= 1 << f
         out: list[str] = []
         troops = hand & ALL_TROOPS
         if troops and free:
-            for c in iter_bits(troops):
-                row = _PLAY_STR[c]
-                out.extend([row[f] for f in free])
+            rows = _PLAY_ROWS
+            while troops:
+                low = troops & -troops
+                out += rows[low.bit_length() - 1][free]
+                troops ^= low
         else:
             out.append(_PASS)
         tactics = hand & ALL_TACTICS
         if tactics and self.tactics_played[me] <= self.tactics_played[opp]:
-            self._tactic_actions(me, tactics, free, out)
+            self._tactic_actions(me, tactics, self._free_flags(me), out)
         out.sort()
         return out
 
@@ -391,7 +446,9 @@ class BattleLineState:
     # ------------------------------------------------------------------ applying actions
 
     def apply(self, action: str) -> None:
-        parsed = parse(action)
+        parsed = _PARSE_GET(action)
+        if parsed is None:
+            parsed = parse(action)
         legal = self._legal
         if legal is None:
             legal = self._generate()

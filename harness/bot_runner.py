@@ -190,35 +190,55 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
         libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         parent = int(cfg.get("parent", 0))
-        if parent and os.getppid() != parent and os.getppid() != 0:
+        if parent and not achieved["pid_namespace"] and os.getppid() != parent:
             os._exit(70)  # the parent died before the death signal was armed
     achieved["uid"] = os.getuid()
     return achieved
 
 
 def _isolate(libc: Any, user_namespace: bool) -> dict[str, bool]:
-    """New network, mount and PID namespaces; this process forks and waits, the child goes on.
+    """New network, mount and PID namespaces, with three processes from here on.
 
-    The child is PID 1 of the new namespace and mounts its own ``/proc``, so it sees none of the
-    referee's processes, and when it dies the kernel kills everything the bot started.
-    Without root this needs a new user namespace too (most Linux kernels allow it). Namespaces
-    the OS refuses (e.g. in an unprivileged container) are skipped silently.
+    This process stays outside and waits (the referee's child); its child is PID 1 of the new
+    namespace: it mounts a private ``/proc`` (so the bot sees none of the referee's processes)
+    and waits in turn; its child, PID 2, returns from here and becomes the bot. The bot is not
+    PID 1 so signals such as SIGXCPU (the CPU rlimit) act on it normally; when PID 1 dies the
+    kernel kills everything the bot started. Without root this needs a new user namespace too
+    (most Linux kernels allow it). Namespaces the OS refuses (e.g. in an unprivileged container)
+    are skipped silently.
     """
     user = _CLONE_NEWUSER if user_namespace else 0
     if libc.unshare(user | _CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID) != 0:
         return {"network": libc.unshare(user | _CLONE_NEWNET) == 0}
-    child = os.fork()
-    if child:
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        _, status = os.waitpid(child, 0)
-        if os.WIFSIGNALED(status):  # die the same way, so the referee can say how
-            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
-            os.kill(os.getpid(), os.WTERMSIG(status))
-        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    _wait_and_pass_on(libc, os.fork())  # returns only in the child
     private = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
     flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
     own_proc = private and libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0
+    _wait_and_pass_on(libc, os.fork())
     return {"network": True, "pid_namespace": True, "private_proc": own_proc}
+
+
+def _wait_and_pass_on(libc: Any, child: int) -> None:
+    """In the parent of a fork: reap children until ``child`` ends, then end the same way.
+
+    A death by signal is passed on as exit status 128 + the signal (PID 1 cannot kill itself),
+    and the outermost process turns that back into the signal, so the referee can say how the
+    bot died. In the child (``child == 0``) this returns at once.
+    """
+    if child == 0:
+        return
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    while True:
+        pid, status = os.wait()
+        if pid == child:
+            break
+    code = os.waitstatus_to_exitcode(status)
+    sig = -code if code < 0 else code - 128 if code > 128 else 0
+    if sig and os.getpid() != 1:
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    os._exit(128 + sig if sig else code)
 
 
 # --------------------------------------------------------------------------------------------

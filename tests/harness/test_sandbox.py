@@ -249,7 +249,8 @@ def test_a_bot_cannot_see_the_referee_or_the_network(toy: str, tmp_path: Path) -
                     net = "open"
                 except OSError:
                     net = "closed"
-                print(json.dumps({"uid": os.getuid(), "pids": sorted(os.listdir("/proc")),
+                print(json.dumps({"uid": os.getuid(), "pid": os.getpid(),
+                                  "pids": sorted(os.listdir("/proc")),
                                   "mem": found, "states": len(states), "net": net}))
             def act(self, o, legal):
                 return legal[0]
@@ -263,8 +264,9 @@ def test_a_bot_cannot_see_the_referee_or_the_network(toy: str, tmp_path: Path) -
     user = sandbox_user()
     if user is not None:  # running as root (tests here and in CI): bots run as nobody
         assert seen["uid"] == user[0]
-        assert seen["mem"] in ([], ["1"])  # at most its own memory, never the referee's
-        assert [p for p in seen["pids"] if p.isdigit()] == ["1"]  # its own PID namespace
+        # its own PID namespace: only itself and the namespace's idle init are visible
+        assert [p for p in seen["pids"] if p.isdigit()] == ["1", "2"] and seen["pid"] == 2
+        assert set(seen["mem"]) <= {"2"}  # at most its own memory, never the referee's
     # and the referee itself is not dumpable (no ptrace, no /proc/<pid>/mem by its user)
     libc = ctypes.CDLL(None, use_errno=True)
     assert libc.prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE
@@ -307,3 +309,11 @@ def test_sandboxed_builtins_play_the_same_game_as_in_process(toy: str) -> None:
     slow = play_game(GameSpec("g", toy, {}, 9, boxed))
     assert [m.action for m in fast.moves] == [m.action for m in slow.moves]
     assert fast.returns == slow.returns
+
+
+def test_the_cpu_limit_is_an_rlimit_in_the_bot_process(toy: str, tmp_path: Path) -> None:
+    spinner = bot(tmp_path, "def act(o, legal):\n    while True:\n        pass\n")
+    limits = Limits(move_time=20.0, overage=0.0, cpu_seconds=1)
+    term, reason, _, took, _ = play(toy, spinner, "random", limits=limits)
+    assert term is Termination.CRASH and "SIGXCPU: CPU time limit exceeded" in reason
+    assert took < 10

@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 CACHE_DIRNAME = "tourney-bots"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
 WORKER_WAIT = 30.0  # seconds to wait for a first worker to join an empty scheduler
+MAX_BATCH = 20  # most games per task (games between in-process bots)
+TASKS_PER_THREAD = 8  # tasks per worker thread at least, when batching
 
 
 class ClusterError(RuntimeError):
@@ -210,9 +212,16 @@ def localize_spec(spec: GameSpec, seats: Sequence[ShippedBot | None], root: Path
     return replace(spec, seats=tuple(refs))
 
 
-def play_on_worker(spec: GameSpec, seats: tuple[ShippedBot | None, ...],
-                   play: bytes | None = None) -> GameRecord:
-    """The task a worker runs: one game, its bots read from the worker's cache.
+@dataclass(frozen=True)
+class Task:
+    """One game as it travels to a worker: its spec and, per seat, the shipped bot file."""
+
+    spec: GameSpec
+    seats: tuple[ShippedBot | None, ...]
+
+
+def play_batch(tasks: list[Task], play: bytes | None = None) -> list[GameRecord]:
+    """The task a worker runs: a few games in a row, their bots read from the worker's cache.
 
     Never raises for a game: a bot's failure is in the record (the referee judges it) and a
     failure of the harness itself becomes a void record (:func:`harness.executors.safe_play`),
@@ -221,11 +230,54 @@ def play_on_worker(spec: GameSpec, seats: tuple[ShippedBot | None, ...],
     """
     from harness.executors import default_play, safe_play, void_record
 
+    player = cloudpickle.loads(play) if play else default_play()
+    root = cache_root(get_worker().local_directory)
+    records: list[GameRecord] = []
+    for task in tasks:
+        try:
+            local = localize_spec(task.spec, task.seats, root)
+        except ClusterError as exc:
+            records.append(void_record(task.spec, Termination.CRASH, str(exc)))
+            continue
+        records.append(safe_play(player, local))
+    return records
+
+
+def runs_in_process(ref: BotRef) -> bool:
+    """Whether the referee runs this bot in its own process (a trusted, fast built-in)."""
+    from harness.loader import BotSpecError, parse_spec
+
     try:
-        local = localize_spec(spec, seats, cache_root(get_worker().local_directory))
-    except ClusterError as exc:
-        return void_record(spec, Termination.CRASH, str(exc))
-    return safe_play(cloudpickle.loads(play) if play else default_play(), local)
+        return not parse_spec(ref.spec).sandboxed
+    except BotSpecError:
+        return False
+
+
+def batch_size(fast_games: int, threads: int) -> int:
+    """Games per task for games between in-process bots (a few ms each).
+
+    Alone, such a game would cost less than the scheduler's round trip; batched, each thread
+    still gets about :data:`TASKS_PER_THREAD` tasks, for balance and fine-grained recovery.
+    """
+    return max(1, min(MAX_BATCH, fast_games // (TASKS_PER_THREAD * max(1, threads))))
+
+
+def make_batches(tasks: list[Task], size: int) -> list[list[Task]]:
+    """Tasks in schedule order: games with a sandboxed bot alone (they take seconds), games
+    between in-process bots ``size`` at a time."""
+    batches: list[list[Task]] = []
+    fast: list[Task] = []
+    for task in tasks:
+        if all(runs_in_process(ref) for ref in task.spec.seats):
+            fast.append(task)
+            if len(fast) == size:
+                batches.append(fast)
+                fast = []
+        else:
+            batches.append([task])
+    if fast:
+        batches.append(fast)
+    return batches
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,13 +347,17 @@ class DaskExecutor:
 
     ``log_dir``: where the bots' captured output is written, as in a local run; the workers keep
     nothing, the logs come back inside the records and are written here by the client.
+    ``batch``: games per task between in-process bots (default: :func:`batch_size`); a game
+    with a sandboxed bot is always a task of its own.
     """
 
     def __init__(self, address: str, play: PlayFn | None = None, *,
-                 log_dir: Path | None = None, connect_timeout: float = CONNECT_TIMEOUT,
+                 log_dir: Path | None = None, batch: int | None = None,
+                 connect_timeout: float = CONNECT_TIMEOUT,
                  worker_wait: float = WORKER_WAIT) -> None:
         self.address = address
         self.log_dir = log_dir
+        self.batch = batch
         self.lost = False
         self._play = play
         self._closed = False
@@ -319,54 +375,71 @@ class DaskExecutor:
             return
         plugins, shipped = collect_bot_files(todo)
         ship_bots(self.client, plugins)
-        run_id = uuid.uuid4().hex[:8]
+        tasks = [Task(spec, tuple(shipped.get(ref.spec) for ref in spec.seats)) for spec in todo]
+        fast = sum(all(runs_in_process(ref) for ref in spec.seats) for spec in todo)
+        size = self.batch if self.batch is not None else batch_size(fast, self.workers)
         # cloudpickle by hand: Dask's own pickling sends nested functions by reference only.
         play = cloudpickle.dumps(self._play) if self._play is not None else None
-        by_key: dict[str, GameSpec] = {}
-        futures: list[Future[GameRecord]] = []
-        for spec in todo:
-            key = f"tourney-{spec.game_id}-{run_id}"
-            by_key[key] = spec
-            seats = tuple(shipped.get(ref.spec) for ref in spec.seats)
-            futures.append(self.client.submit(
-                play_on_worker, spec, seats, play, key=key, pure=False, retries=0))
-        outstanding = {f.key: f for f in futures}
-        pending = as_completed(futures, loop=self.client.loop)  # type: ignore[no-untyped-call]  # untyped upstream
-        del futures
+        run_id = uuid.uuid4().hex[:8]
+        batches: dict[str, list[Task]] = {}
+        live: dict[str, Future[list[GameRecord]]] = {}
+
+        def submit(batch: list[Task]) -> Future[list[GameRecord]]:
+            key = f"tourney-{batch[0].spec.game_id}-{len(batch)}-{run_id}"
+            batches[key] = batch
+            live[key] = self.client.submit(play_batch, batch, play, key=key, pure=False,
+                                           retries=0)
+            return live[key]
+
+        pending = as_completed(  # type: ignore[no-untyped-call]  # untyped upstream
+            [submit(batch) for batch in make_batches(tasks, size)], loop=self.client.loop)
         seen: set[str] = set()
         try:
             for future in pending:
-                outstanding.pop(future.key, None)
-                record = self._record(future, by_key[future.key])
+                batch = batches.pop(future.key)
+                live.pop(future.key, None)
+                records = self._records(future, batch)
                 future.release()
-                if record.game_id in seen:  # never yield a game twice
+                if records is None:  # a batch that killed its workers: retry its games alone
+                    for task in batch:
+                        pending.add(submit([task]))  # type: ignore[no-untyped-call]  # untyped
                     continue
-                seen.add(record.game_id)
-                if self.log_dir is not None:
-                    write_logs(self.log_dir, record)
-                yield record
+                for record in records:
+                    if record.game_id in seen:  # never yield a game twice
+                        continue
+                    seen.add(record.game_id)
+                    if self.log_dir is not None:
+                        write_logs(self.log_dir, record)
+                    yield record
         finally:
-            if outstanding and not self.lost:  # the caller stopped early: drop the rest
+            if live and not self.lost:  # the caller stopped early: drop the rest
                 with contextlib.suppress(Exception):
-                    self.client.cancel(list(outstanding.values()))  # type: ignore[no-untyped-call]  # untyped upstream
+                    self.client.cancel(  # type: ignore[no-untyped-call]  # untyped upstream
+                        list(live.values()))
 
-    def _record(self, future: Future[GameRecord], spec: GameSpec) -> GameRecord:
-        """The record of a finished future; a lost scheduler is a :class:`ClusterLost`."""
+    def _records(self, future: Future[list[GameRecord]],
+                 batch: list[Task]) -> list[GameRecord] | None:
+        """The records of a finished batch; None when a batch of several games failed (they
+        are retried one by one); a lost scheduler is a :class:`ClusterLost`."""
         from harness.executors import void_record
 
         try:
-            record: GameRecord = future.result()
+            records: list[GameRecord] = future.result()
         except Exception as exc:
-            if future.status == "error":  # the game killed its workers again and again
-                return void_record(spec, Termination.CRASH,
-                                   f"the game failed on the Dask workers: "
-                                   f"{exc.__class__.__name__}: {exc}")
-            self.lost = True
-            raise ClusterLost(
-                f"lost the Dask scheduler at {self.address}; the games finished so far are "
-                f"stored: restart the scheduler and workers and rerun the same command to resume"
-            ) from exc
-        return record
+            if future.status != "error":
+                self.lost = True
+                raise ClusterLost(
+                    f"lost the Dask scheduler at {self.address}; the games finished so far are "
+                    f"stored: restart the scheduler and workers and rerun the same command to "
+                    f"resume"
+                ) from exc
+            if len(batch) > 1:
+                return None
+            # This game killed worker after worker (Dask's allowed-failures): record it void.
+            return [void_record(batch[0].spec, Termination.CRASH,
+                                f"the game failed on the Dask workers: "
+                                f"{exc.__class__.__name__}: {exc}")]
+        return records
 
     def close(self) -> None:
         """Disconnect (safe twice); after a lost scheduler, without distributed's tracebacks."""
@@ -422,8 +495,9 @@ class LocalDaskProcesses:
     """
 
     def __init__(self, workers: int = 2, *, threads: int = 1, directory: Path | None = None,
-                 startup_timeout: float = 60.0) -> None:
+                 startup_timeout: float = 60.0, config: dict[str, str] | None = None) -> None:
         self.n_workers = workers
+        self.config = dict(config or {})  # dask settings, e.g. {"scheduler.allowed-failures": "0"}
         self.threads = threads
         self.startup_timeout = startup_timeout
         self._own_dir = directory is None
@@ -534,9 +608,18 @@ class LocalDaskProcesses:
             return subprocess.Popen(
                 [sys.executable, "-m", "dask", *args], stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, cwd=self.directory, start_new_session=True,
+                env={**os.environ, **self._config_env()},
             )
         finally:
             log.close()
+
+    def _config_env(self) -> dict[str, str]:
+        """``distributed`` settings as dask's environment variables (DASK_DISTRIBUTED__...)."""
+        def var(key: str) -> str:
+            return "DASK_DISTRIBUTED__" + "__".join(
+                part.upper().replace("-", "_") for part in key.split("."))
+
+        return {var(key): value for key, value in self.config.items()}
 
     def _check_alive(self, proc: subprocess.Popen[bytes], label: str) -> None:
         if proc.poll() is not None:

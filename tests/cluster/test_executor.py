@@ -10,10 +10,17 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import cloudpickle
 
-from harness.executors_dask import DaskExecutor, LocalDaskProcesses
+from harness.executors_dask import (
+    DaskExecutor,
+    LocalDaskProcesses,
+    Task,
+    batch_size,
+    make_batches,
+)
 from harness.records import BotRef, GameRecord, GameSpec, Termination
 
 # The stand-in players run on the workers, which cannot import this test package.
@@ -80,3 +87,45 @@ def test_stopping_early_cancels_the_rest(cluster: LocalDaskProcesses) -> None:
         while executor.client.processing() != {w: () for w in executor.client.processing()}:
             assert time.monotonic() < deadline, "cancelled games still running"
             time.sleep(0.1)
+
+
+def dying_play(spec: GameSpec) -> GameRecord:
+    """Game 5 takes its worker process down with it (a crash of the harness, not of a bot)."""
+    if spec.seed == 5:
+        os._exit(3)
+    return _record(spec)
+
+
+def test_batches_group_fast_games_and_leave_sandboxed_ones_alone(tmp_path: Path) -> None:
+    bot = tmp_path / "mine.py"
+    bot.write_text("def act(observation, legal_actions):\n    return legal_actions[0]\n")
+    fast = _specs(5)
+    slow = GameSpec(game_id="x", game="battleline", variant={}, seed=9,
+                    seats=(BotRef("m", str(bot)), BotRef("r", "random")))
+    tasks = [Task(spec, (None, None)) for spec in [*fast[:3], slow, *fast[3:]]]
+    batches = make_batches(tasks, 2)
+    assert [[t.spec.game_id for t in b] for b in batches] == [
+        ["g000", "g001"], ["x"], ["g002", "g003"], ["g004"]]
+    assert batch_size(1000, 2) == 20
+    assert batch_size(64, 2) == 4
+    assert batch_size(5, 2) == 1
+
+
+def test_a_game_that_kills_workers_is_void_and_its_batch_mates_are_not(
+        tmp_path: Path) -> None:
+    """Dask gives up on a task after its workers died (allowed-failures, 0 here to be quick);
+    the batch's games are retried alone, and only the killer is recorded void.
+
+    With a worker saturation of 1 a worker holds only the task it runs, so no innocent task
+    is on a worker when it dies (with the default of 3 allowed failures, that takes bad luck).
+    """
+    config = {"scheduler.allowed-failures": "0", "scheduler.worker-saturation": "1.0"}
+    with LocalDaskProcesses(2, directory=tmp_path, config=config) as procs, \
+            DaskExecutor(procs.address, dying_play, batch=4) as executor:
+        records = {r.game_id: r for r in executor.run(_specs(8))}
+    assert sorted(records) == [s.game_id for s in _specs(8)]
+    killer = records["g005"]
+    assert killer.termination is Termination.CRASH and killer.offender is None
+    assert "KilledWorker" in killer.reason
+    innocent = {k: r.termination for k, r in records.items() if k != "g005"}
+    assert set(innocent.values()) == {Termination.NORMAL}, innocent

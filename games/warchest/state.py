@@ -26,7 +26,7 @@ from typing import Any
 from games.protocol import JSON, GameEnd, IllegalAction
 from games.warchest.board import Board, board_for
 from games.warchest.notation import canonical
-from games.warchest.units import COIN_NAMES, NUM_COINS, ROYAL, UNITS, Args
+from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, ROYAL, UNITS, Args
 
 MASK64 = (1 << 64) - 1
 #: Hard cap on decisions; reaching it ends the game as a draw by adjudication.
@@ -147,12 +147,12 @@ class WarChestState:
         total = sum(bag)
         if total == 0:
             up, down = self.faceup[seat], self.facedown[seat]
+            total = sum(up) + sum(down)
+            if total == 0:
+                return -1
             bag[:] = [a + b for a, b in zip(up, down, strict=True)]
             up[:] = _EMPTY_PILE
             down[:] = _EMPTY_PILE
-            total = sum(bag)
-            if total == 0:
-                return -1
         r = self.rand_below(total)
         for c in range(NUM_COINS):
             r -= bag[c]
@@ -261,6 +261,20 @@ class WarChestState:
             self._legal = legal
         return legal
 
+    def _coin_map(self, action: str) -> dict[str, Op]:
+        """A cheap partial legal map: the actions of the coin an ordinary turn's action names.
+
+        Used by ``apply`` when no full map is cached (e.g. replaying a history); any miss falls
+        back to the full map, so the outcome is the same.
+        """
+        out: dict[str, Op] = {}
+        if self.draft_order or self.pending or self.is_terminal():
+            return out
+        c = COIN_BY_NAME.get(action.partition(" ")[0], -1)
+        if c >= 0 and self.hand[self.turn][c]:
+            self._coin_actions(self.turn, c, out)
+        return out
+
     def _coin_actions(self, seat: int, c: int, out: dict[str, Op]) -> None:
         """Every action paid with a coin of type ``c`` from ``seat``'s hand."""
         b = self.board
@@ -361,8 +375,13 @@ class WarChestState:
     # ------------------------------------------------------------------ apply
 
     def apply(self, action: str) -> None:
-        legal = self._legal_map()
+        legal = self._legal
+        if legal is None:
+            legal = self._coin_map(action)
         op = legal.get(action)
+        if op is None:
+            legal = self._legal_map()
+            op = legal.get(action)
         if op is None:
             canon = canonical(action)
             op = legal.get(canon)

@@ -326,7 +326,12 @@ def main(argv: list[str]) -> None:
         sandbox = confine(json.loads(args[1]))
         args = args[2:]
     if args[:1] == ["--exec"]:
-        os.execvp(args[1], args[1:])
+        try:
+            os.execvp(args[1], args[1:])
+        except OSError as exc:  # answer the referee's first request with the reason
+            message = f"could not run {args[1]!r}: {exc.strerror}; check the cmd: command line"
+            os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
+            os._exit(127)
     wire = _Wire()
     path = args[args.index("--file") + 1]
     entry = args[args.index("--entry") + 1] if "--entry" in args else None

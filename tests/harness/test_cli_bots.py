@@ -107,3 +107,9 @@ def test_validate_fails_a_slow_or_broken_bot_with_reasons(toy: str, tmp_path: Pa
                 "class B:\n    def act(self, o, l): return l[0]\n")
     result = runner.invoke(app, ["validate", two, "--game", "toy"])
     assert result.exit_code == 1 and "choose one with two.py:A" in result.output
+
+
+def test_the_template_is_a_working_bot(toy: str) -> None:
+    template = str(Path(__file__).resolve().parents[2] / "agents" / "template.py")
+    result = runner.invoke(app, ["validate", template, "--game", "toy", "--games", "1"])
+    assert result.exit_code == 0, result.output

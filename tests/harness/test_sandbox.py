@@ -62,10 +62,14 @@ def test_a_good_bot_file_plays_sandboxed_and_hooks_run(toy: str, tmp_path: Path)
             def end(self, result):
                 print("end", result["termination"])
     """)
-    term, reason, logs, _, offender = play(toy, path, "random")
-    assert term in (Termination.NORMAL, Termination.STALEMATE) and offender is None, reason
-    assert logs[0].startswith("start 0 toyduel 2\nhand [")
-    assert f"end {term.value}" in logs[0]
+    seats = (BotRef("mine", path), BotRef("other", "random"))
+    record = play_game(GameSpec("g7", toy, {}, 1, seats, limits=FAST), log_dir=tmp_path / "logs")
+    assert not record.termination.is_forfeit, record.reason
+    log = record.logs[0]
+    assert log.startswith("start 0 toyduel 2\nhand [")
+    assert f"end {record.termination.value}" in log
+    assert (tmp_path / "logs" / "g7.seat0.log").read_text() == log
+    assert not (tmp_path / "logs" / "g7.seat1.log").exists()  # nothing printed, no file
 
 
 @pytest.mark.parametrize(
@@ -298,8 +302,9 @@ def test_a_standalone_script_speaks_the_wire_protocol(toy: str, shared_dir: Path
                   "garbage.py")
     term, reason, _, _, _ = play(toy, "random", f"cmd:{bot_python()} {garbage}")
     assert term is Termination.PROTOCOL and "sent a line that is not JSON: 'hello there'" in reason
-    term, reason, _, _, _ = play(toy, "random", "cmd:/no/such/program")
-    assert term is Termination.CRASH and "exited with status" in reason
+    term, reason, _, _, _ = play(toy, "random", "cmd:/no/such/program --fast")
+    assert term is Termination.CRASH
+    assert "could not run '/no/such/program': No such file or directory" in reason
 
 
 def test_sandboxed_builtins_play_the_same_game_as_in_process(toy: str) -> None:

@@ -36,6 +36,9 @@ CASES: list[Case] = [
     Case("battleline-no-tactics-3", "battleline", 3, {"rules": "no-tactics"}),
     Case("battleline-advanced-4", "battleline", 4, {"rules": "advanced"}),
     Case("battleline-schotten-totten-5", "battleline", 5, {"rules": "schotten-totten"}),
+    Case("warchest-2p-random-9", "warchest", 9, board_every=40),
+    Case("warchest-2p-draft-4", "warchest", 4, {"setup": "draft"}, board_every=40),
+    Case("warchest-4p-35", "warchest", 35, {"players": "4"}, board_every=40),
 ]
 
 

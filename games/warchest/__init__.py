@@ -53,6 +53,7 @@ class WarChestGame:
                 "setup=random (each player is dealt 3 unit cards)"
             )
         s = WarChestState(seed, var)
+        s.place_start_markers()
         if var["setup"] == "draft":
             deck = s.shuffled(list(range(NUM_TYPES)))
             s.draft_pool = sorted(deck[:8])

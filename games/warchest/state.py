@@ -116,16 +116,19 @@ class WarChestState:
             out[i], out[j] = out[j], out[i]
         return out
 
+    def place_start_markers(self) -> None:
+        """Each side's control markers on its start locations."""
+        for team in (0, 1):
+            for h in self.board.start[team]:
+                self.ctrl[h] = team
+
     def start_play(self) -> None:
-        """Fill bags and supplies from the chosen cards, place start markers, draw round 1."""
+        """Fill bags and supplies from the chosen cards, then draw round 1."""
         for seat in range(self.n):
             for t in self.cards[seat]:
                 self.bag[seat][t] = 2
                 self.supply[seat][t] = UNITS[t].coins - 2
             self.bag[seat][ROYAL] = 1
-        for team in (0, 1):
-            for h in self.board.start[team]:
-                self.ctrl[h] = team
         self.new_round()
 
     def new_round(self) -> None:

@@ -51,6 +51,7 @@ def position(
     troop_deck: str | None = None,
     tactics_deck: str | None = None,
     seed: int = 0,
+    fill: bool = False,
 ) -> BattleLineState:
     """A position at the start of ``turn``'s turn.
 
@@ -58,8 +59,9 @@ def position(
     so the order decides who completed a side later); ``env``: (``"fog"``/``"mud"``, owner
     seat, flag 1..9); ``claimed``: flag 1..9 -> seat. Every card not mentioned goes into the
     decks (shuffled with ``seed``), unless ``troop_deck``/``tactics_deck`` list the decks
-    (top card last). Tactics played default to the tactics each seat has on the board, as
-    environment cards and (guile cards) in its discard pile.
+    (top card last); with ``fill`` the cards mentioned nowhere go beneath the listed ones,
+    otherwise they are left out of the game. Tactics played default to the tactics each seat
+    has on the board, as environment cards and (guile cards) in its discard pile.
     """
     state = BattleLineState(seed, {"rules": rules})
     used = 0
@@ -98,12 +100,10 @@ def position(
     rng = random.Random(seed)
     decks = ((ALL_TROOPS, troop_deck), (ALL_TACTICS, tactics_deck))
     for d, (kind_mask, listed) in enumerate(decks):
-        if listed is not None:
-            state.decks[d] = ids(listed)
-        else:
-            cards = list(iter_bits(rest & kind_mask))
-            rng.shuffle(cards)
-            state.decks[d] = cards
+        on_top = ids(listed) if listed is not None else []
+        cards = [c for c in iter_bits(rest & kind_mask) if c not in on_top]
+        rng.shuffle(cards)
+        state.decks[d] = on_top if listed is not None and not fill else cards + on_top
     state.tactics_played = list(tactics_played) if tactics_played is not None else played
     if leader_played is not None:
         state.leader_played = list(leader_played)

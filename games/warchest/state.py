@@ -602,8 +602,72 @@ class WarChestState:
             if not self.hand[seat][c]:
                 return head + f"seat {seat} holds no {toks[0]} coin"
         options = sorted(a for a in self._legal_map() if a.split()[0] == toks[0])
-        hint = f"; legal with {toks[0]!r}: {', '.join(options[:12])}" if options else ""
-        return head + "not possible in this position" + hint
+        hint = f" (legal with {toks[0]!r}: {', '.join(options[:12])})" if options else ""
+        return head + self._reason(seat, toks) + hint
+
+    def _reason(self, seat: int, toks: list[str]) -> str:
+        """The most specific reason found why a well-formed action fails (for messages)."""
+        b = self.board
+        for tok in toks[1:]:
+            if len(tok) == 2 and tok[1].isdigit() and tok not in b.by_name:
+                return f"hex {tok} is not on the {self.n}-player board"
+        head, verb = toks[0], toks[1] if len(toks) > 1 else ""
+        team = seat % 2
+        if head in COIN_BY_NAME:
+            c = COIN_BY_NAME[head]
+            if verb == "initiative":
+                if self.initiative % 2 == team:
+                    return "your side already holds the initiative"
+                return "the initiative has already changed hands this round"
+            if verb == "recruit":
+                t = COIN_BY_NAME[toks[2]]
+                if t not in self.cards[seat]:
+                    return f"seat {seat} does not play {toks[2]}"
+                return f"no {toks[2]} coin is left in seat {seat}'s supply"
+            if c == ROYAL and verb != "tactic":
+                return "the Royal Coin never deploys, bolsters or maneuvers (except paying the " \
+                       "Royal Guard's tactic)"
+            if verb == "deploy":
+                spec = UNITS[c]
+                if len(self.units_of(seat, c)) >= spec.max_units:
+                    return f"seat {seat} already has its {head} unit(s) on the board"
+                return f"{toks[2]} is not an empty location your side controls"
+        if verb in ("bolster", "tactic", "move", "attack", "control") or toks[1] in b.by_name:
+            h = b.by_name[toks[1]] if verb != "bolster" else b.by_name[toks[2]]
+            t = self.cell_unit[h]
+            if t < 0 or self.cell_owner[h] != seat:
+                return f"seat {seat} has no unit on {b.name[h]}"
+            spec = UNITS[t]
+            if head in COIN_BY_NAME and head != spec.name and not (
+                head == "royal" and spec.royal_tactic
+            ):
+                return f"a {head} coin cannot act for the {spec.name} on {b.name[h]}"
+            verb = toks[2] if verb != "bolster" else verb
+            if verb == "tactic":
+                if spec.options is None:
+                    return f"the {spec.name} has no tactic"
+                if spec.royal_tactic and head != "royal":
+                    return f"the {spec.name}'s tactic is paid with the Royal Coin"
+                return f"that {spec.name} tactic is not possible here"
+            if verb in ("move", "attack"):
+                d = b.by_name[toks[3]]
+                if b.dist[h][d] != 1:
+                    return f"{toks[3]} is not adjacent to {toks[1]}"
+                if verb == "move":
+                    if self.cell_unit[d] >= 0:
+                        return f"{toks[3]} is occupied"
+                elif not spec.normal_attack:
+                    return f"the {spec.name} cannot make a normal attack"
+                elif not self.is_enemy_at(seat, d):
+                    return f"there is no enemy unit on {toks[3]}"
+                elif not self.can_hit(self.cell_h[h] - (head == "repeat"), d):
+                    return "a Knight can only be attacked by a bolstered unit"
+            if verb == "control":
+                if not b.is_location[h]:
+                    return f"{toks[1]} is not a location"
+                if self.ctrl[h] == team:
+                    return f"your side already controls {toks[1]}"
+        return "not possible in this position"
 
     # ------------------------------------------------------------------ copies and JSON
 

@@ -24,7 +24,7 @@ def test_initiative_changes_hands_at_most_once_a_round() -> None:
     s.apply("royal initiative")
     assert s.initiative == 1 and s.facedown[1][R] == 1
     assert not any(a.endswith(" initiative") for a in s.legal_actions())  # seat 0, same round
-    with pytest.raises(IllegalAction, match="not possible"):
+    with pytest.raises(IllegalAction, match="already changed hands this round"):
         s.apply("archer initiative")
 
 
@@ -278,3 +278,27 @@ def test_str_draws_the_board_with_units_and_control() -> None:
     text = str(s)
     assert "Sw20" in text and "Ae2" in text and "*d4" in text and "seat 1 (B)" in text
     assert "WarChestState" in repr(s)
+
+
+def test_every_well_formed_action_is_legal_or_illegal_with_a_reason() -> None:
+    pool: set[str] = set()
+    for seed in range(3):
+        s = GAME.new_game(seed, players="4" if seed == 2 else "2")
+        rng = random.Random(seed)
+        while not s.is_terminal() and s.decisions < 300:
+            pool.update(s.legal_actions())
+            s.apply(rng.choice(s.legal_actions()))
+    pool.update({"royal f4 move f5", "knight f4 tactic", "archer a7 move a6", "pick archer",
+                 "stop", "guard unit", "free f4 control", "repeat f4 attack f5"})
+    candidates = sorted(pool)
+    s = GAME.new_game(7)
+    rng = random.Random(7)
+    while not s.is_terminal() and s.decisions < 400:
+        legal = set(s.legal_actions())
+        for action in rng.sample(candidates, 20):
+            if action in legal:
+                continue
+            with pytest.raises(IllegalAction) as info:
+                s.clone().apply(action)
+            assert action in str(info.value)
+        s.apply(rng.choice(sorted(legal)))

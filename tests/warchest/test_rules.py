@@ -253,10 +253,6 @@ def test_observation_hides_other_hands_and_sampling_keeps_the_view() -> None:
         assert json.loads(text) == obs
         assert obs["hand_count"][1 - seat] == sum(s.hand[1 - seat])
         assert "rng" not in obs and "history" not in obs
-        other = s.clone()
-        other.hand[1 - seat], other.bag[1 - seat] = other.bag[1 - seat], other.hand[1 - seat]
-        if sum(other.hand[1 - seat]) == sum(s.hand[1 - seat]):
-            assert other.observation(seat) == obs  # only hidden things differ
         for k in range(5):
             sampled = GAME.sample_state(obs, random.Random(k))
             assert sampled.observation(seat) == obs
@@ -302,3 +298,27 @@ def test_every_well_formed_action_is_legal_or_illegal_with_a_reason() -> None:
                 s.clone().apply(action)
             assert action in str(info.value)
         s.apply(rng.choice(sorted(legal)))
+
+
+def test_states_differing_only_in_hidden_coins_look_the_same() -> None:
+    a = position("", hands={0: "archer", 1: "royal knight"}, bags={1: "archer archer"},
+                 cards={1: "archer knight"})
+    b = position("", hands={0: "archer", 1: "archer archer"}, bags={1: "royal knight"},
+                 cards={1: "archer knight"})
+    a.rng, b.rng = 12345, 67890
+    assert a.observation(0) == b.observation(0)
+    assert a.observation(1) != b.observation(1)
+
+
+def test_a_teammates_triggered_draw_is_decided_by_the_unit_owner() -> None:
+    s = position("marshall@f4:0 warrior-priest@f6:2 scout@f7:1", players=4,
+                 hands={0: "marshall", 1: "royal", 2: "royal", 3: "royal"},
+                 bags={2: "knight"}, cards={2: "knight"})
+    s.apply("marshall f4 tactic f6 f7")
+    assert unit_at(s, "f7") is None
+    assert s.current_player == 2  # out of turn: the priest's owner uses the drawn coin
+    assert all(a.startswith("knight ") for a in s.legal_actions())
+    obs = s.observation(0)
+    assert obs["pending"] == [{"kind": "use", "seat": 2, "coin": None}]
+    s.apply("knight pass")
+    assert s.current_player == 1  # then the turn goes on round the table

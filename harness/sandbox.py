@@ -213,7 +213,13 @@ class SandboxedAgent:
         return proc
 
     def _kill(self) -> None:
-        """Kill the whole process group (before reaping the leader, so the id is not reused)."""
+        """Kill the whole process group, then reap the leader.
+
+        Only while the leader is unreaped (alive or a zombie) does its id still name this bot's
+        group; once reaped the id may be reused, so a second call does nothing.
+        """
+        if self.proc.returncode is not None:
+            return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -317,14 +323,26 @@ class SandboxedAgent:
                 self._buf += data
 
     def _died(self) -> str:
-        """Why the bot's output ended: its exit, after a moment to be reaped."""
-        try:
-            code: int | None = self.proc.wait(timeout=0.5)
-        except subprocess.TimeoutExpired:
-            code = None
+        """Why the bot's output ended: how its process exited (given a moment to exit)."""
+        code = self._exit_status(0.5)
         self._kill()
         self._drain_log()
         return f"process {_describe_exit(code)}"
+
+    def _exit_status(self, timeout: float) -> int | None:
+        """The leader's exit code (negative: killed by that signal) without reaping it, or None
+        if it is still running after ``timeout`` seconds."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            try:
+                info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return self.proc.returncode
+            if info is not None and info.si_pid:
+                return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+            if time.perf_counter() >= deadline:
+                return None
+            time.sleep(0.002)
 
     def _request(self, message: JSON, reply: str, budget: float, what: str,
                  start: float | None = None) -> JSON:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from games.warchest.state import WarChestState
 
 _TEAM = "AB"
+_X_OFFSET = 8  # the grid column 2q + r runs from -8 to 8 on the 4-player board
+_WIDTH = (2 * _X_OFFSET + 1) * 3 + 6
 
 
 def _cell(s: WarChestState, h: int) -> str:
@@ -39,14 +41,14 @@ def render_board(s: WarChestState) -> str:
     lines = []
     for r in range(-3, 4):
         row = sorted((q, h) for h, (q, rr) in enumerate(b.coords) if rr == r)
-        width = (7 + 7 + 1) * 3 + 6
-        chars = [" "] * width
+        chars = [" "] * _WIDTH
         for q, h in row:
-            col = (2 * q + r + 7) * 3
+            col = (2 * q + r + _X_OFFSET) * 3
             text = _cell(s, h).ljust(6)
             chars[col:col + 6] = list(text)
         lines.append("".join(chars).rstrip())
-    return "\n".join(lines)
+    indent = min(len(line) - len(line.lstrip()) for line in lines)
+    return "\n".join(line[indent:] for line in lines)
 
 
 def render(s: WarChestState) -> str:

@@ -322,3 +322,16 @@ def test_a_teammates_triggered_draw_is_decided_by_the_unit_owner() -> None:
     assert obs["pending"] == [{"kind": "use", "seat": 2, "coin": None}]
     s.apply("knight pass")
     assert s.current_player == 1  # then the turn goes on round the table
+
+
+def test_four_player_board_drawing_keeps_each_row_in_order() -> None:
+    from games.warchest.render import render_board
+
+    s = GAME.new_game(1, players="4")
+    rows = render_board(s).splitlines()
+    assert len(rows) == 7
+    for line, r in zip(rows, range(-3, 4), strict=True):
+        names = [tok.lstrip("*AB") for tok in line.split()]
+        cols = [ord(n[0]) for n in names]
+        assert cols == sorted(cols) and all(n[1] == str(r + 4) for n in names)
+    assert rows[5].split()[0] == "a6" and rows[0].split()[-1] == "*k1"

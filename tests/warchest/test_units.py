@@ -6,7 +6,7 @@ import pytest
 
 from games.protocol import IllegalAction
 from games.warchest.state import WarChestState
-from games.warchest.units import COIN_BY_NAME, UNIT_BY_NAME
+from games.warchest.units import COIN_BY_NAME, COIN_NAMES, ROYAL, UNIT_BY_NAME, UNITS
 from tests.warchest.builder import hx, position, unit_at
 
 
@@ -16,6 +16,15 @@ def legal_with(s: WarChestState, prefix: str) -> set[str]:
 
 def box(s: WarChestState, seat: int, unit: str) -> int:
     return s.box[seat][UNIT_BY_NAME[unit]]
+
+
+def test_the_box_holds_sixteen_unit_types_and_74_coins() -> None:
+    assert len(UNITS) == 16 and sum(u.coins for u in UNITS) == 74
+    assert COIN_NAMES[ROYAL] == "royal" and len(set(COIN_NAMES)) == 17
+    assert len({u.code for u in UNITS}) == 16
+    with_tactic = {u.name for u in UNITS if u.options is not None}
+    assert with_tactic == {"archer", "cavalry", "crossbowman", "ensign", "footman", "lancer",
+                           "light-cavalry", "marshall", "royal-guard"}
 
 
 # --- Archer -----------------------------------------------------------------------------------

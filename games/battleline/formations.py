@@ -110,6 +110,7 @@ def _wild_tables() -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
 WILD_ALLOWED, WILD_MAX = _wild_tables()
 WILD_COUNT = tuple(_popcount(k) for k in range(16))
 
+_CACHE_LIMIT = 200_000  # memo tables are cleared when they grow past this (long leagues)
 _COVER_CACHE: dict[int, bool] = {}
 
 
@@ -136,6 +137,8 @@ def covers(wild_key: int, rest: int, need: int) -> bool:
     hit = _COVER_CACHE.get(key)
     if hit is None:
         hit = _covers_search(WILD_ALLOWED[wild_key], rest, need)
+        if len(_COVER_CACHE) > _CACHE_LIMIT:
+            _COVER_CACHE.clear()
         _COVER_CACHE[key] = hit
     return hit
 
@@ -157,6 +160,57 @@ def _top_k_any(avail: int, k: int, max_value: int) -> int:
 # --- the best formation a side can become ---------------------------------------------------
 
 
+class _Shape:
+    """What a side's cards allow, independent of availability (memoised per side mask)."""
+
+    __slots__ = ("battalion", "colours", "distinct", "fixed_sum", "per_colour", "phalanx",
+                 "skirmish_runs", "wedge_runs", "wild_key")
+
+    def __init__(self, side: int, n: int, max_value: int) -> None:
+        troops = side & ALL_TROOPS
+        self.wild_key = wild_key = (side >> 60) & 15
+        self.per_colour = per_colour = tuple((troops >> s) & VALUE_BITS for s in SHIFTS)
+        used = tuple(c for c in range(NUM_COLOURS) if per_colour[c])
+        values = 0
+        for m in per_colour:
+            values |= m
+        self.fixed_sum = sum(VALUE_SUM[m] for m in per_colour) + WILD_MAX[wild_key]
+        runs = RUNS[n, max_value]
+        # wedge and battalion: one colour (any colour while the side holds no troop)
+        self.battalion = len(used) <= 1
+        self.colours = used if used else tuple(range(NUM_COLOURS))
+        fixed = per_colour[used[0]] if used else 0
+        self.wedge_runs = tuple(
+            (run & ~fixed, total) for run, total in runs if not fixed & ~run
+        ) if self.battalion else ()
+        # phalanx: one value, which every wild card must be able to take
+        allowed = WILD_ALLOWED[wild_key]
+        if _popcount(values) <= 1:
+            choices = range(max_value, 0, -1) if not values else (values.bit_length(),)
+            self.phalanx = tuple(v for v in choices if all(a >> (v - 1) & 1 for a in allowed))
+        else:
+            self.phalanx = ()
+        # skirmish line: distinct values inside one run
+        self.distinct = _popcount(values) == _popcount(troops)
+        self.skirmish_runs = tuple(
+            (run & ~values, total) for run, total in runs if not values & ~run
+        ) if self.distinct else ()
+
+
+_SHAPES: dict[tuple[int, int, int], _Shape] = {}
+
+
+def _shape(side: int, n: int, max_value: int) -> _Shape:
+    key = (side, n, max_value)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        shape = _Shape(side, n, max_value)
+        if len(_SHAPES) > _CACHE_LIMIT:
+            _SHAPES.clear()
+        _SHAPES[key] = shape
+    return shape
+
+
 def best_rank(
     side: int,
     k: int,
@@ -174,65 +228,51 @@ def best_rank(
     examined (their ranks are reported as :data:`NO_COMPLETION`), which lets a claim check stop
     early. Returns :data:`NO_COMPLETION` when no completion exists.
     """
-    troops = side & ALL_TROOPS
-    wild_key = (side >> 60) & 15
-    per_colour = [(troops >> s) & VALUE_BITS for s in SHIFTS]
+    shape = _shape(side, n, max_value)
     if fog:
-        return _host(per_colour, wild_key, k, avail, max_value)
-    used = [c for c in range(NUM_COLOURS) if per_colour[c]]
-    values = 0
-    for m in per_colour:
-        values |= m
-    n_troops = _popcount(troops)
-    runs = RUNS[n, max_value]
-    single_colour = len(used) <= 1
-    candidates = used if used else range(NUM_COLOURS)
-    if single_colour and min_cat <= WEDGE:
-        for run, total in runs:
-            for c in candidates:
-                fixed = per_colour[c]
-                if fixed & ~run:
-                    continue
-                rest = run & ~fixed
-                need = rest & ~((avail >> SHIFTS[c]) & VALUE_BITS)
-                if covers(wild_key, rest, need):
-                    return WEDGE * CAT_SHIFT + total
-    if min_cat <= PHALANX and _popcount(values) <= 1:
-        allowed = WILD_ALLOWED[wild_key]
-        for v in range(max_value, 0, -1) if not values else (values.bit_length(),):
-            bit = 1 << (v - 1)
-            if all(a & bit for a in allowed) and _popcount(avail & COLUMN[v]) >= k:
+        return _host(shape, k, avail, max_value)
+    wild_key = shape.wild_key
+    if shape.wedge_runs and min_cat <= WEDGE:
+        colour_avail = [(avail >> SHIFTS[c]) & VALUE_BITS for c in shape.colours]
+        if wild_key:
+            for rest, total in shape.wedge_runs:
+                for free in colour_avail:
+                    if covers(wild_key, rest, rest & ~free):
+                        return WEDGE * CAT_SHIFT + total
+        else:
+            for rest, total in shape.wedge_runs:
+                for free in colour_avail:
+                    if not rest & ~free:
+                        return WEDGE * CAT_SHIFT + total
+    if shape.phalanx and min_cat <= PHALANX:
+        for v in shape.phalanx:
+            if _popcount(avail & COLUMN[v]) >= k:
                 return PHALANX * CAT_SHIFT + n * v
-    if min_cat <= BATTALION and single_colour:
+    if shape.battalion and min_cat <= BATTALION:
         best = -1
-        for c in candidates:
+        for c in shape.colours:
             top = TOP_K[(avail >> SHIFTS[c]) & VALUE_BITS][k]
-            if top >= 0:
-                total = VALUE_SUM[per_colour[c]] + top
-                if total > best:
-                    best = total
+            if top > best:
+                best = top
         if best >= 0:
-            return BATTALION * CAT_SHIFT + best + WILD_MAX[wild_key]
-    if min_cat <= SKIRMISH and _popcount(values) == n_troops:
+            return BATTALION * CAT_SHIFT + shape.fixed_sum + best
+    if shape.skirmish_runs and min_cat <= SKIRMISH:
         avail_values = 0
         for s in SHIFTS:
             avail_values |= (avail >> s) & VALUE_BITS
-        for run, total in runs:
-            if values & ~run:
-                continue
-            rest = run & ~values
+        for rest, total in shape.skirmish_runs:
             if covers(wild_key, rest, rest & ~avail_values):
                 return SKIRMISH * CAT_SHIFT + total
     if min_cat <= HOST:
-        return _host(per_colour, wild_key, k, avail, max_value)
+        return _host(shape, k, avail, max_value)
     return NO_COMPLETION
 
 
-def _host(per_colour: list[int], wild_key: int, k: int, avail: int, max_value: int) -> int:
+def _host(shape: _Shape, k: int, avail: int, max_value: int) -> int:
     top = _top_k_any(avail, k, max_value) if k else 0
     if top < 0:
         return NO_COMPLETION
-    return sum(VALUE_SUM[m] for m in per_colour) + WILD_MAX[wild_key] + top
+    return shape.fixed_sum + top
 
 
 _COMPLETE_CACHE: dict[int, int] = {}
@@ -244,6 +284,8 @@ def complete_rank(side: int, n: int, fog: bool) -> int:
     hit = _COMPLETE_CACHE.get(key)
     if hit is None:
         hit = best_rank(side, 0, 0, n, fog)
+        if len(_COMPLETE_CACHE) > _CACHE_LIMIT:
+            _COMPLETE_CACHE.clear()
         _COMPLETE_CACHE[key] = hit
     return hit
 

@@ -763,9 +763,21 @@ class WarChestState:
 
     __hash__ = None  # type: ignore[assignment]  # mutable: equal by value, not hashable
 
+    @classmethod
+    def replay(cls, seed: int, variant: dict[str, str], history: list[str]) -> WarChestState:
+        """The state reached from ``new_game(seed, **variant)`` by applying ``history``."""
+        from games.warchest import GAME
+
+        state = GAME.new_game(seed, **variant)
+        for action in history:
+            state.apply(action)
+        return state
+
     def __repr__(self) -> str:
-        return (f"<WarChestState seed={self.seed} variant={self.variant} "
-                f"decisions={self.decisions} round={self.round}>")
+        """An expression that rebuilds this state (by replay, or from JSON for a sampled one)."""
+        if self.offset:
+            return f"WarChestState.from_json({self.to_json()!r})"
+        return f"WarChestState.replay({self.seed!r}, {self.variant!r}, {self.history!r})"
 
     def __str__(self) -> str:
         from games.warchest.render import render

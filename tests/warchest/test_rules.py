@@ -9,7 +9,7 @@ import pytest
 
 from games.protocol import GameEnd, IllegalAction, InvalidAction, VariantError
 from games.warchest import GAME
-from games.warchest.state import MAX_DECISIONS
+from games.warchest.state import MAX_DECISIONS, WarChestState
 from games.warchest.units import COIN_BY_NAME, FIRST_GAME, ROYAL, UNIT_BY_NAME
 from tests.warchest.builder import hx, position, unit_at
 
@@ -273,7 +273,13 @@ def test_str_draws_the_board_with_units_and_control() -> None:
     s = position("swordsman@f4:0x2", hands={0: "swordsman", 1: "royal"})
     text = str(s)
     assert "Sw20" in text and "Ae2" in text and "*d4" in text and "seat 1 (B)" in text
-    assert "WarChestState" in repr(s)
+    game = GAME.new_game(6)
+    rng = random.Random(6)
+    for _ in range(30):
+        game.apply(rng.choice(game.legal_actions()))
+    assert eval(repr(game), {"WarChestState": WarChestState}) == game
+    sampled = GAME.sample_state(game.observation(0), rng)
+    assert eval(repr(sampled), {"WarChestState": WarChestState}) == sampled
 
 
 def test_every_well_formed_action_is_legal_or_illegal_with_a_reason() -> None:

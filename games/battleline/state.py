@@ -140,6 +140,8 @@ class BattleLineState:
         "discards",
         "end_kind",
         "fog",
+        "free",
+        "full",
         "gone",
         "hand_size",
         "hands",
@@ -211,6 +213,8 @@ class BattleLineState:
         self.winner = -1
         self.reason = ""
         self.gone = 0  # troops face up (board or discard): not available for completions
+        self.free = [(1 << NUM_FLAGS) - 1] * 2  # per seat: unclaimed flags with a free slot
+        self.full = [0, 0]  # per seat: unclaimed flags where that side is complete
         self._claims: list[int] = []
         self._legal: list[str] | None = None
 
@@ -308,19 +312,18 @@ class BattleLineState:
         # The same proof as can_claim, inlined: this runs after every play.
         sides = self.sides
         smask = self.smask
-        claimed = self.claimed
         mud = self.mud
         fogs = self.fog
         base = seat * NUM_FLAGS
         obase = NUM_FLAGS - base
-        out = []
+        out: list[int] = []
         avail = -1
-        for f in range(NUM_FLAGS):
-            if claimed[f] >= 0:
-                continue
+        full = self.full[seat]
+        while full:
+            low = full & -full
+            full ^= low
+            f = low.bit_length() - 1
             n = 4 if mud[f] >= 0 else 3
-            if len(sides[base + f]) != n:
-                continue
             fog = fogs[f] >= 0
             rank = fm.complete_rank(smask[base + f], n, fog)
             have = len(sides[obase + f])
@@ -363,27 +366,37 @@ class BattleLineState:
         return []
 
     def _free_flags(self, seat: int) -> list[int]:
-        sides = self.sides
-        base = seat * NUM_FLAGS
-        claimed = self.claimed
-        mud = self.mud
-        return [
-            f for f in range(NUM_FLAGS)
-            if claimed[f] < 0 and len(sides[base + f]) < (4 if mud[f] >= 0 else 3)
-        ]
+        free = self.free[seat]
+        return [f for f in range(NUM_FLAGS) if free >> f & 1]
+
+    def _refresh(self, flag: int) -> None:
+        """Recompute both seats' free/full bits at one flag after it changed."""
+        bit = 1 << flag
+        keep = ~bit
+        free = self.free
+        full = self.full
+        if self.claimed[flag] >= 0:
+            free[0] &= keep
+            free[1] &= keep
+            full[0] &= keep
+            full[1] &= keep
+            return
+        cap = 4 if self.mud[flag] >= 0 else 3
+        for seat in (0, 1):
+            have = len(self.sides[seat * NUM_FLAGS + flag])
+            free[seat] = free[seat] | bit if have < cap else free[seat] & keep
+            full[seat] = full[seat] | bit if have == cap else full[seat] & keep
+
+    def refresh_all(self) -> None:
+        """Recompute every derived per-flag mask (after building a position by hand)."""
+        for flag in range(NUM_FLAGS):
+            self._refresh(flag)
 
     def _play_actions(self) -> list[str]:
         me = self.turn
         opp = 1 - me
         hand = self.hands[me]
-        sides = self.sides
-        claimed = self.claimed
-        mud = self.mud
-        base = me * NUM_FLAGS
-        free = 0
-        for f in range(NUM_FLAGS):
-            if claimed[f] < 0 and len(sides[base + f]) < (4 if mud[f] >= 0 else 3):
-                free |= 1 << f
+        free = self.free[me]
         out: list[str] = []
         troops = hand & ALL_TROOPS
         if troops and free:
@@ -507,6 +520,7 @@ class BattleLineState:
         self.where[card] = side
         if card < NUM_TROOPS:
             self.gone |= 1 << card
+        self._refresh(flag)
 
     def _lift(self, card: int) -> int:
         """Take a card off the board; returns the side index it came from."""
@@ -515,6 +529,7 @@ class BattleLineState:
         self.smask[side] &= ~(1 << card)
         self.where[card] = -1
         self.placed[card] = -1
+        self._refresh(side % NUM_FLAGS)
         return side
 
     def _play_tactic(self, me: int, kind: int, card: int, arg: int) -> None:
@@ -532,6 +547,7 @@ class BattleLineState:
         elif kind == MUD_A:
             self.mud[arg] = me
             self.placed[MUD] = self.ply
+            self._refresh(arg)
         elif kind == SCOUT_A:
             self.discards[me].append(SCOUT)
             self.scouted = True
@@ -568,6 +584,7 @@ class BattleLineState:
             self.mud[flag] = -1
             self.placed[MUD] = -1
             self.discards[victim].append(MUD)
+            self._refresh(flag)
             for seat in (0, 1):
                 side = seat * NUM_FLAGS + flag
                 if len(self.sides[side]) == 4:
@@ -580,6 +597,7 @@ class BattleLineState:
 
     def _claim(self, me: int, flag: int) -> None:
         self.claimed[flag] = me
+        self._refresh(flag)
         self.passes = 0
         self._claims.remove(flag)
         won = self._victory(me)
@@ -807,6 +825,8 @@ class BattleLineState:
         new.winner = self.winner
         new.reason = self.reason
         new.gone = self.gone
+        new.free = self.free.copy()
+        new.full = self.full.copy()
         new._claims = self._claims.copy()
         new._legal = self._legal
         return new
@@ -970,6 +990,7 @@ def _finish_restore(state: BattleLineState) -> None:
         for c in pile:
             gone |= 1 << c
     state.gone = gone & ALL_TROOPS
+    state.refresh_all()
     if state.phase == P_CLAIM:
         state._claims = state.claimable(state.turn)
 

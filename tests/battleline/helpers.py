@@ -115,6 +115,7 @@ def position(
         ]
     state.ply = ply
     state.turn = turn
+    state.refresh_all()
     state._start_turn()
     return state
 

@@ -14,12 +14,17 @@ A turn is a sequence of decisions made by the player whose turn it is:
 Decisions with a single possible answer are taken automatically: the claim phase is skipped when
 no flag can be claimed, and a draw (or Scout draw) happens by itself when only one deck has
 cards. Everything else is an explicit action string (see :mod:`games.battleline.notation`).
+
+Board layout: side ``seat * NUM_FLAGS + flag`` holds a seat's cards at a flag, and every
+per-flag fact (environment, claim, free slots) is a list or mask over flags. A three-player
+variant (rulebook 003) would keep this layout and add, per flag, the pair of seats facing each
+other there plus a flag adjacency list for breakthroughs; the places that now take the opponent
+as ``1 - seat`` would ask the flag instead.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from games.battleline import formations as fm
 from games.battleline.cards import (
@@ -51,6 +56,7 @@ from games.battleline.notation import (
     DONE,
     DRAW,
     FOG_A,
+    KIND_CARD,
     KIND_NAMES,
     MUD_A,
     NUM_FLAGS,
@@ -534,9 +540,7 @@ class BattleLineState:
 
     def _play_tactic(self, me: int, kind: int, card: int, arg: int) -> None:
         opp = 1 - me
-        tactic = {FOG_A: FOG, MUD_A: MUD, SCOUT_A: SCOUT, REDEPLOY_A: REDEPLOY,
-                  DESERTER_A: DESERTER, TRAITOR_A: TRAITOR}[kind]
-        bit = 1 << tactic
+        bit = 1 << KIND_CARD[kind]
         self.hands[me] ^= bit
         self.known[opp] &= ~bit
         self.tactics_played[me] += 1
@@ -744,7 +748,7 @@ class BattleLineState:
             return f"the {DECKS[arg]} deck is empty"
         if card >= 0 and kind in (PLAY, FOG_A, MUD_A, SCOUT_A, REDEPLOY_A, DESERTER_A,
                                   TRAITOR_A, SCOUT_RETURN):
-            held = card if kind in (PLAY, SCOUT_RETURN) else _kind_card(kind)
+            held = card if kind in (PLAY, SCOUT_RETURN) else KIND_CARD[kind]
             if not (self.card_in_game(held)):
                 return f"{CARD_NAMES[held]} is not used in the {self.variant['rules']} rules"
             if not self.hands[me] >> held & 1:
@@ -944,11 +948,6 @@ class BattleLineState:
         )
 
 
-def _kind_card(kind: int) -> int:
-    return {FOG_A: FOG, MUD_A: MUD, SCOUT_A: SCOUT, REDEPLOY_A: REDEPLOY, DESERTER_A: DESERTER,
-            TRAITOR_A: TRAITOR}[kind]
-
-
 # ---------------------------------------------------------------------- construction helpers
 
 
@@ -1098,14 +1097,3 @@ def sample_from_observation(obs: JSON, rng: random.Random) -> BattleLineState:
     state.history = []
     _finish_restore(state)
     return state
-
-
-def state_summary(state: BattleLineState) -> dict[str, Any]:
-    """A few headline facts, handy in tests and logs."""
-    return {
-        "ply": state.ply,
-        "phase": PHASE_NAMES[state.phase],
-        "turn": state.turn,
-        "claimed": list(state.claimed),
-        "hands": [names_of(h) for h in state.hands],
-    }

@@ -8,8 +8,10 @@ import random
 
 import pytest
 
+from games.battleline import GAME
 from games.battleline import formations as fm
 from games.battleline.cards import ALL_TROOPS, iter_bits
+from games.battleline.state import BattleLineState
 from tests.battleline.bruteforce import best_completion, rank_of
 from tests.battleline.helpers import ids, mask, position
 
@@ -217,3 +219,40 @@ def test_complete_ranks_match_brute_force() -> None:
 
 def test_claim_proof_matches_brute_force_on_10000_positions() -> None:
     assert _check_cases(10_000, seed=2024) == 10_000
+
+
+def _brute_claim(state: BattleLineState, seat: int, flag: int) -> bool:
+    """The claim rule of the rules page, decided by brute force from the raw board."""
+    n = state.capacity(flag)
+    mine = list(state.sides[seat * 9 + flag])
+    theirs = list(state.sides[(1 - seat) * 9 + flag])
+    if state.claimed[flag] >= 0 or len(mine) != n:
+        return False
+    fog = state.fog[flag] >= 0
+    rank = rank_of(mine, fog)
+    if len(theirs) == n:
+        other = rank_of(theirs, fog)
+        if rank != other:
+            return rank > other
+        return max(state.placed[c] for c in mine) < max(state.placed[c] for c in theirs)
+    avail = [c for c in iter_bits(state.available())]
+    return best_completion(theirs, n - len(theirs), avail, fog) <= rank
+
+
+def test_claims_in_real_games_match_brute_force() -> None:
+    rng = random.Random(8)
+    checked = 0
+    for seed in range(60):
+        state = GAME.new_game(seed, rules=rng.choice(["standard", "advanced", "no-tactics"]))
+        while not state.is_terminal() and checked < 400:
+            state.apply(rng.choice(state.legal_actions()))
+            for seat in (0, 1):
+                for flag in range(9):
+                    missing = state.capacity(flag) - len(state.sides[(1 - seat) * 9 + flag])
+                    if state.side_rank(seat, flag) < 0 or missing > 2:
+                        continue
+                    assert state.can_claim(seat, flag) == _brute_claim(state, seat, flag), (
+                        f"seat {seat} flag {flag + 1}\n{state}"
+                    )
+                    checked += 1
+    assert checked >= 400

@@ -82,7 +82,7 @@ class _Board:
                 face_up |= 1 << CARD_IDS[name]
         self.avail = troop_mask(max_value) & ~face_up & ALL_TROOPS
 
-    def prospect(self, seat: int, flag: int, side: int, count: int, avail: int) -> float:
+    def prospect(self, flag: int, side: int, count: int, avail: int) -> float:
         n = self.n[flag]
         if count > n:
             return -1.0
@@ -91,9 +91,9 @@ class _Board:
     def value_of_play(self, card: int, flag: int) -> float:
         me, opp = self.seat, 1 - self.seat
         avail = self.avail & ~(1 << card)
-        mine = self.prospect(me, flag, self.sides[me][flag] | 1 << card,
+        mine = self.prospect(flag, self.sides[me][flag] | 1 << card,
                              self.counts[me][flag] + 1, avail)
-        theirs = self.prospect(opp, flag, self.sides[opp][flag], self.counts[opp][flag], avail)
+        theirs = self.prospect(flag, self.sides[opp][flag], self.counts[opp][flag], avail)
         score = mine - 0.5 * theirs
         if mine > theirs:
             score += 20.0
@@ -106,8 +106,8 @@ class _Board:
             side = self.sides[opp][f]
             if self.open[f] and side >> card & 1:
                 count = self.counts[opp][f]
-                before = self.prospect(opp, f, side, count, self.avail)
-                after = self.prospect(opp, f, side & ~(1 << card), count - 1, self.avail)
+                before = self.prospect(f, side, count, self.avail)
+                after = self.prospect(f, side & ~(1 << card), count - 1, self.avail)
                 return before - after, f
         return 0.0, -1
 

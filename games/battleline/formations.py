@@ -299,7 +299,7 @@ def can_beat(
 
 
 def describe(rank: int) -> str:
-    """A rank in words: ``'wedge 27'``, ``'sum 24'`` under Fog is shown as ``'host 24'``."""
+    """A rank in words, e.g. ``'wedge 27'`` (a Fog rank, a plain sum, reads ``'host 24'``)."""
     if rank < 0:
         return "no completion"
     return f"{CATEGORY_NAMES[rank // CAT_SHIFT]} {rank % CAT_SHIFT}"

@@ -266,3 +266,21 @@ def test_claims_in_real_games_match_brute_force() -> None:
     assert len(seen) >= 300, len(seen)
     assert (True, False, 1) in outcomes and (False, False, 2) in outcomes
     assert any(fog for _, fog, _ in outcomes)
+
+
+@pytest.mark.parametrize(
+    ("available", "expected"),
+    [
+        ("b10", "wedge 27"),  # leader as b9
+        ("b9", "wedge 27"),  # leader as b10
+        ("b7", "wedge 24"),  # leader as b9: 7-8-9
+        ("b6", "wedge 21"),  # leader as b7: 6-7-8
+        ("r8", "phalanx 24"),  # leader as any 8
+        ("b1", "battalion 19"),  # leader as b10: 1 + 8 + 10
+        ("r6", "skirmish line 21"),  # leader as a 7
+        ("r5", "host 23"),  # 5, 8 and a leader make no run: leader counts 10
+    ],
+)
+def test_rulebook_blue_8_and_leader_options(available: str, expected: str) -> None:
+    best = fm.best_rank(mask("b8 alexander"), 1, mask(available), 3, False)
+    assert fm.describe(best) == expected

@@ -39,9 +39,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
@@ -54,7 +55,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from harness.records import BotRef, GameRecord, GameSpec, Termination
 
 if TYPE_CHECKING:
-    from harness.executors import PlayFn
+    from harness.executors import DeadlineFn, PlayFn
 
 CACHE_DIRNAME = "tourney-bots"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
@@ -335,6 +336,61 @@ def ship_bots(client: Client, plugins: dict[str, BotFilePlugin]) -> None:
         client.register_plugin(plugin, name=plugin.name)
 
 
+def executing_keys(dask_worker: Any) -> list[str]:
+    """The keys of the tasks a worker is running right now (run on workers by the watchdog)."""
+    return [str(ts.key) for ts in dask_worker.state.executing]
+
+
+class Watchdog:
+    """A thread that finds tasks running past their deadline and hands them to ``expire``.
+
+    It asks every worker what it is *executing* (not merely assigned), notes when it first saw
+    each task running, and calls ``expire(key, worker)`` once for a task past
+    ``deadline_of(key)`` (None: not one of ours). ``expired`` maps each expired key to the
+    seconds it had run.
+    """
+
+    def __init__(self, client: Client, deadline_of: Callable[[str], float | None],
+                 expire: Callable[[str, str], None], poll_seconds: float) -> None:
+        self.client = client
+        self.deadline_of = deadline_of
+        self.expire = expire
+        self.poll_seconds = poll_seconds
+        self.started: dict[str, float] = {}
+        self.expired: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="tourney-watchdog", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop and wait for the thread (a worker restart under way is allowed to finish)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=90)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.poll_seconds):
+            with contextlib.suppress(Exception):  # a lost scheduler is the main loop's to report
+                self.check(time.monotonic())
+
+    def check(self, now: float) -> None:
+        """One look at the workers."""
+        running: dict[str, list[str]] = self.client.run(executing_keys, on_error="return")
+        for worker, keys in running.items():
+            if not isinstance(keys, list):  # that worker did not answer
+                continue
+            for key in keys:
+                limit = self.deadline_of(key)
+                if limit is None or key in self.expired:
+                    continue
+                ran = now - self.started.setdefault(key, now)
+                if ran > limit:
+                    self.expired[key] = ran
+                    self.expire(key, worker)
+
+
 class DaskExecutor:
     """Games in, records out, on the workers of one Dask scheduler (an executor, see
     :mod:`harness.executors` for the contract).
@@ -349,18 +405,29 @@ class DaskExecutor:
     nothing, the logs come back inside the records and are written here by the client.
     ``batch``: games per task between in-process bots (default: :func:`batch_size`); a game
     with a sandboxed bot is always a task of its own.
+
+    A watchdog thread asks the workers every ``watchdog_seconds`` what they are running; a task
+    running past its deadline (``deadline`` per game, by default
+    :func:`harness.executors.game_deadline`, summed over a batch) is cancelled and its worker
+    process ended (a thread cannot be killed; the worker's nanny starts a fresh one, and the
+    scheduler moves the worker's other tasks elsewhere); a batch's games are then retried one by
+    one and a game that hangs alone is recorded void (``timeout``).
     """
 
     def __init__(self, address: str, play: PlayFn | None = None, *,
                  log_dir: Path | None = None, batch: int | None = None,
+                 deadline: DeadlineFn | float | None = None, watchdog_seconds: float = 2.0,
                  connect_timeout: float = CONNECT_TIMEOUT,
                  worker_wait: float = WORKER_WAIT) -> None:
         self.address = address
         self.log_dir = log_dir
         self.batch = batch
+        self.watchdog_seconds = watchdog_seconds
+        self._deadline = deadline
         self.lost = False
         self._play = play
         self._closed = False
+        self._expired: dict[str, float] = {}
         self.client = connect(address, timeout=connect_timeout, worker_wait=worker_wait)
 
     @property
@@ -391,16 +458,30 @@ class DaskExecutor:
                                            retries=0)
             return live[key]
 
+        def deadline_of(key: str) -> float | None:
+            batch = batches.get(key)
+            return None if batch is None else sum(self._deadline_of(t.spec) for t in batch)
+
+        def expire(key: str, worker: str) -> None:
+            future = live.get(key)
+            if future is not None:
+                self.client.cancel([future])  # type: ignore[no-untyped-call]  # untyped
+            with contextlib.suppress(Exception):  # the worker dies with the call
+                self.client.run(os._exit, 70, workers=[worker], on_error="ignore")
+
         pending = as_completed(  # type: ignore[no-untyped-call]  # untyped upstream
             [submit(batch) for batch in make_batches(tasks, size)], loop=self.client.loop)
+        watchdog = Watchdog(self.client, deadline_of, expire, self.watchdog_seconds)
+        self._expired = watchdog.expired
+        watchdog.start()
         seen: set[str] = set()
         try:
             for future in pending:
-                batch = batches.pop(future.key)
-                live.pop(future.key, None)
+                batch = batches.pop(str(future.key))
+                live.pop(str(future.key), None)
                 records = self._records(future, batch)
                 future.release()
-                if records is None:  # a batch that killed its workers: retry its games alone
+                if records is None:  # a batch that failed as a whole: retry its games alone
                     for task in batch:
                         pending.add(submit([task]))  # type: ignore[no-untyped-call]  # untyped
                     continue
@@ -412,10 +493,20 @@ class DaskExecutor:
                         write_logs(self.log_dir, record)
                     yield record
         finally:
+            watchdog.stop()
             if live and not self.lost:  # the caller stopped early: drop the rest
                 with contextlib.suppress(Exception):
                     self.client.cancel(  # type: ignore[no-untyped-call]  # untyped upstream
                         list(live.values()))
+
+    def _deadline_of(self, spec: GameSpec) -> float:
+        if self._deadline is None:
+            from harness.executors import game_deadline
+
+            return game_deadline(spec)
+        if callable(self._deadline):
+            return self._deadline(spec)
+        return float(self._deadline)
 
     def _records(self, future: Future[list[GameRecord]],
                  batch: list[Task]) -> list[GameRecord] | None:
@@ -426,6 +517,14 @@ class DaskExecutor:
         try:
             records: list[GameRecord] = future.result()
         except Exception as exc:
+            ran = self._expired.get(str(future.key))
+            if ran is not None:  # cancelled by the watchdog
+                if len(batch) > 1:
+                    return None
+                limit = self._deadline_of(batch[0].spec)
+                return [void_record(batch[0].spec, Termination.TIMEOUT,
+                                    f"the game ran past the watchdog's limit of {limit:.0f} s; "
+                                    f"its Dask worker was ended", ran)]
             if future.status != "error":
                 self.lost = True
                 raise ClusterLost(

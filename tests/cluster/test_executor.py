@@ -129,3 +129,28 @@ def test_a_game_that_kills_workers_is_void_and_its_batch_mates_are_not(
     assert "KilledWorker" in killer.reason
     innocent = {k: r.termination for k, r in records.items() if k != "g005"}
     assert set(innocent.values()) == {Termination.NORMAL}, innocent
+
+
+def hanging_play(spec: GameSpec) -> GameRecord:
+    """Game 2 never ends (a referee stuck in a loop, say)."""
+    if spec.seed == 2:
+        time.sleep(3600)
+    return _record(spec)
+
+
+def test_a_hung_game_is_void_and_its_worker_restarted(cluster: LocalDaskProcesses) -> None:
+    with DaskExecutor(cluster.address, hanging_play, batch=1, deadline=1.0,
+                      watchdog_seconds=0.2) as executor:
+        before = set(executor.client.scheduler_info()["workers"])
+        records = {r.game_id: r for r in executor.run(_specs(6, "h"))}
+        deadline = time.monotonic() + 30
+        while len(after := set(executor.client.scheduler_info()["workers"]) - before) < 1 \
+                or executor.workers < 2:
+            assert time.monotonic() < deadline, "the stuck worker did not come back"
+            time.sleep(0.1)
+    assert sorted(records) == [s.game_id for s in _specs(6, "h")]
+    hung = records["h002"]
+    assert hung.termination is Termination.TIMEOUT and hung.offender is None
+    assert "watchdog" in hung.reason
+    assert {r.termination for k, r in records.items() if k != "h002"} == {Termination.NORMAL}
+    assert len(after) == 1  # one fresh worker (a new address) in place of the stuck one

@@ -364,16 +364,19 @@ class Watchdog:
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self) -> None:
-        """Stop and wait for the thread (a worker restart under way is allowed to finish)."""
+    def stop(self, wait: bool = True) -> None:
+        """Stop the thread; ``wait``: until its last look at the workers is over."""
         self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=90)
+        if wait and self._thread.is_alive():
+            self._thread.join(timeout=30)
 
     def _loop(self) -> None:
         while not self._stop.wait(self.poll_seconds):
-            with contextlib.suppress(Exception):  # a lost scheduler is the main loop's to report
+            try:
                 self.check(time.monotonic())
+            except Exception:
+                if self.client.status != "running":
+                    return  # a lost scheduler is the main loop's to report
 
     def check(self, now: float) -> None:
         """One look at the workers."""
@@ -493,7 +496,7 @@ class DaskExecutor:
                         write_logs(self.log_dir, record)
                     yield record
         finally:
-            watchdog.stop()
+            watchdog.stop(wait=not self.lost)
             if live and not self.lost:  # the caller stopped early: drop the rest
                 with contextlib.suppress(Exception):
                     self.client.cancel(  # type: ignore[no-untyped-call]  # untyped upstream

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from games.battleline import GAME
-from games.battleline.cards import CARD_IDS
+from games.battleline.cards import ALL_TACTICS, CARD_IDS, iter_bits
 from games.battleline.state import MAX_DECISIONS, BattleLineState
 from games.protocol import GameEnd, IllegalAction, InvalidAction
 from tests.battleline.helpers import claims, ids, phase, position
@@ -369,12 +369,43 @@ def test_case_and_spacing_are_forgiven_but_history_is_canonical() -> None:
     assert s.history == ["play r1 1"]
 
 
-def test_random_games_never_offer_an_action_that_fails() -> None:
+def _check_invariants(s: BattleLineState) -> None:
+    """Every card is in exactly one place, and the derived masks agree with the board."""
+    places: list[int] = []
+    for h in s.hands:
+        places += list(iter_bits(h))
+    for d in s.decks:
+        places += d
+    for side in s.sides:
+        places += side
+    for pile in s.discards:
+        places += pile
+    places += [CARD_IDS["fog"]] * sum(1 for o in s.fog if o >= 0)
+    places += [CARD_IDS["mud"]] * sum(1 for o in s.mud if o >= 0)
+    everything = s.troop_all | (ALL_TACTICS if s.tactics_on else 0)
+    assert sorted(places) == list(iter_bits(everything)), "a card is lost or duplicated"
+    face_up = {c for side in s.sides for c in side} | {c for p in s.discards for c in p}
+    assert s.gone == sum(1 << c for c in face_up if c < 60)
+    for d in (0, 1):
+        assert [c for c, _ in s.tops[d]] == s.decks[d][len(s.decks[d]) - len(s.tops[d]):]
+    twin = s.clone()
+    twin.refresh_all()
+    assert (twin.free, twin.full) == (s.free, s.full)
+    for side in range(18):
+        assert len(s.sides[side]) <= s.capacity(side % 9)
+        for c in s.sides[side]:
+            assert s.where[c] == side and s.placed[c] >= 0
+    if s.phase == 0:  # play: hands are never above their size outside a Scout
+        assert all(h.bit_count() <= s.hand_size for h in s.hands)
+
+
+def test_random_games_keep_every_card_and_never_offer_an_action_that_fails() -> None:
     rng = random.Random(5)
-    for seed in range(30):
-        s = GAME.new_game(seed, rules=rng.choice(["standard", "advanced"]))
+    for seed in range(40):
+        s = GAME.new_game(seed, rules=rng.choice(["standard", "advanced", "no-tactics"]))
         while not s.is_terminal():
             s.apply(rng.choice(s.legal_actions()))
+            _check_invariants(s)
         assert s.end() is not None
 
 

@@ -1,6 +1,7 @@
 """Dask back end: a league's games run on the workers of a ``dask.distributed`` scheduler.
 
-What travels:
+:class:`DaskExecutor` is an executor like the local ones (:mod:`harness.executors`: GameSpecs
+in, GameRecords out, one record per game). What travels:
 
 - to each worker, once: every bot *file* of the league, as a worker plugin named after the
   sha256 of its bytes (:class:`BotFilePlugin`). The scheduler hands the plugin to every worker
@@ -8,23 +9,25 @@ What travels:
   directory (``<worker local directory>/tourney-bots/<sha256>/<file name>``). Registering is
   idempotent, so a second league with the same bots sends nothing again. Workers need no shared
   file system, only ``tourney`` installed (``pip install tourney[dask]``).
-- with each task: the :class:`~harness.records.GameSpec` plus, per seat, the hash of its file
-  (:class:`ShippedBot`). The worker rewrites the seat's spec to its cached copy and calls
-  :func:`harness.referee.play_game`, which always returns a record (a crashing bot is a game
-  result, not a task failure).
-- back to the client: the :class:`~harness.records.GameRecord`, which the league stores exactly
-  as in a local run.
+- with each task: a few :class:`Task` (a :class:`~harness.records.GameSpec` plus, per seat, the
+  hash of its file, :class:`ShippedBot`). The worker rewrites each seat's spec to its cached
+  copy and calls :func:`harness.referee.play_game`, which always returns a record (a crashing
+  bot is a game result, not a task failure). Games between in-process built-ins are batched
+  (:func:`make_batches`): one alone takes less time than the scheduler's round trip.
+- back to the client: the :class:`~harness.records.GameRecord` (with the bots' logs), which
+  the league stores exactly as in a local run.
 
 Built-in bots (``random``, ``greedy``) resolve on the worker by name; external commands
 (``cmd:...``) must exist on every worker.
 
-A worker that dies mid-game costs nothing: the scheduler runs its games elsewhere (each future
-completes once, so each game is stored once). Losing the scheduler ends the run with
-:class:`ClusterLost`; the games already received are stored and the league resumes like a
+Faults: a worker that dies mid-game costs nothing (the scheduler runs its games elsewhere; each
+task completes once, so each game is stored once); a game that keeps killing workers, or hangs
+past its deadline (:class:`Watchdog`), is recorded void; losing the scheduler ends the run with
+:class:`ClusterLost`, the games already received are stored and the league resumes like a
 local one.
 
-This module imports ``distributed`` at the top: import it only when a cluster is asked for
-(:func:`require_dask` gives the clear error when the extra is missing).
+This module imports ``distributed`` at the top: import it only when a cluster is asked for.
+:class:`LocalDaskProcesses` starts a scheduler and workers on 127.0.0.1 (tests, bench).
 """
 
 from __future__ import annotations
@@ -73,10 +76,8 @@ class ClusterLost(ClusterError):
 
 
 def require_dask() -> None:
-    """Fail with one clear line when the optional Dask extra is not installed.
-
-    Call it before importing this module (this module needs ``distributed`` to import).
-    """
+    """Fail with one clear line when the optional Dask extra is not installed (``distributed``
+    imported, but then broken or shadowed, e.g. blocked by a test)."""
     try:
         import distributed  # noqa: F401
     except ImportError as exc:
@@ -245,7 +246,8 @@ def play_batch(tasks: list[Task], play: bytes | None = None) -> list[GameRecord]
 
 
 def runs_in_process(ref: BotRef) -> bool:
-    """Whether the referee runs this bot in its own process (a trusted, fast built-in)."""
+    """Whether the referee runs this bot inside its own process (a trusted, fast built-in)
+    rather than sandboxed in a process of the bot's own."""
     from harness.loader import BotSpecError, parse_spec
 
     try:
@@ -285,21 +287,40 @@ def make_batches(tasks: list[Task], size: int) -> list[list[Task]]:
 # Running games on a cluster
 
 
+SCHEMES = ("tcp", "tls")
+
+
+def check_address(address: str) -> str:
+    """A scheduler address as Dask takes it (``tcp://HOST:PORT``), or one clear error."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    host, colon, port = rest.rpartition(":")
+    if scheme not in SCHEMES or not colon or not host or not port.isdigit() \
+            or not 0 < int(port) < 65536:
+        raise ClusterError(
+            f"--cluster {address!r} is not a Dask scheduler address; give tcp://HOST:PORT as "
+            f"printed by `dask scheduler` (e.g. tcp://10.0.0.5:8786)"
+        )
+    return f"{scheme}://{rest}"
+
+
 def connect(address: str, *, timeout: float = CONNECT_TIMEOUT,
             worker_wait: float = WORKER_WAIT) -> Client:
     """A client of the scheduler at ``address`` with at least one worker running tourney."""
+    address = check_address(address)
     try:
         client = Client(  # type: ignore[no-untyped-call]  # distributed's __init__ is untyped
             address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ClusterError(
-            f"cannot reach the Dask scheduler at {address} ({exc.__class__.__name__}): "
-            f"start one with `dask scheduler` and pass its tcp://HOST:PORT address"
+            f"cannot reach the Dask scheduler at {address} within {timeout:.0f} s: start one "
+            f"with `dask scheduler` and pass the tcp://HOST:PORT address it prints"
         ) from exc
     try:
         check_workers(client, address, worker_wait)
     except BaseException:
-        client.close()  # type: ignore[no-untyped-call]  # untyped in distributed
+        client.close(timeout=5)  # type: ignore[no-untyped-call]  # untyped in distributed
         raise
     return client
 

@@ -9,13 +9,16 @@ from pathlib import Path
 import cloudpickle
 import pytest
 from distributed import Client, Worker
+from typer.testing import CliRunner
 
+from harness.cli import app
 from harness.executors_dask import (
     BotFilePlugin,
     ClusterError,
     LocalDaskProcesses,
     ShippedBot,
     cache_root,
+    check_address,
     collect_bot_files,
     connect,
     localize_spec,
@@ -143,7 +146,29 @@ def test_a_worker_that_joins_later_gets_the_files(tmp_path: Path) -> None:
 
 def test_unreachable_scheduler_is_one_clear_error() -> None:
     with pytest.raises(ClusterError, match=r"cannot reach the Dask scheduler at tcp://127\.0"):
-        connect("tcp://127.0.0.1:9", timeout=1.0)
+        connect("127.0.0.1:9", timeout=1.0)
+
+
+@pytest.mark.parametrize("address", ["8786", "tcp://", "http://10.0.0.5:8786", "host:99999"])
+def test_a_malformed_address_is_one_clear_error(address: str) -> None:
+    with pytest.raises(ClusterError, match=r"is not a Dask scheduler address; give tcp://HOST"):
+        check_address(address)
+    assert check_address("10.0.0.5:8786") == "tcp://10.0.0.5:8786"
+
+
+def test_the_cli_says_what_is_wrong_with_cluster_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["league", "battleline", "random", "other=random",
+                                      "--out", str(tmp_path / "x"), "--cluster", "nowhere"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("tourney: error: --cluster 'nowhere' is not a Dask")
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_scheduler_without_workers_is_one_clear_error(tmp_path: Path) -> None:
+    with LocalDaskProcesses(0, directory=tmp_path) as procs, \
+            pytest.raises(ClusterError, match=r"has no workers after 1 s: start some with "
+                                             r"`dask worker tcp://127\.0\.0\.1:\d+`"):
+        connect(procs.address, worker_wait=1.0)
 
 
 def test_missing_dask_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -130,20 +130,6 @@ def _cached_exists(sha256: str, filename: str, dask_worker: Worker) -> bool:
     return (cache_root(dask_worker.local_directory) / sha256 / filename).exists()
 
 
-def test_a_worker_that_joins_later_gets_the_files(tmp_path: Path) -> None:
-    bot = tmp_path / "late_bot.py"
-    bot.write_text(BOT_SOURCE + "# late\n")
-    plugins, _ = collect_bot_files([_spec(BotRef("l", str(bot)), BotRef("r", "random"))])
-    (plugin,) = plugins.values()
-    with LocalDaskProcesses(1, directory=tmp_path / "dask") as procs, Client(
-            procs.address, timeout="10s", set_as_default=False) as client:
-        ship_bots(client, plugins)
-        procs.add_worker()
-        procs.wait_for_workers(2)
-        copies = client.run(_cached_bytes, plugin.sha256, "late_bot.py")
-        assert list(copies.values()) == [bot.read_bytes()] * 2
-
-
 def test_unreachable_scheduler_is_one_clear_error() -> None:
     with pytest.raises(ClusterError, match=r"cannot reach the Dask scheduler at tcp://127\.0"):
         connect("127.0.0.1:9", timeout=1.0)
@@ -164,11 +150,22 @@ def test_the_cli_says_what_is_wrong_with_cluster_in_one_line(tmp_path: Path) -> 
     assert result.stderr.count("\n") == 1
 
 
-def test_a_scheduler_without_workers_is_one_clear_error(tmp_path: Path) -> None:
-    with LocalDaskProcesses(0, directory=tmp_path) as procs, \
-            pytest.raises(ClusterError, match=r"has no workers after 1 s: start some with "
-                                             r"`dask worker tcp://127\.0\.0\.1:\d+`"):
-        connect(procs.address, worker_wait=1.0)
+def test_no_workers_is_one_clear_error_and_workers_joining_later_get_the_files(
+        tmp_path: Path) -> None:
+    bot = tmp_path / "late_bot.py"
+    bot.write_text(BOT_SOURCE + "# late\n")
+    plugins, _ = collect_bot_files([_spec(BotRef("l", str(bot)), BotRef("r", "random"))])
+    (plugin,) = plugins.values()
+    with LocalDaskProcesses(0, directory=tmp_path / "dask") as procs:
+        with pytest.raises(ClusterError, match=r"has no workers after 1 s: start some with "
+                                               r"`dask worker tcp://127\.0\.0\.1:\d+`"):
+            connect(procs.address, worker_wait=1.0)
+        with Client(procs.address, timeout="10s", set_as_default=False) as client:
+            ship_bots(client, plugins)  # no worker yet: the scheduler keeps the plugin
+            procs.add_worker()
+            procs.wait_for_workers(1)
+            copies = client.run(_cached_bytes, plugin.sha256, "late_bot.py")
+    assert list(copies.values()) == [bot.read_bytes()]
 
 
 def test_missing_dask_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

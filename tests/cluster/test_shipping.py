@@ -168,7 +168,14 @@ def test_no_workers_is_one_clear_error_and_workers_joining_later_get_the_files(
     assert list(copies.values()) == [bot.read_bytes()]
 
 
-def test_missing_dask_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "distributed", None)
+def test_missing_dask_is_one_clear_error(monkeypatch: pytest.MonkeyPatch,
+                                         tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
     with pytest.raises(ClusterError, match=r"pip install 'tourney\[dask\]'"):
         require_dask()
+    monkeypatch.setitem(sys.modules, "harness.executors_dask", None)  # cannot import either
+    result = CliRunner().invoke(app, ["league", "battleline", "random", "other=random",
+                                      "--out", str(tmp_path / "x"), "--cluster", "h:1"])
+    assert result.exit_code == 2
+    assert result.stderr == ("tourney: error: --cluster needs Dask, which is not installed: "
+                             "pip install 'tourney[dask]'\n")

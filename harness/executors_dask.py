@@ -192,8 +192,8 @@ def collect_bot_files(specs: Iterable[GameSpec]) -> tuple[
                 continue
             path, prefix, suffix = found
             plugin = BotFilePlugin(path.name, path.read_bytes())
-            plugins.setdefault(plugin.sha256, plugin)
-            shipped[seat.spec] = ShippedBot(plugin.sha256, path.name, suffix, prefix)
+            plugin = plugins.setdefault(plugin.sha256, plugin)  # same bytes: one cached copy
+            shipped[seat.spec] = ShippedBot(plugin.sha256, plugin.filename, suffix, prefix)
     return plugins, shipped
 
 

@@ -60,10 +60,10 @@ def test_split_file_spec_tells_files_from_names(bot_file: Path) -> None:
 def test_collect_reads_each_file_once_and_keys_it_by_hash(bot_file: Path, tmp_path: Path) -> None:
     twin = tmp_path / "sub"
     twin.mkdir()
-    (twin / "first.py").write_text(BOT_SOURCE)  # same bytes elsewhere: same hash, one plugin
+    (twin / "copy.py").write_text(BOT_SOURCE)  # same bytes elsewhere: same hash, one plugin
     specs = [
         _spec(BotRef("a", str(bot_file)), BotRef("r", "random")),
-        _spec(BotRef("a", f"{bot_file}:act"), BotRef("b", str(twin / "first.py")), game_id="g1"),
+        _spec(BotRef("a", f"{bot_file}:act"), BotRef("b", str(twin / "copy.py")), game_id="g1"),
     ]
     plugins, shipped = collect_bot_files(specs)
     digest = hashlib.sha256(BOT_SOURCE.encode()).hexdigest()
@@ -71,6 +71,7 @@ def test_collect_reads_each_file_once_and_keys_it_by_hash(bot_file: Path, tmp_pa
     assert plugins[digest].name == plugin_name(digest)
     assert shipped[str(bot_file)] == ShippedBot(digest, "first.py", "")
     assert shipped[f"{bot_file}:act"] == ShippedBot(digest, "first.py", ":act")
+    assert shipped[str(twin / "copy.py")] == ShippedBot(digest, "first.py", "")  # the one copy
     assert "random" not in shipped
 
 

@@ -59,7 +59,11 @@ def run(quick: bool) -> None:
         with DaskExecutor(procs.address) as dask:
             _rate(dask, warm)  # workers import the engine once
             dask_rate = _rate(dask, specs)
+        with DaskExecutor(procs.address, batch=1) as dask:
+            single_rate = _rate(dask, specs)
     figure("dask cluster, 2 workers", dask_rate, "games/s",
            f"{games} games random v random; scheduler + workers on 127.0.0.1")
     figure("dask / local", 100.0 * dask_rate / local_rate, "%")
+    figure("dask cluster, one game per task", single_rate, "games/s",
+           "without batching: the scheduler's round trip per game")
     figure("dask cluster start-up", started, "s", "scheduler + 2 workers, until registered")

@@ -32,17 +32,21 @@ from games.battleline.cards import (
     ALL_TROOPS,
     CARD_IDS,
     CARD_NAMES,
-    COMPANION,
+    COLOUR_LETTERS,
     DESERTER,
     FOG,
     LEADER_MASK,
+    MORALE,
+    MORALE_MASK,
     MUD,
     NUM_CARDS,
+    NUM_COLOURS,
     NUM_TROOPS,
+    NUM_VALUES,
     REDEPLOY,
     SCOUT,
-    SHIELD,
     TRAITOR,
+    VALUE_BITS,
     iter_bits,
     names_of,
     troop_mask,
@@ -128,6 +132,36 @@ def _play_rows() -> list[list[tuple[str, ...]]]:
 
 
 _PLAY_ROWS = _play_rows()
+
+_COLOUR_SHIFT = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
+
+
+def _troops_by_name() -> list[list[tuple[int, ...]]]:
+    """_TROOPS_BY_NAME[colour][value mask]: those troops in the order of their names
+    (``b1 < b10 < b2 < ...``), so play actions come out sorted without sorting."""
+    table = []
+    for colour in range(NUM_COLOURS):
+        row = []
+        for m in range(1 << NUM_VALUES):
+            cards = [colour * NUM_VALUES + v for v in range(NUM_VALUES) if m >> v & 1]
+            cards.sort(key=lambda c: CARD_NAMES[c] + " ")
+            row.append(tuple(cards))
+        table.append(row)
+    return table
+
+
+def _play_segments() -> tuple[tuple[int, int], ...]:
+    """The play section in name order: (colour, -1) for a colour's troops, (-1, card) for a
+    morale card (alexander < b... < companion < darius < g... < ... < shield < y...)."""
+    keys = [(COLOUR_LETTERS[c], (c, -1)) for c in range(NUM_COLOURS)]
+    keys += [(CARD_NAMES[card], (-1, card)) for card in MORALE]
+    keys.sort()
+    return tuple(seg for _, seg in keys)
+
+
+_TROOPS_BY_NAME = _troops_by_name()
+_PLAY_SEGMENTS = _play_segments()
+_TROOP_SEGMENTS = tuple(seg for seg in _PLAY_SEGMENTS if seg[0] >= 0)
 
 
 def _popcount(x: int) -> int:
@@ -399,68 +433,90 @@ class BattleLineState:
             self._refresh(flag)
 
     def _play_actions(self) -> list[str]:
+        """The play-phase actions, generated directly in sorted order (no sort of the whole)."""
         me = self.turn
         opp = 1 - me
         hand = self.hands[me]
         free = self.free[me]
-        out: list[str] = []
         troops = hand & ALL_TROOPS
-        if troops and free:
-            rows = _PLAY_ROWS
-            while troops:
-                low = troops & -troops
-                out += rows[low.bit_length() - 1][free]
-                troops ^= low
-        else:
-            out.append(_PASS)
+        can_place = bool(troops and free)
         tactics = hand & ALL_TACTICS
-        if tactics and self.tactics_played[me] <= self.tactics_played[opp]:
-            self._tactic_actions(me, tactics, self._free_flags(me), out)
-        out.sort()
-        return out
+        use_tactics = bool(tactics) and self.tactics_played[me] <= self.tactics_played[opp]
+        placeable = troops if free else 0
+        if use_tactics and free:
+            morale = tactics & MORALE_MASK
+            if self.leader_played[me]:
+                morale &= ~LEADER_MASK
+            placeable |= morale
+        play: list[str] = []
+        if placeable:
+            rows = _PLAY_ROWS
+            for colour, card in _PLAY_SEGMENTS if placeable & ALL_TACTICS else _TROOP_SEGMENTS:
+                if colour >= 0:
+                    m = (placeable >> _COLOUR_SHIFT[colour]) & VALUE_BITS
+                    if m:
+                        for c in _TROOPS_BY_NAME[colour][m]:
+                            play += rows[c][free]
+                elif placeable >> card & 1:
+                    play += rows[card][free]
+        if not use_tactics:
+            if can_place:
+                return play
+            play.insert(0, _PASS)
+            return play
+        before, after = self._tactic_actions(me, tactics)
+        if not can_place:
+            before.append(_PASS)
+        before += play
+        before += after
+        return before
 
-    def _tactic_actions(self, me: int, tactics: int, free: list[int], out: list[str]) -> None:
+    def _tactic_actions(self, me: int, tactics: int) -> tuple[list[str], list[str]]:
+        """Fog/Mud and guile actions: those sorting before ``pass``/``play`` (deserter, fog,
+        mud) and those sorting after them (redeploy, scout, traitor), each in sorted order."""
         opp = 1 - me
         claimed = self.claimed
         open_flags = [f for f in range(NUM_FLAGS) if claimed[f] < 0]
+        free = self._free_flags(me)
         sides = self.sides
-        for c in iter_bits(tactics):
-            if c < COMPANION:  # a leader
-                if not self.leader_played[me]:
-                    row = _PLAY_STR[c]
-                    out.extend([row[f] for f in free])
-            elif c <= SHIELD:
-                row = _PLAY_STR[c]
-                out.extend([row[f] for f in free])
-            elif c == FOG:
-                out.extend([_FOG_STR[f] for f in open_flags])
-            elif c == MUD:
-                out.extend([_MUD_STR[f] for f in open_flags])
-            elif c == SCOUT:
-                if self.decks[0] or self.decks[1]:
-                    out.append(_SCOUT)
-            elif c == REDEPLOY:
-                base = me * NUM_FLAGS
-                for f in open_flags:
-                    for card in sides[base + f]:
-                        out.append(_REDEPLOY_DISCARD_STR[card])
-                        row = _REDEPLOY_STR[card]
-                        out.extend([row[g] for g in free if g != f])
-            elif c == DESERTER:
-                base = opp * NUM_FLAGS
-                for f in open_flags:
-                    out.extend([_DESERTER_STR[card] for card in sides[base + f]])
-                    if self.fog[f] == opp:
-                        out.append(_DESERTER_STR[FOG])
-                    if self.mud[f] == opp:
-                        out.append(_DESERTER_STR[MUD])
-            else:  # TRAITOR
-                base = opp * NUM_FLAGS
-                for f in open_flags:
-                    for card in sides[base + f]:
-                        if card < NUM_TROOPS:
-                            row = _TRAITOR_STR[card]
-                            out.extend([row[g] for g in free])
+        deserter: list[str] = []
+        fog: list[str] = []
+        mud: list[str] = []
+        redeploy: list[str] = []
+        scout: list[str] = []
+        traitor: list[str] = []
+        if tactics >> FOG & 1:
+            fog = [_FOG_STR[f] for f in open_flags]
+        if tactics >> MUD & 1:
+            mud = [_MUD_STR[f] for f in open_flags]
+        if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
+            scout = [_SCOUT]
+        if tactics >> REDEPLOY & 1:
+            base = me * NUM_FLAGS
+            for f in open_flags:
+                for card in sides[base + f]:
+                    redeploy.append(_REDEPLOY_DISCARD_STR[card])
+                    row = _REDEPLOY_STR[card]
+                    redeploy += [row[g] for g in free if g != f]
+            redeploy.sort()
+        if tactics >> DESERTER & 1:
+            base = opp * NUM_FLAGS
+            for f in open_flags:
+                deserter += [_DESERTER_STR[card] for card in sides[base + f]]
+                if self.fog[f] == opp:
+                    deserter.append(_DESERTER_STR[FOG])
+                if self.mud[f] == opp:
+                    deserter.append(_DESERTER_STR[MUD])
+            deserter.sort()
+        if tactics >> TRAITOR & 1:
+            base = opp * NUM_FLAGS
+            for f in open_flags:
+                for card in sides[base + f]:
+                    if card < NUM_TROOPS:
+                        row = _TRAITOR_STR[card]
+                        traitor += [row[g] for g in free]
+            traitor.sort()
+        return deserter + fog + mud, redeploy + scout + traitor
 
     # ------------------------------------------------------------------ applying actions
 

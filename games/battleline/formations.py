@@ -197,11 +197,11 @@ class _Shape:
         ) if self.distinct else ()
 
 
-_SHAPES: dict[tuple[int, int, int], _Shape] = {}
+_SHAPES: dict[int, _Shape] = {}
 
 
 def _shape(side: int, n: int, max_value: int) -> _Shape:
-    key = (side, n, max_value)
+    key = side | (n << 72) | (max_value << 76)  # side masks use bits 0..69
     shape = _SHAPES.get(key)
     if shape is None:
         shape = _Shape(side, n, max_value)

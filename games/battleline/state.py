@@ -582,7 +582,14 @@ class BattleLineState:
         self.where[card] = side
         if card < NUM_TROOPS:
             self.gone |= 1 << card
-        self._refresh(flag)
+        # only this seat's side grew: update its free/complete bits at this flag
+        have = len(self.sides[side])
+        cap = 4 if self.mud[flag] >= 0 else 3
+        if have >= cap:
+            bit = 1 << flag
+            self.free[seat] &= ~bit
+            if have == cap and self.claimed[flag] < 0:
+                self.full[seat] |= bit
 
     def _lift(self, card: int) -> int:
         """Take a card off the board; returns the side index it came from."""

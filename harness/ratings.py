@@ -1,0 +1,326 @@
+"""TrueSkill leaderboards and head-to-head tables from stored games.
+
+Games are rated one at a time in **game-id order** (ids are hashes, so the order is a fixed,
+well-mixed shuffle), which makes the table a pure function of the stored results: the same games
+give the same ratings whatever order workers finished them in.
+
+* Draws are rated as draws. The draw probability fits the game: it is estimated from the rated
+  games themselves (draws + 1) / (games + 2), kept within [0.001, 0.5], unless given.
+* Team games (War Chest with 4 players: seats 0 and 2 against 1 and 3) are rated as teams.
+* Forfeits (timeouts, crashes, illegal actions, protocol errors) are rated as losses of the
+  offending bot and counted per bot. A *void* game, where the harness failed with no bot to
+  blame, is stored but not rated.
+
+>>> board = leaderboard([GameRow("g1", ["a", "b"], [1.0, -1.0], "normal", None, True)])
+>>> [(s.name, s.wins, s.losses) for s in board.bots]
+[('a', 1, 0), ('b', 0, 1)]
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trueskill
+
+FORFEIT_KINDS = ("timeout", "crash", "illegal", "protocol_error")
+FORMATS = ("table", "json", "csv", "markdown")
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """The parts of a stored game the ratings need (a row of the games table)."""
+
+    game_id: str
+    bots: list[str]
+    result: list[float]
+    termination: str
+    offender: int | None
+    rated: bool = True
+
+
+@dataclass
+class BotStats:
+    name: str
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    forfeits: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FORFEIT_KINDS, 0))
+
+    @property
+    def rating(self) -> float:
+        """The conservative rating: mu − 3·sigma."""
+        return self.mu - 3.0 * self.sigma
+
+    @property
+    def win_rate(self) -> float:
+        """Share of points taken: a win counts 1, a draw 1/2."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    @property
+    def forfeit_total(self) -> int:
+        return sum(self.forfeits.values())
+
+
+@dataclass
+class Leaderboard:
+    bots: list[BotStats]  # best first
+    h2h: dict[tuple[str, str], tuple[float, int]]  # (a, b) -> (a's score rate v b, games)
+    draw_probability: float
+    rated_games: int
+    void_games: int
+
+
+def teams_of(players: int) -> list[list[int]]:
+    """The seats of each side: teammates sit opposite in a 4-player game."""
+    if players == 4:
+        return [[0, 2], [1, 3]]
+    return [[seat] for seat in range(players)]
+
+
+def estimate_draw_probability(rows: Sequence[GameRow]) -> float:
+    """The share of draws among rated games, smoothed, kept within [0.001, 0.5]."""
+    rated = [r for r in rows if r.rated]
+    draws = sum(1 for r in rated if _is_draw(r))
+    p = (draws + 1) / (len(rated) + 2)
+    return min(0.5, max(0.001, p))
+
+
+def _is_draw(row: GameRow) -> bool:
+    return len(set(row.result)) == 1
+
+
+class _Rater:
+    """TrueSkill with a closed-form fast path for one-against-one games."""
+
+    def __init__(self, draw_probability: float) -> None:
+        self.env = trueskill.TrueSkill(draw_probability=draw_probability)
+        self.margin = trueskill.calc_draw_margin(draw_probability, 2, self.env)
+        self.ratings: dict[str, trueskill.Rating] = {}
+
+    def get(self, name: str) -> trueskill.Rating:
+        if name not in self.ratings:
+            self.ratings[name] = self.env.create_rating()
+        return self.ratings[name]
+
+    def one_v_one(self, a: str, b: str, outcome: float) -> None:
+        """Rate ``a`` v ``b``; ``outcome`` 1 if a won, 0 draw, -1 if b won."""
+        if outcome < 0:
+            a, b = b, a
+        ra, rb = self.get(a), self.get(b)
+        tau2 = self.env.tau ** 2
+        va, vb = ra.sigma ** 2 + tau2, rb.sigma ** 2 + tau2
+        c = math.sqrt(2 * self.env.beta ** 2 + va + vb)
+        t, eps = (ra.mu - rb.mu) / c, self.margin / c
+        if outcome == 0:
+            v, w = self.env.v_draw(t, eps), self.env.w_draw(t, eps)
+        else:
+            v, w = self.env.v_win(t, eps), self.env.w_win(t, eps)
+        self.ratings[a] = trueskill.Rating(ra.mu + va / c * v, math.sqrt(va * (1 - va / c**2 * w)))
+        self.ratings[b] = trueskill.Rating(rb.mu - vb / c * v, math.sqrt(vb * (1 - vb / c**2 * w)))
+
+    def teams(self, groups: list[list[str]], ranks: list[int]) -> None:
+        rated = self.env.rate([tuple(self.get(n) for n in g) for g in groups], ranks=ranks)
+        for names, new in zip(groups, rated, strict=True):
+            for name, rating in zip(names, new, strict=True):
+                self.ratings[name] = rating
+
+
+def _sides(row: GameRow) -> tuple[list[list[str]], list[float]]:
+    """Distinct bots of each side and each side's result."""
+    groups: list[list[str]] = []
+    results: list[float] = []
+    for seats in teams_of(len(row.bots)):
+        names: list[str] = []
+        for seat in seats:
+            if row.bots[seat] not in names:
+                names.append(row.bots[seat])
+        groups.append(names)
+        results.append(row.result[seats[0]])
+    return groups, results
+
+
+def leaderboard(rows: Iterable[GameRow], draw_probability: float | None = None) -> Leaderboard:
+    """Rate ``rows`` in game-id order and count wins, draws, losses and forfeits per bot."""
+    ordered = sorted(rows, key=lambda r: r.game_id)
+    p = draw_probability if draw_probability is not None else estimate_draw_probability(ordered)
+    rater = _Rater(p)
+    stats: dict[str, BotStats] = {}
+    pair_points: dict[tuple[str, str], list[float]] = {}
+    rated = void = 0
+
+    def stat(name: str) -> BotStats:
+        if name not in stats:
+            r = rater.get(name)
+            stats[name] = BotStats(name, r.mu, r.sigma)
+        return stats[name]
+
+    for row in ordered:
+        for name in row.bots:
+            stat(name)
+        if row.offender is not None and row.termination in FORFEIT_KINDS:
+            stat(row.bots[row.offender]).forfeits[row.termination] += 1
+        if not row.rated:
+            void += 1
+            continue
+        groups, results = _sides(row)
+        if len({n for g in groups for n in g}) != sum(len(g) for g in groups):
+            void += 1  # one bot on two sides: nothing to learn
+            continue
+        rated += 1
+        _count(stats, groups, results, pair_points)
+        if len(groups) == 2 and len(groups[0]) == len(groups[1]) == 1:
+            diff = results[0] - results[1]
+            rater.one_v_one(groups[0][0], groups[1][0], (diff > 0) - (diff < 0))
+        else:
+            rater.teams(groups, [-round(x * 1000) for x in results])
+    for name, s in stats.items():
+        r = rater.get(name)
+        s.mu, s.sigma = r.mu, r.sigma
+    board = sorted(stats.values(), key=lambda s: (-s.rating, -s.mu, s.name))
+    h2h = {k: ((v[0] / v[1]) if v[1] else 0.0, int(v[1])) for k, v in pair_points.items()}
+    return Leaderboard(board, h2h, p, rated, void)
+
+
+def _count(stats: dict[str, BotStats], groups: list[list[str]], results: list[float],
+           pair_points: dict[tuple[str, str], list[float]]) -> None:
+    best = max(results)
+    all_same = len(set(results)) == 1
+    for side, names in enumerate(groups):
+        mine = results[side]
+        for name in names:
+            s = stats[name]
+            s.games += 1
+            if all_same:
+                s.draws += 1
+            elif mine == best:
+                s.wins += 1
+            else:
+                s.losses += 1
+        for other, other_names in enumerate(groups):
+            if other == side:
+                continue
+            theirs = results[other]
+            points = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+            for name in names:
+                for opp in other_names:
+                    acc = pair_points.setdefault((name, opp), [0.0, 0.0])
+                    acc[0] += points
+                    acc[1] += 1
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def leaderboard_rows(board: Leaderboard) -> list[dict[str, Any]]:
+    """One plain dict per bot, best first (the json/csv form)."""
+    out: list[dict[str, Any]] = []
+    for rank, s in enumerate(board.bots, start=1):
+        out.append({
+            "rank": rank, "bot": s.name, "mu": round(s.mu, 3), "sigma": round(s.sigma, 3),
+            "rating": round(s.rating, 3), "games": s.games, "wins": s.wins, "draws": s.draws,
+            "losses": s.losses, "win_rate": round(s.win_rate, 4),
+            "forfeits": s.forfeit_total, **{f"forfeits_{k}": v for k, v in s.forfeits.items()},
+        })
+    return out
+
+
+def h2h_rows(board: Leaderboard) -> list[dict[str, Any]]:
+    names = [s.name for s in board.bots]
+    return [
+        {"bot": a, "opponent": b, "win_rate": round(board.h2h[(a, b)][0], 4),
+         "games": board.h2h[(a, b)][1]}
+        for a in names for b in names if (a, b) in board.h2h
+    ]
+
+
+_HEAD = ["rank", "bot", "mu", "sigma", "mu-3σ", "games", "W", "D", "L", "win%", "forfeits"]
+
+
+def _forfeit_text(s: BotStats) -> str:
+    parts = [f"{v} {k}" for k, v in s.forfeits.items() if v]
+    return ", ".join(parts) if parts else "0"
+
+
+def _table_cells(board: Leaderboard) -> list[list[str]]:
+    return [
+        [str(i), s.name, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.rating:.2f}", str(s.games),
+         str(s.wins), str(s.draws), str(s.losses), f"{100 * s.win_rate:.1f}", _forfeit_text(s)]
+        for i, s in enumerate(board.bots, start=1)
+    ]
+
+
+def _h2h_cells(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
+    names = [s.name for s in board.bots]
+    head = ["", *names]
+    rows = []
+    for a in names:
+        row = [a]
+        for b in names:
+            if a == b:
+                row.append("-")
+            elif (a, b) in board.h2h:
+                rate, n = board.h2h[(a, b)]
+                row.append(f"{100 * rate:.0f}% ({n})")
+            else:
+                row.append("")
+        rows.append(row)
+    return head, rows
+
+
+def _aligned(head: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if j != 1 else c.ljust(w)
+                         for j, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(head), rule, *(line(r) for r in rows)])
+
+
+def _markdown(head: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def render(board: Leaderboard, fmt: str = "table", h2h: bool = False) -> str:
+    """The leaderboard (and head-to-head matrix) as text in one of FORMATS."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt == "json":
+        data: dict[str, Any] = {
+            "leaderboard": leaderboard_rows(board),
+            "draw_probability": round(board.draw_probability, 4),
+            "rated_games": board.rated_games, "void_games": board.void_games,
+        }
+        if h2h:
+            data["h2h"] = h2h_rows(board)
+        return json.dumps(data, indent=2)
+    if fmt == "csv":
+        buf = io.StringIO()
+        records = h2h_rows(board) if h2h else leaderboard_rows(board)
+        if records:
+            writer = csv.DictWriter(buf, fieldnames=list(records[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(records)
+        return buf.getvalue().rstrip("\n")
+    show = _markdown if fmt == "markdown" else _aligned
+    parts = [show(_HEAD, _table_cells(board))]
+    if h2h:
+        head, rows = _h2h_cells(board)
+        title = "Head to head (row bot's win rate against column bot, games):"
+        parts += ["", title, show(head, rows)]
+    footer = (f"{board.rated_games} rated games, {board.void_games} void; "
+              f"draw probability {board.draw_probability:.3f}")
+    parts += ["", footer]
+    return "\n".join(parts)

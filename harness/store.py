@@ -1,0 +1,609 @@
+"""The results folder of a league: ``league.json`` plus Parquet datasets ``games/`` and ``moves/``.
+
+Layout of ``results/NAME/``::
+
+    league.json              the league's configuration (see LeagueConfig)
+    games/batch-000001-<token>.parquet   one row per game   (GAMES_SCHEMA)
+    moves/batch-000001-<token>.parquet   one row per decision (MOVES_SCHEMA)
+    quarantine/              damaged or orphaned batch files moved aside, never read
+    .lock                    held (flock) while a league writes here
+
+Finished games are buffered and written in *batches*. A batch writes its moves file first and
+its games file last, each to a hidden temporary name that is fsynced and then renamed, so a
+reader only ever sees complete files (``pyarrow.dataset`` skips names starting with ``.``), and
+the games file is the batch's commit mark: a moves file without its games file is an unfinished
+batch and is moved to ``quarantine/`` when the folder is next opened. A batch file that cannot
+be read (truncated, corrupted) is moved to ``quarantine/`` together with its partner file, so
+its games are simply played again on resume.
+
+Both datasets read directly with pyarrow, pandas or DuckDB::
+
+    import pyarrow.dataset as ds
+    games = ds.dataset("results/demo/games", format="parquet").to_table()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import secrets
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from harness.records import BotRef, GameRecord, Limits, Termination
+
+FORMAT = 1  # version of the results-folder layout
+
+GAMES_SCHEMA = pa.schema(
+    [
+        ("league", pa.string()),
+        ("game_id", pa.string()),
+        ("pair_id", pa.string()),
+        ("game", pa.string()),
+        ("variant", pa.string()),  # canonical JSON, keys sorted
+        ("rules_version", pa.string()),
+        ("seed", pa.int64()),
+        ("players", pa.int8()),
+        ("bots", pa.list_(pa.string())),  # per seat
+        ("winner", pa.string()),  # the winning bot ("a+b" for a mixed team); null: draw or void
+        ("winner_seats", pa.list_(pa.int8())),
+        ("draw", pa.bool_()),
+        ("result", pa.list_(pa.float64())),  # per seat: 1 win, 0 draw, -1 loss
+        ("score", pa.list_(pa.float64())),  # per seat game points (Battle Line series points)
+        ("termination", pa.string()),
+        ("reason", pa.string()),
+        ("offender", pa.int8()),  # the seat that forfeited, null if none
+        ("offender_bot", pa.string()),
+        ("rated", pa.bool_()),  # false for a void game: the harness failed, no bot to blame
+        ("decisions", pa.int32()),
+        ("duration", pa.float64()),  # seconds
+        ("think_time", pa.list_(pa.float64())),  # per seat, seconds
+        ("finished_at", pa.timestamp("ms", tz="UTC")),
+    ]
+)
+
+MOVES_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("ply", pa.int32()),
+        ("seat", pa.int8()),
+        ("action", pa.string()),
+        ("think_time", pa.float64()),
+    ]
+)
+
+
+class StoreError(Exception):
+    """A results folder cannot be used as asked; the message names the problem and the fix."""
+
+
+class LeagueMismatch(StoreError):
+    """The folder holds a different league (game, variant, rules version, seed, bot code)."""
+
+
+def tourney_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tourney")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+@dataclass
+class LeagueConfig:
+    """What a results folder holds: written to ``league.json``."""
+
+    name: str
+    game: str
+    variant: dict[str, str]
+    rules_version: str
+    seed: int
+    games_per_pair: int
+    bots: list[BotRef]
+    limits: Limits = field(default_factory=Limits)
+    kind: str = "round-robin"  # or "gauntlet", or "mixed" once both have written here
+    challenger: str = ""  # the gauntlet's challenger
+    players: int = 2
+    schedule: dict[str, Any] = field(default_factory=dict)  # the last run: kind, bots, games
+    tourney_version: str = field(default_factory=tourney_version)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["format"] = FORMAT
+        return d
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LeagueConfig:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["bots"] = [BotRef(**b) for b in data.get("bots", [])]
+        known["limits"] = Limits(**data.get("limits", {}))
+        known["variant"] = {str(k): str(v) for k, v in data.get("variant", {}).items()}
+        return cls(**known)
+
+    def bot(self, name: str) -> BotRef | None:
+        return next((b for b in self.bots if b.name == name), None)
+
+
+def variant_text(variant: dict[str, str]) -> str:
+    """The canonical text of a variant, as stored in the ``variant`` column."""
+    return json.dumps(variant, sort_keys=True, separators=(",", ":"))
+
+
+def describe_variant(variant: dict[str, str]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(variant.items())) or "(default rules)"
+
+
+def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> LeagueConfig:
+    """The configuration after ``new`` joins ``stored``; refuses anything that would mix leagues.
+
+    Adding bots and raising ``games_per_pair`` only add games. A different game, variant, rules
+    version, seed, time limit or a changed bot file would mix incomparable results.
+    """
+    where = f"{folder} holds"
+    fix = "use another --out folder"
+    if stored.game != new.game:
+        raise LeagueMismatch(f"{where} a {stored.game} league, not {new.game}; {fix}")
+    if stored.variant != new.variant:
+        raise LeagueMismatch(
+            f"{where} games with variant {describe_variant(stored.variant)}, not "
+            f"{describe_variant(new.variant)}; {fix}"
+        )
+    if stored.rules_version != new.rules_version:
+        raise LeagueMismatch(
+            f"{where} games played under {stored.game} rules {stored.rules_version}, but the "
+            f"engine is now at rules {new.rules_version}; {fix} for the new rules"
+        )
+    if stored.seed != new.seed:
+        raise LeagueMismatch(
+            f"{where} a league with --seed {stored.seed}, not {new.seed}; pass --seed "
+            f"{stored.seed} to continue it or {fix}"
+        )
+    if stored.limits != new.limits:
+        raise LeagueMismatch(
+            f"{where} games played with --move-time {stored.limits.move_time}, not "
+            f"{new.limits.move_time}; pass the same limits to continue it or {fix}"
+        )
+    bots = list(stored.bots)
+    for bot in new.bots:
+        old = stored.bot(bot.name)
+        if old is None:
+            bots.append(bot)
+        elif old.sha256 != bot.sha256:
+            raise LeagueMismatch(
+                f"bot {bot.name!r} changed since {folder} was started (its code hash differs); "
+                f"give the new version another name (NAME=SPEC) or {fix}"
+            )
+        elif old.spec != bot.spec:
+            bots[bots.index(old)] = bot
+    kind = stored.kind if stored.kind == new.kind else "mixed"
+    return LeagueConfig(
+        name=stored.name,
+        game=stored.game,
+        variant=stored.variant,
+        rules_version=stored.rules_version,
+        seed=stored.seed,
+        games_per_pair=max(stored.games_per_pair, new.games_per_pair),
+        bots=bots,
+        limits=stored.limits,
+        kind=kind,
+        challenger=new.challenger or stored.challenger,
+        players=stored.players,
+        schedule=new.schedule,
+        tourney_version=new.tourney_version,
+    )
+
+
+# ----------------------------------------------------------------------------- records -> rows
+
+
+def _winner_name(record: GameRecord) -> str | None:
+    names: list[str] = []
+    for seat in record.winners:
+        if record.seats[seat] not in names:
+            names.append(record.seats[seat])
+    return "+".join(names) if names else None
+
+
+def is_void(record: GameRecord) -> bool:
+    """A forfeit with no seat to blame: the harness failed (worker died, game hung)."""
+    return record.termination.is_forfeit and record.offender is None
+
+
+def games_table(records: Sequence[GameRecord]) -> pa.Table:
+    """The games rows of ``records`` (one per game), in GAMES_SCHEMA."""
+    cols: dict[str, list[Any]] = {name: [] for name in GAMES_SCHEMA.names}
+    for r in records:
+        void = is_void(r)
+        offender = r.offender
+        cols["league"].append(r.league)
+        cols["game_id"].append(r.game_id)
+        cols["pair_id"].append(r.pair_id)
+        cols["game"].append(r.game)
+        cols["variant"].append(variant_text(r.variant))
+        cols["rules_version"].append(r.rules_version)
+        cols["seed"].append(r.seed)
+        cols["players"].append(len(r.seats))
+        cols["bots"].append(list(r.seats))
+        cols["winner"].append(_winner_name(r))
+        cols["winner_seats"].append(list(r.winners))
+        cols["draw"].append(not r.winners and not void)
+        cols["result"].append([float(x) for x in r.returns])
+        cols["score"].append([float(x) for x in r.scores])
+        cols["termination"].append(r.termination.value)
+        cols["reason"].append(r.reason)
+        cols["offender"].append(offender)
+        cols["offender_bot"].append(r.seats[offender] if offender is not None else None)
+        cols["rated"].append(not void)
+        cols["decisions"].append(r.decisions)
+        cols["duration"].append(float(r.duration))
+        cols["think_time"].append([float(x) for x in r.think_time])
+        cols["finished_at"].append(int(r.finished_at * 1000))
+    return pa.Table.from_pydict(cols, schema=GAMES_SCHEMA)
+
+
+def moves_table(records: Sequence[GameRecord]) -> pa.Table:
+    """The moves rows of ``records`` (one per decision), in MOVES_SCHEMA."""
+    ids: list[str] = []
+    plies: list[int] = []
+    seats: list[int] = []
+    actions: list[str] = []
+    times: list[float] = []
+    for r in records:
+        moves = r.moves
+        ids.extend([r.game_id] * len(moves))
+        for m in moves:
+            plies.append(m.ply)
+            seats.append(m.seat)
+            actions.append(m.action)
+            times.append(m.think_time)
+    return pa.Table.from_arrays(
+        [
+            pa.array(ids, pa.string()),
+            pa.array(plies, pa.int32()),
+            pa.array(seats, pa.int8()),
+            pa.array(actions, pa.string()),
+            pa.array(times, pa.float64()),
+        ],
+        schema=MOVES_SCHEMA,
+    )
+
+
+def record_from_row(row: dict[str, Any]) -> GameRecord:
+    """Rebuild a GameRecord (without moves) from a games row; the inverse of games_table."""
+    finished = row["finished_at"]
+    return GameRecord(
+        game_id=row["game_id"],
+        game=row["game"],
+        variant=json.loads(row["variant"]),
+        rules_version=row["rules_version"],
+        seed=row["seed"],
+        seats=list(row["bots"]),
+        returns=list(row["result"]),
+        scores=list(row["score"]),
+        winners=list(row["winner_seats"]),
+        termination=Termination(row["termination"]),
+        reason=row["reason"],
+        decisions=row["decisions"],
+        duration=row["duration"],
+        think_time=list(row["think_time"]),
+        pair_id=row["pair_id"],
+        league=row["league"],
+        offender=row["offender"],
+        finished_at=finished.timestamp() if finished is not None else 0.0,
+    )
+
+
+# ----------------------------------------------------------------------------- atomic files
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(final: Path, write: Any) -> None:
+    """Write ``final`` via a hidden temporary file: write, fsync, rename. Nothing partial stays."""
+    tmp = final.with_name(f".{final.name}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, final)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _write_parquet(table: pa.Table, fh: IO[bytes]) -> None:
+    pq.write_table(table, fh, compression="zstd")
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    text = (json.dumps(data, indent=2, sort_keys=False) + "\n").encode()
+    _write_atomic(path, lambda fh: fh.write(text))
+
+
+def _os_problem(exc: OSError, folder: Path) -> StoreError:
+    if exc.errno == errno.ENOSPC:
+        why = "the disk is full"
+        fix = "free some space"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "permission denied"
+        fix = "choose a folder you can write to with --out"
+    else:
+        why = exc.strerror or str(exc)
+        fix = "choose another folder with --out"
+    return StoreError(f"cannot write results to {folder}: {why}; {fix}")
+
+
+# ----------------------------------------------------------------------------- the store
+
+
+@dataclass
+class ScanReport:
+    """What opening a folder found: stored game ids and the files it had to move aside."""
+
+    finished: set[str] = field(default_factory=set)
+    quarantined: list[str] = field(default_factory=list)  # one line per file: name and why
+
+
+def batch_files(folder: Path) -> list[Path]:
+    """The committed batch files of one dataset folder, in name order."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.parquet") if not p.name.startswith((".", "_")))
+
+
+def read_batch(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """Read one batch file completely (raises on a damaged file)."""
+    return pq.read_table(path, columns=columns)
+
+
+class ResultsStore:
+    """A results folder open for writing. Use :meth:`open`; close (or ``with``) when done."""
+
+    def __init__(self, root: Path, config: LeagueConfig, batch_size: int = 200,
+                 flush_seconds: float = 10.0) -> None:
+        self.root = root
+        self.config = config
+        self.batch_size = batch_size
+        self.flush_seconds = flush_seconds
+        self.games_dir = root / "games"
+        self.moves_dir = root / "moves"
+        self.quarantine_dir = root / "quarantine"
+        self._pending: list[GameRecord] = []
+        self._last_flush = time.monotonic()
+        self._lock: IO[str] | None = None
+        self._seq = 0
+        self.report = ScanReport()
+
+    # -- opening
+
+    @classmethod
+    def open(cls, root: Path, config: LeagueConfig, *, must_exist: bool = False,
+             batch_size: int = 200, flush_seconds: float = 10.0) -> ResultsStore:
+        """Open (or create) ``root`` for ``config``: checks it is the same league, merges the
+        configuration, takes the folder lock, quarantines damaged files and lists finished ids.
+        """
+        manifest = root / "league.json"
+        if root.exists() and not root.is_dir():
+            raise StoreError(f"{root} is a file, not a results folder; choose another --out")
+        stored = load_config(root) if manifest.exists() else None
+        if stored is None:
+            if must_exist:
+                raise StoreError(f"{root} holds no league to resume (no league.json); "
+                                 f"drop --resume to start one")
+            if root.is_dir() and any(root.iterdir()):
+                raise StoreError(f"{root} is not empty and holds no league.json; "
+                                 f"choose an empty or new --out folder")
+            merged = config
+        else:
+            merged = merge_configs(stored, config, root)
+        store = cls(root, merged, batch_size=batch_size, flush_seconds=flush_seconds)
+        try:
+            for d in (root, store.games_dir, store.moves_dir):
+                d.mkdir(parents=True, exist_ok=True)
+            store._take_lock()
+            write_json_atomic(manifest, merged.to_json())
+        except OSError as exc:
+            store.close()
+            raise _os_problem(exc, root) from exc
+        store.report = store._scan()
+        return store
+
+    def _take_lock(self) -> None:
+        fh = open(self.root / ".lock", "a+")  # noqa: SIM115  (held open until close())
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise StoreError(
+                f"another tourney process is writing to {self.root}; wait for it to finish "
+                f"or choose another --out"
+            ) from None
+        self._lock = fh
+
+    def _quarantine(self, path: Path, why: str) -> None:
+        self.quarantine_dir.mkdir(exist_ok=True)
+        dest = self.quarantine_dir / f"{path.parent.name}-{path.name}"
+        os.replace(path, dest)
+        self.report.quarantined.append(f"{path.parent.name}/{path.name}: {why}")
+
+    def _scan(self) -> ScanReport:
+        self.report = ScanReport()
+        for d in (self.games_dir, self.moves_dir):
+            for leftover in d.glob(".*.tmp"):
+                leftover.unlink()  # an interrupted write: never committed
+        games = {p.name: p for p in batch_files(self.games_dir)}
+        moves = {p.name: p for p in batch_files(self.moves_dir)}
+        for name, path in moves.items():
+            if name not in games:
+                self._quarantine(path, "moves of an unfinished batch (no games file)")
+        for name, path in games.items():
+            try:
+                ids = read_batch(path, ["game_id"]).column("game_id").to_pylist()
+                read_batch(path)
+                partner = moves.get(name)
+                if partner is None:
+                    raise ValueError("its moves file is missing")
+                read_batch(partner)
+            except Exception as exc:  # any damage: arrow, OS or our own check
+                why = (f"unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
+                       f"its games will be replayed")
+                self._quarantine(path, why)
+                if name in moves and moves[name].exists():
+                    self._quarantine(moves[name], "partner of a damaged games file")
+                continue
+            self.report.finished.update(ids)
+            self._seq = max(self._seq, _batch_number(name))
+        return self.report
+
+    # -- writing
+
+    @property
+    def finished(self) -> set[str]:
+        return self.report.finished
+
+    def add(self, record: GameRecord) -> bool:
+        """Buffer a finished game; returns False (and drops it) if its id is already stored."""
+        if record.game_id in self.report.finished:
+            return False
+        self.report.finished.add(record.game_id)
+        self._pending.append(record)
+        if (len(self._pending) >= self.batch_size
+                or time.monotonic() - self._last_flush >= self.flush_seconds):
+            self.flush()
+        return True
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def flush(self) -> int:
+        """Write the buffered games as one batch; returns how many were written."""
+        self._last_flush = time.monotonic()
+        if not self._pending:
+            return 0
+        batch = self._pending
+        self._seq += 1
+        name = f"batch-{self._seq:06d}-{secrets.token_hex(4)}.parquet"
+        games = games_table(batch)
+        moves = moves_table(batch)
+        try:
+            _write_atomic(self.moves_dir / name, lambda fh: _write_parquet(moves, fh))
+            _write_atomic(self.games_dir / name, lambda fh: _write_parquet(games, fh))
+            _fsync_dir(self.games_dir)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                (self.moves_dir / name).unlink()
+            for r in batch:
+                self.report.finished.discard(r.game_id)
+            self._pending = []
+            raise _os_problem(exc, self.root) from exc
+        self._pending = []
+        return len(batch)
+
+    def close(self) -> None:
+        """Release the folder lock (flush first if you want the buffer kept)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _batch_number(name: str) -> int:
+    try:
+        return int(name.split("-")[1])
+    except (IndexError, ValueError):
+        return 0
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def load_config(root: Path) -> LeagueConfig:
+    path = root / "league.json"
+    if not path.exists():
+        raise StoreError(f"{root} is not a results folder (no league.json); "
+                         f"pass the folder given to `tourney league --out`")
+    try:
+        return LeagueConfig.from_json(json.loads(path.read_text()))
+    except (ValueError, TypeError, KeyError) as exc:
+        raise StoreError(f"{path} is damaged ({exc}); restore it or start a new folder") from exc
+
+
+@dataclass
+class Loaded:
+    """Games read from one or more folders, with the files that could not be read."""
+
+    games: pa.Table
+    skipped: list[str] = field(default_factory=list)
+
+
+def _read_folder_tables(folder: Path, skipped: list[str]) -> Iterator[pa.Table]:
+    for path in batch_files(folder):
+        try:
+            yield read_batch(path)
+        except Exception as exc:  # a damaged file is reported and skipped, never fatal
+            skipped.append(f"{path}: unreadable ({type(exc).__name__}), skipped")
+
+
+def _first_seen(ids: list[str], seen: set[str]) -> list[bool]:
+    """A mask keeping the first row of every id (a duplicate would count a game twice)."""
+    keep: list[bool] = []
+    for gid in ids:
+        keep.append(gid not in seen)
+        seen.add(gid)
+    return keep
+
+
+def load_games(roots: Iterable[Path]) -> Loaded:
+    """Every stored game of ``roots``, deduplicated by (league folder, game id), sorted by id."""
+    skipped: list[str] = []
+    tables: list[pa.Table] = []
+    for root in roots:
+        load_config(root)  # a clear error if it is not a results folder
+        seen: set[str] = set()
+        for table in _read_folder_tables(root / "games", skipped):
+            if table.schema != GAMES_SCHEMA:
+                table = table.cast(GAMES_SCHEMA)
+            keep = _first_seen(table.column("game_id").to_pylist(), seen)
+            tables.append(table if all(keep) else table.filter(pa.array(keep)))
+    if not tables:
+        return Loaded(GAMES_SCHEMA.empty_table(), skipped)
+    table = pa.concat_tables(tables)
+    table = table.sort_by([("game_id", "ascending"), ("league", "ascending")])
+    return Loaded(table, skipped)
+
+
+def load_moves(root: Path, game_id: str) -> list[dict[str, Any]]:
+    """The moves of one game in ply order."""
+    import pyarrow.compute as pc
+
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for table in _read_folder_tables(root / "moves", skipped):
+        hit = table.filter(pc.equal(table.column("game_id"), game_id))
+        rows.extend(hit.to_pylist())
+    rows.sort(key=lambda r: r["ply"])
+    return rows

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+
+import trueskill
+
+from harness import ratings
+from harness.ratings import GameRow
+
+
+def rows_strong_v_weak(n: int = 60, seed: int = 1) -> list[GameRow]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        seats = ["strong", "weak"] if i % 2 == 0 else ["weak", "strong"]
+        strong_wins = rng.random() < 0.8
+        result = [1.0, -1.0] if (seats[0] == "strong") == strong_wins else [-1.0, 1.0]
+        out.append(GameRow(f"g{i:04d}", seats, result, "normal", None, True))
+    return out
+
+
+def test_the_stronger_bot_leads_and_counts_add_up() -> None:
+    board = ratings.leaderboard(rows_strong_v_weak())
+    strong, weak = board.bots
+    assert strong.name == "strong" and strong.rating > weak.rating
+    assert strong.wins == weak.losses and strong.games == 60
+    assert strong.wins + strong.losses + strong.draws == 60
+    assert board.h2h[("strong", "weak")][1] == 60
+    assert abs(board.h2h[("strong", "weak")][0] + board.h2h[("weak", "strong")][0] - 1) < 1e-9
+
+
+def test_the_table_does_not_depend_on_finishing_order() -> None:
+    rows = rows_strong_v_weak()
+    shuffled = rows[:]
+    random.Random(5).shuffle(shuffled)
+    assert ratings.render(ratings.leaderboard(rows)) == ratings.render(
+        ratings.leaderboard(shuffled))
+
+
+def test_one_v_one_matches_trueskill_itself() -> None:
+    rows = rows_strong_v_weak(30)
+    rows.append(GameRow("g9999", ["strong", "weak"], [0.0, 0.0], "stalemate", None, True))
+    board = ratings.leaderboard(rows, draw_probability=0.1)
+    env = trueskill.TrueSkill(draw_probability=0.1)
+    r = {"strong": env.create_rating(), "weak": env.create_rating()}
+    for row in sorted(rows, key=lambda x: x.game_id):
+        a, b = row.bots
+        ranks = [0, 0] if row.result[0] == row.result[1] else (
+            [0, 1] if row.result[0] > row.result[1] else [1, 0])
+        (r[a],), (r[b],) = env.rate([(r[a],), (r[b],)], ranks=ranks)
+    for s in board.bots:
+        assert abs(s.mu - r[s.name].mu) < 1e-6 and abs(s.sigma - r[s.name].sigma) < 1e-6
+    assert board.bots[0].draws == 1
+
+
+def test_draw_probability_is_estimated_from_the_data() -> None:
+    draws = [GameRow(f"g{i}", ["a", "b"], [0.0, 0.0], "stalemate", None, True) for i in range(8)]
+    wins = [GameRow(f"h{i}", ["a", "b"], [1.0, -1.0], "normal", None, True) for i in range(8)]
+    assert ratings.estimate_draw_probability(wins) < 0.15
+    assert ratings.estimate_draw_probability(draws + wins) == 0.5
+    assert ratings.leaderboard(draws + wins).bots[0].draws == 8
+
+
+def test_team_games_are_rated_as_teams() -> None:
+    rows = [GameRow(f"g{i}", ["a", "b", "c", "d"], [1.0, -1.0, 1.0, -1.0], "normal", None, True)
+            for i in range(5)]
+    board = ratings.leaderboard(rows)
+    by = {s.name: s for s in board.bots}
+    assert by["a"].wins == by["c"].wins == 5 and by["b"].losses == by["d"].losses == 5
+    assert abs(by["a"].mu - by["c"].mu) < 1e-9 and by["a"].mu > by["b"].mu
+    same_bot_teams = [GameRow("g1", ["a", "b", "a", "b"], [1.0, -1.0, 1.0, -1.0], "normal",
+                              None, True)]
+    board = ratings.leaderboard(same_bot_teams)
+    assert {s.name: s.games for s in board.bots} == {"a": 1, "b": 1}
+
+
+def test_forfeits_are_counted_per_bot_and_void_games_not_rated() -> None:
+    rows = [
+        GameRow("g1", ["a", "b"], [1.0, -1.0], "timeout", 1, True),
+        GameRow("g2", ["b", "a"], [1.0, -1.0], "illegal", 1, True),
+        GameRow("g3", ["a", "b"], [-1.0, 1.0], "crash", 0, True),
+        GameRow("g4", ["a", "b"], [0.0, 0.0], "crash", None, False),
+    ]
+    board = ratings.leaderboard(rows)
+    by = {s.name: s for s in board.bots}
+    assert by["b"].forfeits["timeout"] == 1 and by["a"].forfeits["illegal"] == 1
+    assert by["a"].forfeits["crash"] == 1 and by["b"].forfeit_total == 1
+    assert board.void_games == 1 and board.rated_games == 3
+    assert by["a"].games == 3 and by["a"].draws == 0
+
+
+def test_every_format_renders() -> None:
+    board = ratings.leaderboard(rows_strong_v_weak(10))
+    table = ratings.render(board, "table", h2h=True)
+    assert table.splitlines()[0].split()[:3] == ["rank", "bot", "mu"]
+    assert "Head to head" in table
+    data = json.loads(ratings.render(board, "json", h2h=True))
+    assert data["leaderboard"][0]["rank"] == 1 and len(data["h2h"]) == 2
+    rows = list(csv.DictReader(io.StringIO(ratings.render(board, "csv"))))
+    assert rows[0]["bot"] == board.bots[0].name and "forfeits_timeout" in rows[0]
+    markdown = ratings.render(board, "markdown")
+    assert markdown.startswith("| rank | bot |") and markdown.splitlines()[1].startswith("|---")

@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+
+from harness import store
+from harness.records import BotRef, Limits, Termination
+
+from .helpers import record
+
+
+def config(**changes: object) -> store.LeagueConfig:
+    base = store.LeagueConfig(
+        name="t", game="battleline", variant={"rules": "standard"}, rules_version="1", seed=1,
+        games_per_pair=4, bots=[BotRef("a", "random", "aa"), BotRef("b", "greedy", "bb")],
+    )
+    for key, value in changes.items():
+        setattr(base, key, value)
+    return base
+
+
+def write(root: Path, *records: store.GameRecord, batch_size: int = 100) -> store.ScanReport:
+    with store.ResultsStore.open(root, config(), batch_size=batch_size) as st:
+        for r in records:
+            st.add(r)
+        st.flush()
+        return st.report
+
+
+def test_games_and_moves_read_back_with_plain_pyarrow(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1"), record("g2", returns=(0.0, 0.0)),
+          record("g3", seats=("a", "b", "a", "b"), returns=(-1, 1, -1, 1), moves=5),
+          record("g4", termination=Termination.TIMEOUT, offender=1))
+    games = ds.dataset(root / "games", format="parquet").to_table().sort_by("game_id")
+    assert games.schema == store.GAMES_SCHEMA
+    rows = games.to_pylist()
+    assert [r["winner"] for r in rows] == ["a", None, "b", "a"]
+    assert [r["draw"] for r in rows] == [False, True, False, False]
+    assert rows[2]["bots"] == ["a", "b", "a", "b"] and rows[2]["winner_seats"] == [1, 3]
+    assert rows[3]["offender_bot"] == "b" and rows[3]["termination"] == "timeout"
+    assert rows[0]["variant"] == '{"rules":"standard"}'
+    moves = ds.dataset(root / "moves", format="parquet").to_table()
+    assert moves.num_rows == 3 + 3 + 5 + 3
+    assert store.load_moves(root, "g3")[4] == {
+        "game_id": "g3", "ply": 4, "seat": 0, "action": "act4", "think_time": 0.0001}
+    assert store.record_from_row(rows[0]).seats == ["a", "b"]
+
+
+def test_reopening_lists_finished_ids_and_drops_repeats(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1"), record("g2"), batch_size=1)
+    assert len(store.batch_files(root / "games")) == 2
+    with store.ResultsStore.open(root, config()) as st:
+        assert st.finished == {"g1", "g2"}
+        assert st.add(record("g1")) is False
+        assert st.add(record("g3")) is True
+        st.flush()
+    assert store.load_games([root]).games.column("game_id").to_pylist() == ["g1", "g2", "g3"]
+
+
+def test_a_damaged_batch_is_quarantined_and_its_games_replayable(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1"), batch_size=1)
+    write(root, record("g2"), batch_size=1)
+    damaged = store.batch_files(root / "games")[1]
+    damaged.write_bytes(damaged.read_bytes()[:50])  # truncated mid-file
+    loaded = store.load_games([root])  # read-only: reported and skipped
+    assert loaded.games.column("game_id").to_pylist() == ["g1"]
+    assert "unreadable" in loaded.skipped[0]
+    with store.ResultsStore.open(root, config()) as st:
+        assert st.finished == {"g1"}
+        assert len(st.report.quarantined) == 2
+        assert "games will be replayed" in st.report.quarantined[0]
+    assert len(list((root / "quarantine").iterdir())) == 2
+    assert len(store.batch_files(root / "moves")) == 1
+    ds.dataset(root / "games", format="parquet").to_table()  # readable again
+
+
+def test_unfinished_batches_and_temp_files_are_cleared(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1"))
+    (root / "moves" / "batch-000009-dead.parquet").write_bytes(b"orphan")
+    (root / "games" / ".batch-000010-x.parquet.tmp").write_bytes(b"half")
+    with store.ResultsStore.open(root, config()) as st:
+        assert st.finished == {"g1"}
+        assert any("unfinished batch" in q for q in st.report.quarantined)
+    assert not list((root / "games").glob(".*"))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"game": "warchest"}, "a battleline league, not warchest"),
+    ({"variant": {"rules": "tactics"}}, "variant rules=standard, not rules=tactics"),
+    ({"rules_version": "2"}, "rules 1, but the engine is now at rules 2"),
+    ({"seed": 5}, "--seed 1, not 5"),
+    ({"limits": Limits(move_time=3.0)}, "--move-time 1.0"),
+    ({"bots": [BotRef("a", "random", "changed")]}, "bot 'a' changed"),
+])
+def test_another_league_is_refused(tmp_path: Path, change: dict[str, object],
+                                   message: str) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1"))
+    with pytest.raises(store.LeagueMismatch, match=message):
+        store.ResultsStore.open(root, config(**change))
+
+
+def test_new_bots_and_more_games_merge(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1"))
+    bots = [BotRef("a", "random", "aa"), BotRef("c", "c.py", "cc")]
+    with store.ResultsStore.open(root, config(bots=bots, games_per_pair=8)) as st:
+        assert [b.name for b in st.config.bots] == ["a", "b", "c"]
+        assert st.config.games_per_pair == 8
+    assert store.load_config(root).bot("c") == BotRef("c", "c.py", "cc")
+
+
+def test_a_full_disk_leaves_no_partial_file(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "lg"
+    st = store.ResultsStore.open(root, config())
+    st.add(record("g1"))
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(store.os, "fsync", full)
+    with pytest.raises(store.StoreError, match="disk is full; free some space"):
+        st.flush()
+    monkeypatch.undo()
+    st.close()
+    assert not list((root / "games").iterdir()) and not list((root / "moves").iterdir())
+    with store.ResultsStore.open(root, config()) as again:
+        assert again.finished == set()  # the game will be played again
+
+
+def test_unusable_folders_are_refused(tmp_path: Path) -> None:
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    with pytest.raises(store.StoreError, match="is a file"):
+        store.ResultsStore.open(afile, config())
+    with pytest.raises(store.StoreError, match="cannot write results"):
+        store.ResultsStore.open(afile / "sub", config())
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(store.StoreError, match="not empty"):
+        store.ResultsStore.open(other, config())
+    with pytest.raises(store.StoreError, match=r"no league\.json"):
+        store.load_config(other)
+
+
+def test_one_writer_at_a_time(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    with (store.ResultsStore.open(root, config()),
+          pytest.raises(store.StoreError, match="another tourney process")):
+        store.ResultsStore.open(root, config())

@@ -288,34 +288,48 @@ def _jsonable(value: Any) -> Any:
 def serve(
     factory: BotFactory | None, load_error: str, wire: _Wire, sandbox: dict[str, Any]
 ) -> None:
-    """Answer requests until ``quit`` or end of input."""
+    """Answer requests until ``quit`` or end of input.
+
+    The bot's own output is flushed to its log before each reply, so the log is complete up to
+    the moment the referee hears back (it may kill the process right after the last reply).
+    """
     bot: Any = None
     while True:
         message = wire.read()
         if message is None or message.get("type") == "quit":
             return
         kind = message.get("type")
+        reply: dict[str, Any]
         try:
-            if kind == "start":
-                if factory is None:
-                    wire.send({"type": "error", "message": load_error})
-                    continue
+            if kind == "start" and factory is None:
+                reply = {"type": "error", "message": load_error}
+            elif kind == "start":
+                assert factory is not None
                 bot = factory()
                 if callable(getattr(bot, "start", None)):
                     bot.start(message.get("info", {}))
-                wire.send({"type": "ready", "sandbox": sandbox})
+                reply = {"type": "ready", "sandbox": sandbox}
             elif kind == "act":
                 action = bot.act(message["observation"], message["legal_actions"])
-                wire.send({"type": "action", "action": _jsonable(action)})
+                reply = {"type": "action", "action": _jsonable(action)}
             elif kind == "end":
                 if callable(getattr(bot, "end", None)):
                     bot.end(message.get("result", {}))
-                wire.send({"type": "ok"})
+                reply = {"type": "ok"}
             else:
-                wire.send({"type": "error", "message": f"runner got unknown request {kind!r}"})
+                reply = {"type": "error", "message": f"runner got unknown request {kind!r}"}
         except Exception as exc:
-            wire.send({"type": "error", "message": _describe_error(str(kind), exc)})
-        sys.stdout.flush()
+            reply = {"type": "error", "message": _describe_error(str(kind), exc)}
+        _flush_output()
+        wire.send(reply)
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # the bot replaced or closed its own stream: nothing to keep
+            continue
 
 
 def main(argv: list[str]) -> None:
@@ -342,8 +356,7 @@ def main(argv: list[str]) -> None:
     except BotLoadError as exc:
         error = f"could not load bot: {exc}"
     serve(factory, error, wire, sandbox)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    _flush_output()
     os._exit(0)  # do not wait for threads the bot may have left running
 
 

@@ -49,8 +49,7 @@ def test_play_variant_alias_and_sandboxed_builtins(toy: str) -> None:
 
 def test_play_reports_a_forfeit_with_its_reason(toy: str, tmp_path: Path) -> None:
     bad = write(tmp_path, "bad.py", "def act(o, legal):\n    return 'play 0'\n")
-    result = runner.invoke(app, ["play", "toy", bad, "random", "--seed", "1",
-                                 "--move-time", "0.5"])
+    result = runner.invoke(app, ["play", "toy", bad, "random", "--seed", "1"])
     assert result.exit_code == 0, result.output
     assert "seat 0 (bad) forfeits: illegal; seat 0 (bad) played 'play 0'" in result.output
 
@@ -94,7 +93,7 @@ def test_validate_fails_a_slow_or_broken_bot_with_reasons(toy: str, tmp_path: Pa
             return legal_actions[0]
     """)
     result = runner.invoke(app, ["validate", slow, "--game", "toy", "--games", "1",
-                                 "--move-time", "0.2", "--overage", "0"])
+                                 "--move-time", "0.5", "--overage", "1"])
     assert result.exit_code == 1, result.output
     assert "ok   seat 0 game 1" in result.output
     assert "FAIL seat 1 game 1" in result.output and "timeout" in result.output

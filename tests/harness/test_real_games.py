@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from games import registry
 from harness.cli import app
-from harness.records import BotRef, GameSpec, Limits
+from harness.records import BotRef, GameSpec
 from harness.referee import play_game
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -59,6 +59,5 @@ def test_the_readme_minimal_bot_validates_on_battle_line(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert "PASS" in result.output
     record = play_game(GameSpec("readme", "battleline", {}, 3,
-                                (BotRef("mine", str(path)), BotRef("greedy", "greedy")),
-                                limits=Limits(move_time=0.5)))
+                                (BotRef("mine", str(path)), BotRef("greedy", "greedy"))))
     assert not record.termination.is_forfeit, record.reason

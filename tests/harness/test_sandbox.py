@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import tempfile
 import textwrap
 import time
@@ -20,7 +21,11 @@ from harness.records import BotRef, GameSpec, Limits, Termination
 from harness.referee import play_game
 from harness.sandbox import bot_python, sandbox_user
 
-FAST = Limits(move_time=0.3, overage=0.2, startup_time=5.0, memory_bytes=256 << 20,
+# Generous time (a loaded machine must not turn a good move into a timeout) except in the
+# tests about time, which use FAST.
+EASY = Limits(move_time=5.0, overage=5.0, startup_time=30.0, memory_bytes=256 << 20,
+              cpu_seconds=20, log_bytes=4096)
+FAST = Limits(move_time=0.3, overage=0.2, startup_time=30.0, memory_bytes=256 << 20,
               cpu_seconds=20, log_bytes=4096)
 
 
@@ -42,7 +47,7 @@ def bot(tmp: Path, source: str, name: str = "bot.py") -> str:
     return str(path)
 
 
-def play(game: str, *specs: str, seed: int = 1, limits: Limits = FAST,
+def play(game: str, *specs: str, seed: int = 1, limits: Limits = EASY,
          game_id: str = "g") -> tuple[Termination, str, list[str], float, int | None]:
     seats = tuple(BotRef(f"b{i}", s) for i, s in enumerate(specs))
     t0 = time.perf_counter()
@@ -63,7 +68,7 @@ def test_a_good_bot_file_plays_sandboxed_and_hooks_run(toy: str, tmp_path: Path)
                 print("end", result["termination"])
     """)
     seats = (BotRef("mine", path), BotRef("other", "random"))
-    record = play_game(GameSpec("g7", toy, {}, 1, seats, limits=FAST), log_dir=tmp_path / "logs")
+    record = play_game(GameSpec("g7", toy, {}, 1, seats, limits=EASY), log_dir=tmp_path / "logs")
     assert not record.termination.is_forfeit, record.reason
     log = record.logs[0]
     assert log.startswith("start 0 toyduel 2\nhand [")
@@ -121,7 +126,7 @@ def test_missing_file_and_illegal_and_unserialisable_answers(toy: str, tmp_path:
 
 def test_sleeping_past_the_deadline_is_killed_at_the_deadline(toy: str, tmp_path: Path) -> None:
     sleeper = bot(tmp_path, "import time\ndef act(o, legal):\n    time.sleep(30)\n")
-    term, reason, _, took, offender = play(toy, sleeper, "random")
+    term, reason, _, took, offender = play(toy, sleeper, "random", limits=FAST)
     assert term is Termination.TIMEOUT and offender == 0
     assert "no answer to act within 0.5 s; killed" in reason
     assert took < 5
@@ -129,22 +134,25 @@ def test_sleeping_past_the_deadline_is_killed_at_the_deadline(toy: str, tmp_path
 
 def test_an_endless_loop_is_killed_and_the_bank_is_drawn_down(toy: str, tmp_path: Path) -> None:
     looper = bot(tmp_path, "def act(o, legal):\n    while True:\n        pass\n")
-    term, reason, _, took, _ = play(toy, "random", looper)
+    term, reason, _, took, _ = play(toy, "random", looper, limits=FAST)
     assert term is Termination.TIMEOUT and "killed" in reason and took < 5
-    # 0.38 s a move with 0.3 s per move and a 0.2 s bank: the bank runs dry on the third move
-    slow = bot(tmp_path, "import time\ndef act(o, legal):\n    time.sleep(0.38)\n"
+    # 0.6 s a move with 0.2 s per move and a 1.0 s bank: 0.6 s left after the first move,
+    # 0.2 s after the second, so the third (deadline 0.4 s) times out; 0.1 s of slack per move
+    slow = bot(tmp_path, "import time\ndef act(o, legal):\n    time.sleep(0.6)\n"
                "    return 'pass'\n", "slow.py")
     seats = (BotRef("slow", slow), BotRef("r", "random"))
-    record = play_game(GameSpec("g", toy, {}, 1, seats, limits=FAST))
+    limits = Limits(move_time=0.2, overage=1.0, startup_time=30.0)
+    record = play_game(GameSpec("g", toy, {}, 1, seats, limits=limits))
     assert record.termination is Termination.TIMEOUT and record.offender == 0
+    assert re.search(r"no answer to act within 0\.[34]\d* s; killed", record.reason)
     assert [m.seat for m in record.moves].count(0) == 2
-    assert all(m.think_time >= 0.38 for m in record.moves if m.seat == 0)
-    assert record.think_time[0] >= 0.76 + 0.3
+    assert all(m.think_time >= 0.6 for m in record.moves if m.seat == 0)
+    assert record.think_time[0] >= 1.2 + 0.4
 
 
 def test_slow_start_up_is_a_timeout(toy: str, tmp_path: Path) -> None:
     lazy = bot(tmp_path, "import time\ntime.sleep(30)\ndef act(o, legal):\n    return legal[0]\n")
-    limits = Limits(move_time=0.3, overage=0.2, startup_time=0.6)
+    limits = Limits(move_time=0.3, overage=0.2, startup_time=0.6)  # start-up is what is tested
     term, reason, _, took, _ = play(toy, lazy, "random", limits=limits)
     assert term is Termination.TIMEOUT and "no answer to start within 0.6 s" in reason
     assert took < 5

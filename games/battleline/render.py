@@ -2,13 +2,14 @@
 
 One line per flag: seat 0's side, the environment cards, seat 1's side and who holds the flag.
 Empty slots show as ``.``; a claimed flag shows ``<0`` or ``1>`` pointing at its owner's side.
+This is the referee's view: the discard piles and both hands are listed below the flags.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from games.battleline.cards import CARD_NAMES
+from games.battleline.cards import CARD_NAMES, names_of
 
 if TYPE_CHECKING:
     from games.battleline.state import BattleLineState
@@ -58,4 +59,6 @@ def render(state: BattleLineState) -> str:
         pile = " ".join(CARD_NAMES[c] for c in state.discards[seat])
         if pile:
             lines.append(f"discards seat {seat}: {pile}")
+    for seat in (0, 1):
+        lines.append(f"hand seat {seat}: {' '.join(names_of(state.hands[seat])) or '-'}")
     return "\n".join(lines)

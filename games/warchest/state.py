@@ -171,6 +171,11 @@ class WarChestState:
         return self.n
 
     @property
+    def teams(self) -> list[int]:
+        """Team per seat (read by the referee: a forfeit loses for the offender's whole team)."""
+        return [seat % 2 for seat in range(self.n)]
+
+    @property
     def decisions(self) -> int:
         return self.offset + len(self.history)
 

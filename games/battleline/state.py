@@ -118,7 +118,6 @@ _PASS = ACTION_STRINGS[(PASS, -1, -1)]
 _SCOUT = ACTION_STRINGS[(SCOUT_A, SCOUT, -1)]
 
 
-
 def _play_rows() -> list[list[tuple[str, ...]]]:
     """_PLAY_ROWS[card][free-flag mask]: the ``play`` strings of a card onto those flags."""
     rows = []
@@ -383,6 +382,7 @@ class BattleLineState:
     # ------------------------------------------------------------------ legal actions
 
     def legal_actions(self) -> list[str]:
+        """The actions the player to move may take now, sorted (cached until the next apply)."""
         legal = self._legal
         if legal is None:
             legal = self._generate()
@@ -390,6 +390,7 @@ class BattleLineState:
         return list(legal)
 
     def _generate(self) -> list[str]:
+        """Build the legal action list of the current phase."""
         phase = self.phase
         if phase == P_PLAY:
             return self._play_actions()
@@ -521,6 +522,8 @@ class BattleLineState:
     # ------------------------------------------------------------------ applying actions
 
     def apply(self, action: str) -> None:
+        """Play one decision: InvalidAction if it does not parse, IllegalAction (with the
+        reason) if it parses but is not legal now; the state is unchanged on either error."""
         parsed = _PARSE_GET(action)
         if parsed is None:
             parsed = parse(action)
@@ -857,6 +860,7 @@ class BattleLineState:
     # ------------------------------------------------------------------ copies and JSON
 
     def clone(self) -> BattleLineState:
+        """An independent copy (cheap: flat lists of ints and tuples)."""
         new = BattleLineState.__new__(BattleLineState)
         new.seed = self.seed
         new.variant = self.variant

@@ -61,3 +61,12 @@ def test_the_readme_minimal_bot_validates_on_battle_line(tmp_path: Path) -> None
     record = play_game(GameSpec("readme", "battleline", {}, 3,
                                 (BotRef("mine", str(path)), BotRef("greedy", "greedy"))))
     assert not record.termination.is_forfeit, record.reason
+
+
+def test_a_forfeit_in_four_player_war_chest_loses_for_the_whole_team(tmp_path: Path) -> None:
+    raiser = tmp_path / "raiser.py"
+    raiser.write_text("def act(observation, legal_actions):\n    raise RuntimeError('no')\n")
+    seats = tuple(BotRef(f"s{i}", str(raiser) if i == 1 else "random") for i in range(4))
+    record = play_game(GameSpec("wc4", "warchest", {"players": "4"}, 2, seats))
+    assert record.offender == 1 and record.termination.value == "crash"
+    assert record.returns == [1.0, -1.0, 1.0, -1.0] and record.winners == [0, 2]

@@ -609,12 +609,35 @@ def _quiet_logs() -> Iterator[None]:
 # A scheduler and workers as local subprocesses (tests, bench, trying it out)
 
 
+PARENT_ENV = "TOURNEY_DASK_PARENT"  # set by LocalDaskProcesses for the preload hook below
+
+
+def dask_setup(server: Any) -> None:
+    """Dask preload hook (``--preload harness.executors_dask``, ``--preload-nanny`` likewise).
+
+    When :data:`PARENT_ENV` names a process id, a thread ends this process's whole group once
+    that process is gone: the scheduler and workers :class:`LocalDaskProcesses` starts never
+    outlive the program that started them, even one killed without a chance to clean up.
+    """
+    parent = os.environ.get(PARENT_ENV, "")
+    if parent.isdigit():
+        threading.Thread(target=_end_with_parent, args=(int(parent),), daemon=True,
+                         name="tourney-parent-watch").start()
+
+
+def _end_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.killpg(os.getpgid(0), signal.SIGKILL)
+
+
 class LocalDaskProcesses:
     """``dask scheduler`` and N ``dask worker`` processes on 127.0.0.1, torn down on exit.
 
     Ports are chosen by the OS (the scheduler writes its address to a scheduler file), nothing
     listens beyond the loopback interface, and each process runs in its own process group so
-    :meth:`kill_worker` can SIGKILL a worker together with its nanny.
+    :meth:`kill_worker` can SIGKILL a worker together with its nanny. The processes end by
+    themselves if this process dies without closing them (:func:`dask_setup`).
     """
 
     def __init__(self, workers: int = 2, *, threads: int = 1, directory: Path | None = None,
@@ -650,6 +673,7 @@ class LocalDaskProcesses:
         self.scheduler = self._spawn("scheduler", [
             "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
             "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file),
+            "--preload", __name__,
         ])
         deadline = time.monotonic() + self.startup_timeout
         while True:
@@ -670,7 +694,7 @@ class LocalDaskProcesses:
             "worker", self.address, "--host", "127.0.0.1", "--nworkers", "1",
             "--nthreads", str(self.threads), "--no-dashboard", "--name", f"w{n}",
             "--local-directory", str(self.directory / f"worker-{n}"),
-            "--death-timeout", "60",
+            "--death-timeout", "60", "--preload-nanny", __name__,
         ])
         self.workers.append(proc)
         return proc
@@ -731,7 +755,7 @@ class LocalDaskProcesses:
             return subprocess.Popen(
                 [sys.executable, "-m", "dask", *args], stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, cwd=self.directory, start_new_session=True,
-                env={**os.environ, **self._config_env()},
+                env={**os.environ, **self._config_env(), PARENT_ENV: str(os.getpid())},
             )
         finally:
             log.close()

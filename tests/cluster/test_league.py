@@ -117,12 +117,14 @@ def test_a_worker_killed_mid_league_loses_nothing(
             return
         busy = executor.client.processing()
         name = {a: w["name"] for a, w in executor.client.scheduler_info()["workers"].items()}
-        victim = next(a for a, keys in sorted(busy.items()) if keys)
+        victim = next((a for a, keys in sorted(busy.items()) if keys), None)
+        if victim is None:  # between games: try again at the next record
+            return
         victims.append(victim)
         own_cluster.kill_worker(int(str(name[victim]).removeprefix("w")))
 
     summary = run_league(plan, executor, progress=False, on_record=kill_once)
-    assert victims, "no worker was busy when the first game came back"
+    assert victims, "no worker was ever busy when a game came back"
     assert summary.stored == summary.played == 8
     games = ds.dataset(workdir / "killed" / "games", format="parquet").to_table().to_pylist()
     counts = collections.Counter(g["game_id"] for g in games)

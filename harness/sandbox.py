@@ -142,7 +142,12 @@ class SandboxedAgent:
         self.workdir = Path(tempfile.mkdtemp(prefix="tourney-bot-"))
         self.workdir.chmod(0o755)
         self.spawned = time.perf_counter()
-        self.proc = self._spawn()
+        try:
+            self.proc = self._spawn()
+        except BaseException:
+            self._closed = True
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()

@@ -304,7 +304,7 @@ def make_executor(workers: int | None, out: Path, cluster: str | None) -> Execut
 
         try:
             executors_dask.require_dask()
-            return executors_dask.DaskExecutor(cluster)
+            return executors_dask.DaskExecutor(cluster, log_dir=out / "logs")
         except executors_dask.ClusterError as exc:
             raise LeagueError(str(exc)) from None
     from harness import executors

@@ -91,6 +91,9 @@ def test_a_cluster_league_stores_the_same_games_as_a_local_one(
     assert remote_games == local_games
     assert remote_moves == local_moves
     assert any("first" in g[1] and g[3] == "normal" for g in remote_games)  # the file bot played
+    local_logs = sorted(p.name for p in (workdir / "local" / "logs").iterdir())
+    assert local_logs  # the crashing bot's traceback, at least
+    assert sorted(p.name for p in (workdir / "remote" / "logs").iterdir()) == local_logs
     crashed = [g for g in remote_games if "crash" in g[1]]
     assert len(crashed) == 6
     assert all(g[3] == "crash" and "boom" in g[4] for g in crashed)

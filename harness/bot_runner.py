@@ -41,6 +41,7 @@ _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
+_MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_NOEXEC = 8
@@ -180,7 +181,7 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     if libc is not None and cfg.get("isolate", True):
         # root creates the namespaces directly; anyone else first needs a user namespace
         as_root = uid is not None and os.geteuid() == 0
-        achieved.update(_isolate(libc, user_namespace=not as_root))
+        achieved.update(_isolate(libc, not as_root, [str(p) for p in cfg.get("hide", [])]))
     if uid is not None and os.geteuid() == 0:
         gid = int(cfg.get("gid", uid))
         os.setgroups([])
@@ -196,7 +197,7 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     return achieved
 
 
-def _isolate(libc: Any, user_namespace: bool) -> dict[str, bool]:
+def _isolate(libc: Any, user_namespace: bool, hide: list[str]) -> dict[str, Any]:
     """New network, mount and PID namespaces, with three processes from here on.
 
     This process stays outside and waits (the referee's child); its child is PID 1 of the new
@@ -204,8 +205,9 @@ def _isolate(libc: Any, user_namespace: bool) -> dict[str, bool]:
     and waits in turn; its child, PID 2, returns from here and becomes the bot. The bot is not
     PID 1 so signals such as SIGXCPU (the CPU rlimit) act on it normally; when PID 1 dies the
     kernel kills everything the bot started. Without root this needs a new user namespace too
-    (most Linux kernels allow it). Namespaces the OS refuses (e.g. in an unprivileged container)
-    are skipped silently.
+    (most Linux kernels allow it). Each directory in ``hide`` (the results folders, which hold
+    the league seed the deals derive from) is covered by an empty read-only tmpfs. Namespaces
+    the OS refuses (e.g. in an unprivileged container) are skipped silently.
     """
     user = _CLONE_NEWUSER if user_namespace else 0
     if libc.unshare(user | _CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID) != 0:
@@ -214,8 +216,10 @@ def _isolate(libc: Any, user_namespace: bool) -> dict[str, bool]:
     private = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
     flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
     own_proc = private and libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0
+    hidden = [path for path in hide if private and libc.mount(
+        b"tmpfs", path.encode(), b"tmpfs", flags | _MS_RDONLY, b"size=4k,mode=0555") == 0]
     _wait_and_pass_on(libc, os.fork())
-    return {"network": True, "pid_namespace": True, "private_proc": own_proc}
+    return {"network": True, "pid_namespace": True, "private_proc": own_proc, "hidden": hidden}
 
 
 def _wait_and_pass_on(libc: Any, child: int) -> None:

@@ -52,6 +52,25 @@ MAX_LINE = 4 << 20  # longest protocol line accepted from a bot
 FILE_SIZE_LIMIT = 64 << 20  # largest file a bot may write (RLIMIT_FSIZE)
 _PR_SET_DUMPABLE = 4
 _hardened = False
+_HIDDEN: set[str] = set()
+
+
+def hide_from_bots(path: str | os.PathLike[str]) -> None:
+    """Cover ``path`` with an empty directory in every bot's view from now on.
+
+    For results folders: ``league.json`` holds the league seed every deal seed derives from, so
+    a bot that read it could rebuild the deal. ``results/`` under the project and under the
+    current directory, and the directories in ``$TOURNEY_HIDE`` (os.pathsep-separated), are
+    hidden by default. Needs the mount namespace (see the module docstring).
+    """
+    _HIDDEN.add(str(Path(path).resolve()))
+
+
+def hidden_paths() -> list[str]:
+    """The existing directories hidden from bots."""
+    paths = {str(PROJECT_ROOT / "results"), str(Path.cwd().resolve() / "results"), *_HIDDEN}
+    paths.update(p for p in os.environ.get("TOURNEY_HIDE", "").split(os.pathsep) if p)
+    return sorted(p for p in paths if os.path.isdir(p))
 
 
 def harden_referee() -> None:
@@ -165,6 +184,7 @@ class SandboxedAgent:
             "cpu": self.limits.cpu_seconds,
             "fsize": FILE_SIZE_LIMIT,
             "parent": os.getpid(),
+            "hide": hidden_paths(),
         }
         if user is not None:
             cfg["uid"], cfg["gid"] = user

@@ -330,3 +330,32 @@ def test_the_cpu_limit_is_an_rlimit_in_the_bot_process(toy: str, tmp_path: Path)
     term, reason, _, took, _ = play(toy, spinner, "random", limits=limits)
     assert term is Termination.CRASH and "SIGXCPU: CPU time limit exceeded" in reason
     assert took < 10
+
+
+def test_results_folders_are_hidden_from_bots(toy: str, shared_dir: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """league.json holds the league seed that every deal derives from: bots must not read it."""
+    from harness import sandbox
+
+    (shared_dir / "league.json").write_text('{"seed": 42}')
+    (shared_dir / "league.json").chmod(0o644)
+    reader = bot(shared_dir, f"""
+        import os
+        class Reader:
+            def start(self, info):
+                try:
+                    print(open({str(shared_dir / "league.json")!r}).read())
+                except OSError as exc:
+                    print("cannot read:", type(exc).__name__)
+            def act(self, o, legal):
+                return legal[0]
+    """, "reader.py")
+    term, reason, logs, _, _ = play(toy, reader, "random")
+    assert not term.is_forfeit, reason
+    assert logs[0].strip() == '{"seed": 42}'  # readable when not hidden: the test can fail
+    monkeypatch.setattr(sandbox, "_HIDDEN", set())
+    sandbox.hide_from_bots(shared_dir)
+    assert str(shared_dir.resolve()) in sandbox.hidden_paths()
+    term, reason, logs, _, _ = play(toy, reader, "random")
+    assert not term.is_forfeit, reason
+    assert logs[0].strip() == "cannot read: FileNotFoundError"

@@ -102,7 +102,7 @@ def play_game(
     moves: list[MoveRecord] = []
     forfeit: _Forfeit | None = None
     try:
-        forfeit = _seat_bots(spec, table, variant, n, info.rules_version)
+        forfeit = _seat_bots(spec, table, variant, n, info.rules_version, log_dir)
         if forfeit is None:
             forfeit = _play(state, table, moves, info.max_decisions, on_move)
         record = _record(spec, state, table, moves, forfeit, variant, info.rules_version,
@@ -119,8 +119,20 @@ def play_game(
     return record
 
 
+def _hide_outputs(log_dir: Path) -> None:
+    """Bots see neither the logs folder nor, when it lies in one, the league's results folder
+    (whose league.json holds the seed the deals derive from)."""
+    from harness.sandbox import hide_from_bots
+
+    log_dir.mkdir(parents=True, exist_ok=True)
+    hide_from_bots(log_dir)
+    if (log_dir.parent / "league.json").exists():
+        hide_from_bots(log_dir.parent)
+
+
 def _seat_bots(
-    spec: GameSpec, table: _Table, variant: dict[str, str], n: int, rules_version: str
+    spec: GameSpec, table: _Table, variant: dict[str, str], n: int, rules_version: str,
+    log_dir: Path | None,
 ) -> _Forfeit | None:
     """Load and start every bot; the first seat that fails forfeits."""
     sources: list[BotSource] = []
@@ -133,6 +145,8 @@ def _seat_bots(
         from harness.sandbox import harden_referee
 
         harden_referee()
+        if log_dir is not None:
+            _hide_outputs(log_dir)
     for seat, source in enumerate(sources):
         try:
             table.agents[seat] = open_agent(source, spec.limits)

@@ -9,6 +9,7 @@ import ctypes
 import json
 import os
 import re
+import shutil
 import tempfile
 import textwrap
 import time
@@ -35,9 +36,7 @@ def shared_dir() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(prefix="tourney-test-"))
     path.chmod(0o755)
     yield path
-    for child in path.iterdir():
-        child.unlink()
-    path.rmdir()
+    shutil.rmtree(path)
 
 
 def bot(tmp: Path, source: str, name: str = "bot.py") -> str:
@@ -359,3 +358,24 @@ def test_results_folders_are_hidden_from_bots(toy: str, shared_dir: Path,
     term, reason, logs, _, _ = play(toy, reader, "random")
     assert not term.is_forfeit, reason
     assert logs[0].strip() == "cannot read: FileNotFoundError"
+
+
+def test_a_leagues_results_folder_is_hidden_when_its_logs_are_written_there(
+        toy: str, shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness import sandbox
+
+    monkeypatch.setattr(sandbox, "_HIDDEN", set())
+    (shared_dir / "league.json").write_text('{"seed": 42}')
+    (shared_dir / "league.json").chmod(0o644)
+    reader = bot(shared_dir, f"""
+        import os
+        def act(o, legal):
+            print(os.path.exists({str(shared_dir / "league.json")!r}))
+            return legal[0]
+    """, "peek.py")
+    seats = (BotRef("peek", reader), BotRef("r", "random"))
+    record = play_game(GameSpec("g", toy, {}, 1, seats, limits=EASY),
+                       log_dir=shared_dir / "logs")
+    assert not record.termination.is_forfeit, record.reason
+    assert set(record.logs[0].split()) == {"False"}
+    assert (shared_dir / "logs" / "g.seat0.log").exists()

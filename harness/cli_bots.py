@@ -199,7 +199,8 @@ def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limit
     from harness.sandbox import SandboxedAgent, harden_referee
 
     harden_referee()
-    info = {"game": game.info.name, "variant": variant, "seat": 0, "num_players": 2,
+    players = game.new_game(1, **variant).num_players
+    info = {"game": game.info.name, "variant": variant, "seat": 0, "num_players": players,
             "rules_version": game.info.rules_version, "rng_seed": 1, "game_id": "validate",
             "limits": {"move_time": limits.move_time, "overage": limits.overage}, "protocol": 1}
     agent = SandboxedAgent(parse_spec(spec), limits)

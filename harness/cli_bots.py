@@ -112,7 +112,8 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
     from harness.referee import play_game
 
     game, variant = resolve_game(game_name, variants)
-    players = game.new_game(seed, **variant).num_players
+    initial = game.new_game(seed, **variant)
+    players = initial.num_players
     if len(bots) != players:
         raise UserError(f"{game.info.name} with {variant or 'its default rules'} needs "
                         f"{players} bots, got {len(bots)}; give one bot per seat")
@@ -125,6 +126,8 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
                    f"{move.action!r} ({move.think_time * 1000:.1f} ms)")
         typer.echo(str(state))
 
+    if show:
+        typer.echo(f"start:\n{initial}")
     return play_game(spec, log_dir=log_dir, on_move=draw if show else None)
 
 

@@ -30,6 +30,7 @@ def test_play_prints_the_result_and_why(toy: str) -> None:
 def test_play_show_draws_every_move_and_json_is_the_record(toy: str) -> None:
     shown = runner.invoke(app, ["play", "toy", "random", "random", "--seed", "2", "--show"])
     assert shown.exit_code == 0, shown.output
+    assert shown.output.startswith("start:\ntoyduel seed 2 decisions 0")
     assert shown.output.count("\nply ") >= 4 and "toyduel seed 2 decisions 1" in shown.output
     as_json = runner.invoke(app, ["play", "toy", "random", "random", "--seed", "2", "--json"])
     record = json.loads(as_json.output)

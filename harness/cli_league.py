@@ -351,10 +351,12 @@ ResumeOpt = Annotated[bool, typer.Option(
 ClusterOpt = Annotated[str | None, typer.Option(
     "--cluster", help="Run on a Dask scheduler, e.g. tcp://host:8786.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+BatchOpt = Annotated[int, typer.Option(
+    "--batch-size", help="Games per Parquet batch file (a batch is also written every 10 s).")]
 
 
 def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str | None,
-                 quiet: bool) -> None:
+                 quiet: bool, batch_size: int = 200) -> None:
     from harness.store import StoreError
 
     errors: tuple[type[Exception], ...] = (LeagueError, StoreError)
@@ -364,10 +366,12 @@ def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str 
         except ImportError:
             fail("--cluster needs Dask, which is not installed: pip install 'tourney[dask]'")
         errors = (*errors, ClusterError)
+    if batch_size < 1:
+        fail(f"--batch-size must be at least 1 (got {batch_size})")
     try:
         plan = plan_fn()
         executor = make_executor(workers, plan.out, cluster)
-        summary = run_league(plan, executor, progress=not quiet)
+        summary = run_league(plan, executor, progress=not quiet, batch_size=batch_size)
     except errors as exc:
         fail(str(exc))
     for line in _summary_lines(plan, summary):
@@ -394,6 +398,7 @@ def league_cmd(
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
+    batch_size: BatchOpt = 200,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -403,7 +408,7 @@ def league_cmd(
     _run_command(lambda: prepare_league(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
                                         resume=resume),
-                 workers, cluster, quiet)
+                 workers, cluster, quiet, batch_size)
 
 
 @app.command("gauntlet")
@@ -420,12 +425,13 @@ def gauntlet_cmd(
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
+    batch_size: BatchOpt = 200,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin)."""
     _run_command(lambda: prepare_league(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, resume=resume, kind="gauntlet"),
-                 workers, cluster, quiet)
+                 workers, cluster, quiet, batch_size)
 
 
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,

@@ -30,6 +30,8 @@ import fcntl
 import json
 import os
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -216,7 +218,7 @@ def _winner_name(record: GameRecord) -> str | None:
 
 def is_void(record: GameRecord) -> bool:
     """A forfeit with no seat to blame: the harness failed (worker died, game hung)."""
-    return record.termination.is_forfeit and record.offender is None
+    return record.offender is None and record.termination.is_forfeit
 
 
 def games_table(records: Sequence[GameRecord]) -> pa.Table:
@@ -260,12 +262,11 @@ def moves_table(records: Sequence[GameRecord]) -> pa.Table:
     times: list[float] = []
     for r in records:
         moves = r.moves
-        ids.extend([r.game_id] * len(moves))
-        for m in moves:
-            plies.append(m.ply)
-            seats.append(m.seat)
-            actions.append(m.action)
-            times.append(m.think_time)
+        ids += [r.game_id] * len(moves)
+        plies += [m.ply for m in moves]
+        seats += [m.seat for m in moves]
+        actions += [m.action for m in moves]
+        times += [m.think_time for m in moves]
     return pa.Table.from_arrays(
         [
             pa.array(ids, pa.string()),
@@ -327,6 +328,22 @@ def _write_atomic(final: Path, write: Any) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT back for the duration (main thread only), then deliver it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def _write_parquet(table: pa.Table, fh: IO[bytes]) -> None:
@@ -495,27 +512,31 @@ class ResultsStore:
         return len(self._pending)
 
     def flush(self) -> int:
-        """Write the buffered games as one batch; returns how many were written."""
+        """Write the buffered games as one batch; returns how many were written.
+
+        Ctrl-C is held back until the batch is either fully written or fully undone, so an
+        interrupted flush never writes a batch twice.
+        """
         self._last_flush = time.monotonic()
         if not self._pending:
             return 0
-        batch = self._pending
+        batch, self._pending = self._pending, []
         self._seq += 1
         name = f"batch-{self._seq:06d}-{secrets.token_hex(4)}.parquet"
-        games = games_table(batch)
-        moves = moves_table(batch)
-        try:
-            _write_atomic(self.moves_dir / name, lambda fh: _write_parquet(moves, fh))
-            _write_atomic(self.games_dir / name, lambda fh: _write_parquet(games, fh))
-            _fsync_dir(self.games_dir)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                (self.moves_dir / name).unlink()
-            for r in batch:
-                self.report.finished.discard(r.game_id)
-            self._pending = []
-            raise _os_problem(exc, self.root) from exc
-        self._pending = []
+        with _interrupts_deferred():
+            try:
+                games = games_table(batch)
+                moves = moves_table(batch)
+                _write_atomic(self.moves_dir / name, lambda fh: _write_parquet(moves, fh))
+                _write_atomic(self.games_dir / name, lambda fh: _write_parquet(games, fh))
+                _fsync_dir(self.games_dir)
+            except OSError as exc:
+                if not (self.games_dir / name).exists():
+                    with contextlib.suppress(OSError):
+                        (self.moves_dir / name).unlink()
+                    for r in batch:
+                        self.report.finished.discard(r.game_id)
+                    raise _os_problem(exc, self.root) from exc
         return len(batch)
 
     def close(self) -> None:

@@ -1,0 +1,193 @@
+"""End to end: real Battle Line games through the referee, the CLI and the results folder."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+from typer.testing import CliRunner
+
+from harness import executors, store
+from harness.cli import app
+from harness.cli_league import prepare_league, run_league
+from harness.records import GameRecord
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tourney(*args: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def game_ids(out: Path) -> list[str]:
+    return ds.dataset(out / "games", format="parquet").to_table().column("game_id").to_pylist()
+
+
+def test_league_reruns_and_grows_by_new_games_only(tmp_path: Path) -> None:
+    out = tmp_path / "lg"
+    base = ["league", "bl", "r1=random", "greedy", "--out", out, "--workers", "0", "-q"]
+    code, text = tourney(*base, "--games", "4", "--seed", "3")
+    assert code == 0, text
+    assert "played 4 games" in text and "4 of 4 scheduled" in text
+    code, text = tourney(*base, "--games", "4", "--seed", "3")
+    assert code == 0 and "played 0 games" in text
+    code, text = tourney(*base, "r2=random", "--games", "4", "--seed", "3")
+    assert code == 0 and "played 8 games" in text, text
+    code, text = tourney(*base, "r2=random", "--games", "6", "--seed", "3")
+    assert code == 0 and "played 6 games" in text, text
+    ids = game_ids(out)
+    assert len(ids) == len(set(ids)) == 18
+    config = json.loads((out / "league.json").read_text())
+    assert config["game"] == "battleline" and config["rules_version"]
+    assert {b["name"] for b in config["bots"]} == {"r1", "r2", "greedy"}
+    assert all(len(b["sha256"]) == 64 for b in config["bots"])
+
+    code, text = tourney("ratings", out, "--h2h")
+    assert code == 0, text
+    assert text.splitlines()[2].split()[1] == "greedy"  # the heuristic beats random
+    assert "Head to head" in text
+    code, text = tourney("ratings", out, "--format", "json")
+    assert [row["games"] for row in json.loads(text)["leaderboard"]] == [12, 12, 12]
+
+    code, text = tourney("replay", out, ids[0][:8], "--no-boards")
+    assert code == 0, text
+    assert text.startswith(f"game {ids[0]} (battleline") and "result:" in text
+
+
+def test_same_results_whatever_the_worker_count(tmp_path: Path) -> None:
+    cols = ["game_id", "seed", "bots", "result", "decisions"]
+    tables = []
+    for workers in ("0", "2"):
+        out = tmp_path / f"w{workers}"
+        code, text = tourney("league", "battleline", "r1=random", "r2=random", "--games", "6",
+                             "--out", out, "--workers", workers, "-q")
+        assert code == 0, text
+        tables.append(ds.dataset(out / "games").to_table(columns=cols).sort_by("game_id"))
+    assert tables[0].equals(tables[1])
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["chess", "random", "greedy"], "unknown game 'chess'; known games"),
+    (["bl", "random", "nosuchbot"], "is not a bot spec"),
+    (["bl", "random", "missing.py"], "bot file 'missing.py' not found"),
+    (["bl", "random"], "at least 2 bots"),
+    (["bl", "random", "random"], "two bots are named 'random'"),
+    (["bl", "random", "greedy", "--variant", "rules=chess"], "choose one of"),
+    (["bl", "random", "greedy", "--games", "0"], "--games must be at least 1"),
+    (["bl", "random", "greedy", "--workers", "-1"], "--workers must be 0"),
+])
+def test_bad_league_input_gives_one_clear_line(tmp_path: Path, args: list[str],
+                                               message: str) -> None:
+    code, text = tourney("league", *args, "--out", tmp_path / "x", "-q")
+    assert code == 2
+    assert text.startswith("tourney: error: ") and message in text, text
+    assert text.count("\n") == 1
+
+
+def test_a_folder_of_another_league_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "lg"
+    base = ["league", "bl", "random", "greedy", "--games", "2", "--out", out, "--workers", "0"]
+    assert tourney(*base, "-q")[0] == 0
+    code, text = tourney(*base, "--variant", "rules=no-tactics", "-q")
+    assert code == 2 and "variant rules=standard, not rules=no-tactics" in text
+    code, text = tourney("league", "wc", "random", "greedy", "--out", out, "-q")
+    assert code == 2 and "a battleline league, not warchest" in text
+    code, text = tourney("league", "--resume", "--out", tmp_path / "none", "-q")
+    assert code == 2 and "no league to resume" in text
+    code, text = tourney("ratings", tmp_path)
+    assert code == 2 and "no league.json" in text
+    code, text = tourney("replay", out, "gnope")
+    assert code == 2 and "no game 'gnope'" in text
+
+
+def test_a_full_disk_is_a_clear_error_without_partial_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    out = tmp_path / "lg"
+    monkeypatch.setattr(store.os, "fsync", full)
+    code, text = tourney("league", "bl", "random", "greedy", "--games", "2", "--out", out,
+                         "--workers", "0", "-q")
+    assert code == 2 and "disk is full" in text
+    leftovers = [p for p in out.rglob("*") if p.is_file() and p.name != ".lock"]
+    assert leftovers == []
+
+
+def test_a_damaged_batch_is_quarantined_and_replayed(tmp_path: Path) -> None:
+    out = tmp_path / "lg"
+    plan = prepare_league("bl", ["random", "greedy"], out=out, games=4)
+    run_league(plan, executors.InlineExecutor(), progress=False, batch_size=1)
+    damaged = store.batch_files(out / "games")[2]
+    damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
+    code, text = tourney("ratings", out)
+    assert code == 0 and "unreadable" in text and "\n3 rated games" in text
+    summary = run_league(plan, executors.InlineExecutor(), progress=False)
+    assert summary.played == 1 and len(summary.quarantined) == 2
+    assert sorted(game_ids(out)) == sorted(s.game_id for s in plan.specs)
+
+
+def test_a_worker_killed_mid_league_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "lg"
+    plan = prepare_league("bl", ["r1=random", "r2=random"], out=out, games=16)
+    executor = executors.ProcessExecutor(2, executors.default_play(None))
+    killed: list[int] = []
+
+    def kill_one(record: GameRecord) -> None:
+        if not killed:
+            killed.append(executor.worker_pids()[0])
+            os.kill(killed[0], signal.SIGKILL)
+
+    summary = run_league(plan, executor, progress=False, on_record=kill_one)
+    ids = game_ids(out)
+    assert killed and summary.stored == len(ids) == len(set(ids)) == 16
+    terminations = ds.dataset(out / "games").to_table().column("termination").to_pylist()
+    assert set(terminations) <= {"normal", "stalemate"}  # the lost game was re-run
+
+
+def _start(out: Path, *extra: str) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-c", "from harness.cli import main; main()"]
+    args = ["league", "bl", "greedy", "g2=greedy", "r=random", "--games", "40", "--out", str(out),
+            "--workers", "2", "--batch-size", "4", *extra]
+    return subprocess.Popen([*cmd, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT)
+
+
+def _wait_for_batches(out: Path, n: int, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while len(store.batch_files(out / "games")) < n:
+        assert proc.poll() is None, "the league ended before it could be interrupted"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_killed_or_interrupted_leagues_resume_to_every_game_once(tmp_path: Path) -> None:
+    out = tmp_path / "lg"
+    proc = _start(out)
+    _wait_for_batches(out, 2, proc)
+    proc.kill()  # SIGKILL of the league process itself; its workers die with it
+    proc.wait(10)
+    stored = len(game_ids(out))
+    assert 0 < stored < 120
+
+    proc = _start(out)
+    _wait_for_batches(out, len(store.batch_files(out / "games")) + 2, proc)
+    proc.send_signal(signal.SIGINT)  # Ctrl-C
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert f"resume with:\n  tourney league --resume --out {out}" in err
+
+    code, text = tourney("league", "--resume", "--out", out, "--workers", "2", "-q")
+    assert code == 0, text
+    ids = game_ids(out)
+    assert len(ids) == len(set(ids)) == 120

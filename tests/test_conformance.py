@@ -25,7 +25,7 @@ def _cases() -> list[tuple[str, dict[str, str]]]:
     ("name", "variant"), _cases(), ids=lambda x: x if isinstance(x, str) else repr(x) or "default"
 )
 def test_conformance(name: str, variant: dict[str, str]) -> None:
-    report = check_game(registry.load(name), variant, seeds=range(6))
-    assert report.games == 6
+    report = check_game(registry.load(name), variant, seeds=range(12))
+    assert report.games == 12
     assert report.decisions > 0
     assert report.samples > 0

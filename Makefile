@@ -26,7 +26,7 @@ test-slow: $(STAMP) ## run only the slow soak and statistical tests
 	$(BIN)/python -m pytest -q -m slow
 
 league: $(STAMP) ## run the demo league of the built-in bots on Battle Line and print ratings
-	$(BIN)/tourney league battleline random greedy --games 20 --out results/demo --workers $(WORKERS) --seed 1
+	$(BIN)/tourney league battleline random greedy --games 100 --out results/demo --workers $(WORKERS) --seed 1
 	$(BIN)/tourney ratings results/demo --h2h
 
 bench: $(STAMP) ## print the benchmark figures (engines, sandbox, leagues)

@@ -84,6 +84,7 @@ def load_bot_file(path: str | os.PathLike[str], entry: str | None = None,
     name = module_name or f"tourney_bot_{abs(hash(os.path.abspath(path)))}"
     module = ModuleType(name)
     module.__file__ = path
+    module.__loader__ = _SourceLoader(source)  # type: ignore[assignment]
     sys.modules[name] = module
     try:
         exec(compile(source, path, "exec"), module.__dict__)
@@ -102,6 +103,16 @@ def load_bot_file(path: str | os.PathLike[str], entry: str | None = None,
         sys.modules.pop(name, None)
         raise BotLoadError(f"{label} raised while loading: {type(exc).__name__}: {exc}") from None
     return find_entry(module, entry, label)
+
+
+class _SourceLoader:
+    """Gives tracebacks the bot's source lines even after the sandbox deleted its copy."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+
+    def get_source(self, name: str) -> str:
+        return self.source.decode("utf-8", "replace")
 
 
 def find_entry(module: ModuleType, entry: str | None, label: str) -> BotFactory:

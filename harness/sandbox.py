@@ -393,6 +393,14 @@ class SandboxedAgent:
                               start=self.spawned)
         sandbox = ready.get("sandbox")
         self.sandbox = sandbox if isinstance(sandbox, dict) else {}
+        self._remove_copies()
+
+    def _remove_copies(self) -> None:
+        """The bot has loaded: delete the copied files, so a referee killed mid-game (say, by a
+        league's watchdog) leaves at most an empty directory behind."""
+        for entry in self.workdir.iterdir():
+            with contextlib.suppress(OSError):
+                entry.unlink()
 
     def act(self, observation: JSON, legal_actions: list[str], timeout: float) -> Any:
         message = {"type": "act", "observation": observation, "legal_actions": legal_actions,

@@ -254,7 +254,9 @@ def run_league(
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
               on_record: Callable[[GameRecord], None] | None) -> RunSummary:
     from harness import store
+    from harness.sandbox import hide_from_bots
 
+    hide_from_bots(plan.out)  # league.json's seed would let a bot rebuild the deals
     todo = [s for s in plan.specs if s.game_id not in st.finished]
     summary = RunSummary(len(plan.specs), len(plan.specs) - len(todo),
                          quarantined=list(st.report.quarantined))

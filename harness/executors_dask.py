@@ -33,6 +33,7 @@ This module imports ``distributed`` at the top: import it only when a cluster is
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -183,12 +184,14 @@ def collect_bot_files(specs: Iterable[GameSpec]) -> tuple[
     """
     plugins: dict[str, BotFilePlugin] = {}
     shipped: dict[str, ShippedBot] = {}
+    no_file: set[str] = set()
     for spec in specs:
         for seat in spec.seats:
-            if seat.spec in shipped:
+            if seat.spec in shipped or seat.spec in no_file:
                 continue
             found = split_file_spec(seat.spec)
             if found is None:
+                no_file.add(seat.spec)
                 continue
             path, prefix, suffix = found
             plugin = BotFilePlugin(path.name, path.read_bytes())
@@ -248,10 +251,16 @@ def play_batch(tasks: list[Task], play: bytes | None = None) -> list[GameRecord]
 def runs_in_process(ref: BotRef) -> bool:
     """Whether the referee runs this bot inside its own process (a trusted, fast built-in)
     rather than sandboxed in a process of the bot's own."""
+    return _spec_runs_in_process(ref.spec)
+
+
+@functools.lru_cache(maxsize=4096)
+def _spec_runs_in_process(spec: str) -> bool:
+    """Cached: a league asks once per seat of every game, and a file spec costs a stat."""
     from harness.loader import BotSpecError, parse_spec
 
     try:
-        return not parse_spec(ref.spec).sandboxed
+        return not parse_spec(spec).sandboxed
     except BotSpecError:
         return False
 

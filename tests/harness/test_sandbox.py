@@ -379,3 +379,17 @@ def test_a_leagues_results_folder_is_hidden_when_its_logs_are_written_there(
     assert not record.termination.is_forfeit, record.reason
     assert set(record.logs[0].split()) == {"False"}
     assert (shared_dir / "logs" / "g.seat0.log").exists()
+
+
+def test_the_bots_files_are_removed_once_loaded_and_its_directory_at_close() -> None:
+    from harness.loader import parse_spec
+    from harness.sandbox import SandboxedAgent
+
+    agent = SandboxedAgent(parse_spec("sandbox:random"), EASY)
+    assert sorted(p.name for p in agent.workdir.iterdir()) == ["random.py", "tourney_runner.py"]
+    agent.start({"game": "toyduel", "seat": 0, "rng_seed": 1}, 30.0)
+    assert list(agent.workdir.iterdir()) == []
+    assert agent.act({"game": "toyduel"}, ["pass", "play 1"], 5.0) in ("pass", "play 1")
+    agent.close()
+    assert not agent.workdir.exists()
+    assert agent.proc.returncode is not None

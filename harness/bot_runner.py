@@ -196,8 +196,8 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     if uid is not None and os.geteuid() == 0:
         gid = int(cfg.get("gid", uid))
         os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(int(uid), int(uid), int(uid))
+        os.setgid(gid)  # as root these set the real, effective and saved ids alike
+        os.setuid(int(uid))
     if libc is not None:
         libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

@@ -358,6 +358,10 @@ class SandboxedAgent:
         """The leader's exit code (negative: killed by that signal) without reaping it, or None
         if it is still running after ``timeout`` seconds."""
         deadline = time.perf_counter() + timeout
+        if not hasattr(os, "waitid"):  # not Linux: reap (the group is gone by then anyway)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                return self.proc.wait(timeout=timeout)
+            return None
         while True:
             try:
                 info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)

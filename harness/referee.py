@@ -81,8 +81,9 @@ def play_game(
 
     ``log_dir``: where each seat's captured output is written, as ``<game_id>.seat<i>.log``.
     ``on_move``: called after every applied move (``tourney play --show`` draws the board).
-    Raises ``ValueError`` only for a spec that cannot be played at all (unknown game, wrong
-    number of seats, bad variant): those are the caller's mistakes, not a bot's.
+    Raises only for a spec that cannot be played at all, the caller's mistake rather than a
+    bot's: ``games.registry.UnknownGame`` for an unknown game, ``ValueError`` for a bad variant
+    or the wrong number of seats.
     """
     started = time.perf_counter()
     game, preset = registry.resolve(spec.game)

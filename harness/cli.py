@@ -62,9 +62,9 @@ def bench_cmd(
         fail(str(exc.args[0]))
 
 
-# Command groups living in their own modules register themselves on `app` when imported.
-from harness import cli_bots  # noqa: E402,F401  (play, validate)
-from harness import cli_league  # noqa: E402,F401  (league, gauntlet, ratings, replay)
+# Command groups living in their own modules register themselves on `app` when imported:
+# cli_bots (play, validate) and cli_league (league, gauntlet, ratings, replay).
+from harness import cli_bots, cli_league  # noqa: E402,F401
 
 
 def main() -> None:

@@ -225,26 +225,29 @@ class Task:
     seats: tuple[ShippedBot | None, ...]
 
 
-def play_batch(tasks: list[Task], play: bytes | None = None) -> list[GameRecord]:
+def play_batch(tasks: list[Task], play: bytes | None = None) -> list[bytes]:
     """The task a worker runs: a few games in a row, their bots read from the worker's cache.
+
+    Returns the records packed (:func:`harness.executors.pack_record`: moves as plain lists,
+    several times cheaper to pickle than MoveRecord objects).
 
     Never raises for a game: a bot's failure is in the record (the referee judges it) and a
     failure of the harness itself becomes a void record (:func:`harness.executors.safe_play`),
     so no game spends Dask's retries; only a worker's death makes the scheduler run it again.
     ``play`` is a substitute referee pickled by cloudpickle (tests), None for the real one.
     """
-    from harness.executors import default_play, safe_play, void_record
+    from harness.executors import default_play, pack_record, safe_play, void_record
 
     player = cloudpickle.loads(play) if play else default_play()
     root = cache_root(get_worker().local_directory)
-    records: list[GameRecord] = []
+    records: list[bytes] = []
     for task in tasks:
         try:
             local = localize_spec(task.spec, task.seats, root)
         except ClusterError as exc:
-            records.append(void_record(task.spec, Termination.CRASH, str(exc)))
+            records.append(pack_record(void_record(task.spec, Termination.CRASH, str(exc))))
             continue
-        records.append(safe_play(player, local))
+        records.append(pack_record(safe_play(player, local)))
     return records
 
 
@@ -482,9 +485,9 @@ class DaskExecutor:
         play = cloudpickle.dumps(self._play) if self._play is not None else None
         run_id = uuid.uuid4().hex[:8]
         batches: dict[str, list[Task]] = {}
-        live: dict[str, Future[list[GameRecord]]] = {}
+        live: dict[str, Future[list[bytes]]] = {}
 
-        def submit(batch: list[Task]) -> Future[list[GameRecord]]:
+        def submit(batch: list[Task]) -> Future[list[bytes]]:
             key = f"tourney-{batch[0].spec.game_id}-{len(batch)}-{run_id}"
             batches[key] = batch
             live[key] = self.client.submit(play_batch, batch, play, key=key, pure=False,
@@ -541,14 +544,14 @@ class DaskExecutor:
             return self._deadline(spec)
         return float(self._deadline)
 
-    def _records(self, future: Future[list[GameRecord]],
+    def _records(self, future: Future[list[bytes]],
                  batch: list[Task]) -> list[GameRecord] | None:
         """The records of a finished batch; None when a batch of several games failed (they
         are retried one by one); a lost scheduler is a :class:`ClusterLost`."""
-        from harness.executors import void_record
+        from harness.executors import unpack_record, void_record
 
         try:
-            records: list[GameRecord] = future.result()
+            packed: list[bytes] = future.result()
         except Exception as exc:
             ran = self._expired.get(str(future.key))
             if ran is not None:  # cancelled by the watchdog
@@ -571,7 +574,7 @@ class DaskExecutor:
             return [void_record(batch[0].spec, Termination.CRASH,
                                 f"the game failed on the Dask workers: "
                                 f"{exc.__class__.__name__}: {exc}")]
-        return records
+        return [unpack_record(data) for data in packed]
 
     def close(self) -> None:
         """Disconnect (safe twice); after a lost scheduler, without distributed's tracebacks."""

@@ -3,8 +3,10 @@ multiprocess back end with 2 workers, random against random on Battle Line.
 
 The scheduler and workers are started here as subprocesses on 127.0.0.1 and torn down after.
 Both back ends play the same schedule (the in-process ``random`` built-in on both seats), so the
-difference is the back end's overhead per game: Dask's scheduling and the record's trip over TCP
-against the local back end's pipes.
+difference is the back end's overhead per game: Dask's scheduling (games batched per task) and
+the records' trip over TCP against the local back end's pipes. The unbatched Dask rate shows
+what batching buys. On a 2-core machine the scheduler and the client share the cores with the
+two workers.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ in, GameRecords out, one record per game). What travels:
   copy and calls :func:`harness.referee.play_game`, which always returns a record (a crashing
   bot is a game result, not a task failure). Games between in-process built-ins are batched
   (:func:`make_batches`): one alone takes less time than the scheduler's round trip.
-- back to the client: the :class:`~harness.records.GameRecord` (with the bots' logs), which
-  the league stores exactly as in a local run.
+- back to the client: the :class:`~harness.records.GameRecord` (packed, with the bots' logs),
+  which the league stores exactly as in a local run; the client writes the logs.
 
 Built-in bots (``random``, ``greedy``) resolve on the worker by name; external commands
 (``cmd:...``) must exist on every worker.

@@ -247,7 +247,8 @@ class ProcessExecutor:
 
     def __init__(self, workers: int | None = None, play: PlayFn | None = None, *,
                  deadline: DeadlineFn | float | None = None, retries: int = 1,
-                 prefetch: int = 2, poll_seconds: float = 0.5) -> None:
+                 prefetch: int = 6, poll_seconds: float = 0.5,
+                 min_wake: float = 0.005) -> None:
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
@@ -259,6 +260,8 @@ class ProcessExecutor:
         self._retries = retries
         self._prefetch = max(1, prefetch)
         self._poll = poll_seconds
+        self._min_wake = min_wake
+        self._last_wake = 0.0
         self._workers: list[_Worker] = []
         self._deadlines: dict[tuple[str, int, Limits], float] = {}
 
@@ -312,9 +315,22 @@ class ProcessExecutor:
                 self._spawn()
             while todo or any(w.queue for w in self._workers):
                 self._feed(todo)
+                self._pace()
                 yield from self._collect(todo, deaths)
         finally:
             self.close()
+
+    def _pace(self) -> None:
+        """Wake at most every ``min_wake`` seconds while every worker has games queued.
+
+        Records then arrive a few at a time instead of one per wake-up, which keeps the parent's
+        share of the CPU small (it competes with the workers for the same cores).
+        """
+        now = time.monotonic()
+        wait = self._last_wake + self._min_wake - now
+        if wait > 0 and all(len(w.queue) >= 2 for w in self._workers):
+            time.sleep(wait)
+        self._last_wake = time.monotonic()
 
     def _feed(self, todo: collections.deque[GameSpec]) -> None:
         """Give every worker a game to play, then top each queue up to ``prefetch``."""

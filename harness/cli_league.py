@@ -39,15 +39,19 @@ def bot_ref(text: str) -> BotRef:
     """``SPEC`` or ``NAME=SPEC`` -> a BotRef with its display name and code hash.
 
     The name defaults to the built-in's name, the bot file's stem (``mybot.py:Fast`` gives
-    ``mybot.Fast``) or the command's program name.
+    ``mybot.Fast``) or the command's program name. A bot file's path is stored absolute, so a
+    league resumes from any directory.
     """
-    from harness.loader import BotSpecError, parse_spec, spec_hash
-
-    name = ""
-    spec = text
     head, sep, tail = text.partition("=")
     if sep and _NAME.match(head) and not head.endswith(".py"):
-        name, spec = head, tail
+        return resolve_bot(head, tail)
+    return resolve_bot("", text)
+
+
+def resolve_bot(name: str, spec: str) -> BotRef:
+    """The BotRef of ``spec`` under ``name`` (derived from the spec when empty)."""
+    from harness.loader import BotSpecError, parse_spec, spec_hash
+
     try:
         source = parse_spec(spec)
         digest = spec_hash(spec)
@@ -55,6 +59,9 @@ def bot_ref(text: str) -> BotRef:
         raise LeagueError(str(exc)) from None
     except OSError as exc:
         raise LeagueError(f"cannot read bot {spec!r}: {exc.strerror}") from None
+    if source.path is not None and not source.builtin:
+        prefix = next((p for p in ("sandbox:", "inproc:") if spec.strip().startswith(p)), "")
+        spec = prefix + str(source.path) + (f":{source.entry}" if source.entry else "")
     if not name:
         if source.builtin:
             name = source.builtin
@@ -154,19 +161,20 @@ def prepare_league(
         stored.limits if stored is not None else Limits())
     if move_time is not None and move_time <= 0:
         raise LeagueError(f"--move-time must be positive (got {move_time})")
+    name = stored.name if stored is not None else out.resolve().name
     try:
         if kind == "gauntlet":
             schedule.check_bots(refs)
             specs = schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
-                                      league_seed, players=choice.players, league=out.name,
+                                      league_seed, players=choice.players, league=name,
                                       limits=lim)
         else:
             specs = schedule.round_robin(choice.name, choice.variant, refs, n, league_seed,
-                                         players=choice.players, league=out.name, limits=lim)
+                                         players=choice.players, league=name, limits=lim)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
     config = store.LeagueConfig(
-        name=out.name, game=choice.name, variant=choice.variant,
+        name=name, game=choice.name, variant=choice.variant,
         rules_version=choice.rules_version, seed=league_seed, games_per_pair=n, bots=refs,
         limits=lim, kind=kind, challenger=refs[0].name if kind == "gauntlet" else "",
         players=choice.players,
@@ -180,8 +188,7 @@ def _stored_ref(config: LeagueConfig, name: str) -> BotRef:
     if ref is None:
         raise LeagueError(f"league.json names bot {name!r} but does not describe it; "
                           f"name the bots on the command line")
-    fresh = bot_ref(f"{name}={ref.spec}")
-    return fresh
+    return resolve_bot(name, ref.spec)
 
 
 # ----------------------------------------------------------------------------- running

@@ -191,3 +191,51 @@ def test_killed_or_interrupted_leagues_resume_to_every_game_once(tmp_path: Path)
     assert code == 0, text
     ids = game_ids(out)
     assert len(ids) == len(set(ids)) == 120
+
+
+def test_gauntlet_resume_from_elsewhere_and_a_changed_bot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bot = tmp_path / "mine.py"
+    bot.write_text((ROOT / "agents" / "random.py").read_text())
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "g"
+    code, text = tourney("gauntlet", "bl", "inproc:mine.py", "random", "greedy", "--games", "2",
+                         "--out", out, "--workers", "0", "-q")
+    assert code == 0 and "played 4 games" in text, text
+    config = json.loads((out / "league.json").read_text())
+    assert config["kind"] == "gauntlet" and config["challenger"] == "mine"
+    assert config["bots"][0]["spec"] == f"inproc:{bot}"
+    bots = ds.dataset(out / "games").to_table().column("bots").to_pylist()
+    assert all("mine" in seats for seats in bots)  # random never meets greedy
+
+    monkeypatch.chdir(ROOT)
+    code, text = tourney("league", "--resume", "--out", out, "--games", "4", "--workers", "0",
+                         "-q")
+    assert code == 0 and "played 4 games" in text, text
+
+    bot.write_text(bot.read_text() + "\n# changed\n")
+    code, text = tourney("league", "--resume", "--out", out, "--workers", "0", "-q")
+    assert code == 2 and "bot 'mine' changed" in text
+
+
+def test_ratings_of_several_folders(tmp_path: Path) -> None:
+    for name, bots in (("a", ["random", "greedy"]), ("b", ["random", "r2=random"])):
+        code, text = tourney("league", "bl", *bots, "--games", "2", "--out", tmp_path / name,
+                             "--workers", "0", "-q")
+        assert code == 0, text
+    code, text = tourney("ratings", tmp_path / "a", tmp_path / "b", "--format", "csv")
+    assert code == 0, text
+    games = {line.split(",")[1]: int(line.split(",")[5]) for line in text.splitlines()[1:]}
+    assert games == {"greedy": 2, "random": 4, "r2": 2}
+    code, text = tourney("league", "wc", "random", "greedy", "--games", "2",
+                         "--out", tmp_path / "w", "--workers", "0", "-q")
+    assert code == 0, text
+    code, text = tourney("ratings", tmp_path / "a", tmp_path / "w")
+    assert code == 2 and "cannot rate different games" in text
+
+
+def test_an_unwritable_results_folder_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, text = tourney("league", "bl", "random", "greedy", "--out", blocker / "lg", "-q")
+    assert code == 2 and "cannot write results to" in text and "--out" in text

@@ -8,6 +8,7 @@ not stored yet, with progress, batching and a clean Ctrl-C), :func:`ratings_text
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import time
@@ -293,10 +294,19 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                     last_postfix = now
     except KeyboardInterrupt:
         summary.interrupted = True
+    except BaseException as exc:
+        with contextlib.suppress(store.StoreError):  # keep what finished, report the cause
+            st.flush()
+        if isinstance(exc, store.StoreError):  # a batch could not be written (full disk)
+            raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc
+        raise
     finally:
         bar.close()
         summary.seconds = time.perf_counter() - t0
+    try:
         st.flush()
+    except store.StoreError as exc:
+        raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc
     return summary
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow.dataset as ds
 import pytest
@@ -112,16 +113,20 @@ def test_a_folder_of_another_league_is_refused(tmp_path: Path) -> None:
 
 def test_a_full_disk_is_a_clear_error_without_partial_files(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def full(fd: int) -> None:
+    def full(table: object, fh: Any) -> None:
+        fh.write(b"PAR1 half a file")
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     out = tmp_path / "lg"
-    monkeypatch.setattr(store.os, "fsync", full)
+    monkeypatch.setattr(store, "_write_parquet", full)
     code, text = tourney("league", "bl", "random", "greedy", "--games", "2", "--out", out,
                          "--workers", "0", "-q")
-    assert code == 2 and "disk is full" in text
-    leftovers = [p for p in out.rglob("*") if p.is_file() and p.name != ".lock"]
-    assert leftovers == []
+    assert code == 2, text
+    assert "disk is full; free some space; then resume with: tourney league --resume" in text
+    assert not list((out / "games").iterdir()) and not list((out / "moves").iterdir())
+    monkeypatch.undo()
+    code, text = tourney("league", "--resume", "--out", out, "--workers", "0", "-q")
+    assert code == 0 and "played 2 games" in text
 
 
 def test_a_damaged_batch_is_quarantined_and_replayed(tmp_path: Path) -> None:

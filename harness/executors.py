@@ -311,7 +311,7 @@ class ProcessExecutor:
         todo: collections.deque[GameSpec] = collections.deque(specs)
         deaths: dict[str, int] = collections.Counter()
         try:
-            while len(self._workers) < min(self._n, max(1, len(todo))):
+            while len(self._workers) < min(self._n, len(todo)):
                 self._spawn()
             while todo or any(w.queue for w in self._workers):
                 self._feed(todo)
@@ -334,6 +334,10 @@ class ProcessExecutor:
 
     def _feed(self, todo: collections.deque[GameSpec]) -> None:
         """Give every worker a game to play, then top each queue up to ``prefetch``."""
+        for worker in [w for w in self._workers if not w.queue]:
+            if todo and not worker.process.is_alive():  # died idle: replace it, charge no game
+                self._kill(worker)
+                self._spawn()
         now = time.monotonic()
         for depth in range(1, self._prefetch + 1):
             for worker in self._workers:

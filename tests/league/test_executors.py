@@ -105,3 +105,16 @@ def test_stopping_early_stops_the_workers() -> None:
 def test_void_records_keep_the_spec() -> None:
     rec = void_record(SPECS[0], Termination.TIMEOUT, "why")
     assert rec.seats == ["a", "b"] and rec.winners == [] and rec.returns == [0.0, 0.0]
+
+
+def test_a_worker_that_dies_idle_is_replaced_without_charging_a_game() -> None:
+    ex = ProcessExecutor(2, quick, retries=0)
+    first = list(ex.run(SPECS[:2]))
+    assert len(first) == 2 and ex.worker_pids() == []  # run() stops its workers at the end
+    ex._spawn()
+    (idle,) = ex.worker_pids()
+    os.kill(idle, signal.SIGKILL)
+    time.sleep(0.2)
+    records = list(ex.run(SPECS[2:6]))
+    assert ids(records) == [f"g0{i}" for i in range(2, 6)]
+    assert all(r.termination is Termination.NORMAL for r in records)

@@ -9,6 +9,7 @@ not stored yet, with progress, batching and a clean Ctrl-C), :func:`ratings_text
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import sys
 import time
@@ -128,6 +129,7 @@ def prepare_league(
     seed: int | None = None,
     variants: Sequence[str] = (),
     move_time: float | None = None,
+    overage: float | None = None,
     resume: bool = False,
     kind: str = "round-robin",
 ) -> Plan:
@@ -158,10 +160,15 @@ def prepare_league(
     if n is None:
         n = 10
     league_seed = seed if seed is not None else (stored.seed if stored is not None else 0)
-    lim = Limits(move_time=move_time) if move_time is not None else (
-        stored.limits if stored is not None else Limits())
     if move_time is not None and move_time <= 0:
         raise LeagueError(f"--move-time must be positive (got {move_time})")
+    if overage is not None and overage < 0:
+        raise LeagueError(f"--overage must be 0 or more (got {overage})")
+    lim = stored.limits if stored is not None else Limits()
+    if move_time is not None:
+        lim = dataclasses.replace(lim, move_time=move_time)
+    if overage is not None:
+        lim = dataclasses.replace(lim, overage=overage)
     name = stored.name if stored is not None else out.resolve().name
     try:
         if kind == "gauntlet":
@@ -365,6 +372,9 @@ VariantOpt = Annotated[list[str] | None, typer.Option(
     "--variant", help="Rules option key=value (repeatable); see `tourney games`.")]
 MoveTimeOpt = Annotated[float | None, typer.Option(
     "--move-time", help="Seconds per decision for sandboxed bots (default 1.0).")]
+OverageOpt = Annotated[float | None, typer.Option(
+    "--overage", help="Extra seconds per game a bot may draw on when a decision runs over "
+                      "(default 10).")]
 ResumeOpt = Annotated[bool, typer.Option(
     "--resume", help="Continue the league stored in --out (options default to league.json).")]
 ClusterOpt = Annotated[str | None, typer.Option(
@@ -414,6 +424,7 @@ def league_cmd(
     seed: SeedOpt = None,
     variant: VariantOpt = None,
     move_time: MoveTimeOpt = None,
+    overage: OverageOpt = None,
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
@@ -426,7 +437,7 @@ def league_cmd(
     """
     _run_command(lambda: prepare_league(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
-                                        resume=resume),
+                                        overage=overage, resume=resume),
                  workers, cluster, quiet, batch_size)
 
 
@@ -441,6 +452,7 @@ def gauntlet_cmd(
     seed: SeedOpt = None,
     variant: VariantOpt = None,
     move_time: MoveTimeOpt = None,
+    overage: OverageOpt = None,
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
@@ -449,7 +461,8 @@ def gauntlet_cmd(
     """The challenger plays --games games against each opponent (same ids as a round robin)."""
     _run_command(lambda: prepare_league(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
-                                        move_time=move_time, resume=resume, kind="gauntlet"),
+                                        move_time=move_time, overage=overage, resume=resume,
+                                        kind="gauntlet"),
                  workers, cluster, quiet, batch_size)
 
 

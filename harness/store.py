@@ -171,9 +171,11 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
             f"{stored.seed} to continue it or {fix}"
         )
     if stored.limits != new.limits:
+        was, now = stored.limits, new.limits
         raise LeagueMismatch(
-            f"{where} games played with --move-time {stored.limits.move_time}, not "
-            f"{new.limits.move_time}; pass the same limits to continue it or {fix}"
+            f"{where} games played with --move-time {was.move_time} --overage {was.overage}, "
+            f"not --move-time {now.move_time} --overage {now.overage}; pass the same limits "
+            f"to continue it or {fix}"
         )
     bots = list(stored.bots)
     for bot in new.bots:

@@ -244,3 +244,31 @@ def test_an_unwritable_results_folder_is_a_clear_error(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     code, text = tourney("league", "bl", "random", "greedy", "--out", blocker / "lg", "-q")
     assert code == 2 and "cannot write results to" in text and "--out" in text
+
+
+BAD_BOTS = {
+    "crasher.py": "def act(observation, legal_actions):\n    raise RuntimeError('oops')\n",
+    "cheater.py": "def act(observation, legal_actions):\n    return 'play nonsense'\n",
+    "sleeper.py": ("import time\n\ndef act(observation, legal_actions):\n"
+                   "    time.sleep(60)\n    return legal_actions[0]\n"),
+}
+
+
+def test_forfeits_are_stored_and_counted_per_bot(tmp_path: Path) -> None:
+    for name, code in BAD_BOTS.items():
+        (tmp_path / name).write_text(code)
+    out = tmp_path / "lg"
+    code, text = tourney("gauntlet", "bl", "random", *(tmp_path / n for n in BAD_BOTS),
+                         "--games", "2", "--move-time", "0.2", "--overage", "0", "--out", out,
+                         "-q")
+    assert code == 0, text
+    rows = ds.dataset(out / "games").to_table().to_pylist()
+    assert {(r["offender_bot"], r["termination"]) for r in rows} == {
+        ("crasher", "crash"), ("cheater", "illegal"), ("sleeper", "timeout")}
+    assert all(r["winner"] == "random" and r["rated"] for r in rows)
+    code, text = tourney("ratings", out, "--format", "json")
+    board = {row["bot"]: row for row in json.loads(text)["leaderboard"]}
+    assert board["random"]["wins"] == 6 and board["random"]["forfeits"] == 0
+    assert board["sleeper"]["forfeits_timeout"] == 2
+    assert board["crasher"]["forfeits_crash"] == 2
+    assert board["cheater"]["forfeits_illegal"] == 2

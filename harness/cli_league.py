@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from harness.store import LeagueConfig, ResultsStore
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
+DEFAULT_GAMES = 10  # games per pair when --games is not given
 
 
 class LeagueError(Exception):
@@ -156,9 +158,7 @@ def prepare_league(
         kind = str(last.get("kind", kind))
     else:
         refs = [bot_ref(b) for b in bots]
-    n = games if games is not None else int(last.get("games", 0)) if last else None
-    if n is None:
-        n = 10
+    n = games if games is not None else int(last.get("games", DEFAULT_GAMES))
     league_seed = seed if seed is not None else (stored.seed if stored is not None else 0)
     if move_time is not None and move_time <= 0:
         raise LeagueError(f"--move-time must be positive (got {move_time})")
@@ -188,7 +188,7 @@ def prepare_league(
         players=choice.players,
         schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
     )
-    return Plan(out, config, specs, f"tourney league --resume --out {out}")
+    return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
 
 
 def _stored_ref(config: LeagueConfig, name: str) -> BotRef:

@@ -278,7 +278,8 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     leader = _Leader()
     if summary.already:
         wanted = {s.game_id for s in plan.specs}
-        for row in store.load_games([plan.out]).games.to_pylist():
+        stored = store.load_games([plan.out]).games.select(["game_id", "bots", "result", "rated"])
+        for row in stored.to_pylist():
             if row["game_id"] in wanted and row["rated"]:
                 leader.add(row["bots"], row["result"])
     bar = _progress(len(plan.specs), summary.already, progress)

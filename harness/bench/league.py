@@ -1,26 +1,40 @@
 """League throughput: random v random on Battle Line, against the bare engine loop.
 
-Figures (games per second, all on the same deals):
+Figures (games per second on the same deals, each the best of a few runs, since the machine
+may be shared):
 
 * bare engine: ``new_game`` + uniformly random ``legal_actions`` + ``apply``, nothing else;
 * referee loop: :func:`harness.referee.play_game` in a loop (in-process built-in bots: the
   observation for every decision, answer checks, move records);
 * league in-process (``--workers 0``), with 1 and with 2 worker processes: the whole league
-  (schedule, executor, Parquet batches, progress bookkeeping) writing to a temporary folder.
+  (schedule, executor, Parquet batches, progress bookkeeping) writing to a temporary folder;
+* the league's own cost per game (records to Parquet, bookkeeping), measured with a stand-in
+  referee that returns a ready record, so it does not depend on the engine;
+* CPU per game with 2 workers (workers + parent) and the speed-up that projects on two free
+  cores, a figure that other processes on the machine disturb much less than wall clock.
 
-Ratios: league in-process / bare engine, league in-process / referee loop (the league's own
-overhead: records and Parquet), and 2 workers / 1 worker (the parallel speed-up, bounded by the
-number of free cores: the machine may be shared).
+Ratios: league in-process / bare engine, league in-process / referee loop, and 2 workers /
+1 worker (the parallel speed-up, bounded by the free cores).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import resource
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from harness.bench import figure
+from harness.records import BotRef, GameRecord, GameSpec
+
+SEATS = (BotRef("r1", "random"), BotRef("r2", "random"))
+
+
+def _best(measure: Callable[[], float], repeats: int) -> float:
+    return max(measure() for _ in range(repeats))
 
 
 def _bare(games: int) -> float:
@@ -37,42 +51,92 @@ def _bare(games: int) -> float:
 
 
 def _referee(games: int) -> float:
-    from harness.records import BotRef, GameSpec
     from harness.referee import play_game
 
-    seats = (BotRef("r1", "random"), BotRef("r2", "random"))
     t0 = time.perf_counter()
     for seed in range(games):
-        play_game(GameSpec(f"b{seed}", "battleline", {}, seed, seats))
+        play_game(GameSpec(f"b{seed}", "battleline", {}, seed, SEATS))
     return games / (time.perf_counter() - t0)
 
 
-def _league(games: int, workers: int, root: Path) -> float:
+@dataclasses.dataclass
+class _Run:
+    rate: float  # games per second, wall clock
+    parent_cpu: float  # CPU seconds per game in this process
+    worker_cpu: float  # CPU seconds per game in the worker processes
+
+
+def _cpu() -> tuple[float, float]:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # workers count once reaped
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def _league_run(games: int, workers: int, root: Path,
+                play: Callable[[GameSpec], GameRecord] | None = None) -> _Run:
     from harness import executors
     from harness.cli_league import prepare_league, run_league
 
-    out = root / f"w{workers}"
+    out = Path(tempfile.mkdtemp(prefix=f"w{workers}-", dir=root))
     plan = prepare_league("battleline", ["r1=random", "r2=random"], out=out, games=games,
                           seed=1)
-    executor = executors.make_executor(workers, executors.default_play(None))
+    executor = executors.make_executor(workers, play or executors.default_play(None))
+    me0, kids0 = _cpu()
     summary = run_league(plan, executor, progress=False)
+    me1, kids1 = _cpu()
     if summary.stored != games:
         raise RuntimeError(f"the bench league stored {summary.stored} of {games} games")
-    return games / summary.seconds
+    return _Run(games / summary.seconds, (me1 - me0) / games, (kids1 - kids0) / games)
+
+
+def _league(games: int, workers: int, root: Path,
+            play: Callable[[GameSpec], GameRecord] | None = None) -> float:
+    return _league_run(games, workers, root, play).rate
+
+
+def _stand_in() -> Callable[[GameSpec], GameRecord]:
+    """A referee that returns a real game's record under the spec's id, instantly."""
+    from harness.referee import play_game
+
+    template = play_game(GameSpec("t", "battleline", {}, 3, SEATS))
+
+    def play(spec: GameSpec) -> GameRecord:
+        return dataclasses.replace(template, game_id=spec.game_id, seed=spec.seed,
+                                   seats=[b.name for b in spec.seats])
+
+    return play
 
 
 def run(quick: bool) -> None:
-    """Print the league throughput figures (quick: fewer games)."""
-    games = 200 if quick else 1000
-    bare = _bare(games)
-    figure("bare engine loop", bare, "games/s", f"{games} games, one core")
-    referee = _referee(games)
+    """Print the league throughput figures (quick: fewer games, fewer repeats)."""
+    games, repeats = (100, 1) if quick else (400, 3)
+    note = f"{games} games, best of {repeats}"
+    bare = _best(lambda: _bare(games), repeats)
+    figure("bare engine loop", bare, "games/s", f"{note}, one core")
+    referee = _best(lambda: _referee(games), repeats)
     figure("referee loop (in-process bots)", referee, "games/s", f"{referee / bare:.0%} of bare")
     with tempfile.TemporaryDirectory(prefix="tourney-bench-") as tmp:
-        inline = _league(games, 0, Path(tmp))
+        root = Path(tmp)
+        inline = _best(lambda: _league(games, 0, root), repeats)
         figure("league in-process", inline, "games/s",
                f"{inline / bare:.0%} of bare engine, {inline / referee:.0%} of referee loop")
-        one = _league(games, 1, Path(tmp))
+        stand_in = _stand_in()
+        overhead = _best(lambda: _league(games * 5, 0, root, stand_in), repeats)
+        figure("league's own cost per game", 1e6 / overhead, "µs",
+               f"records + Parquet + bookkeeping; a referee game costs {1e6 / referee:,.0f} µs")
+        ones = [_league_run(games, 1, root) for _ in range(repeats)]
+        one = max(r.rate for r in ones)
         figure("league, 1 worker", one, "games/s")
-        two = _league(games * 2, 2, Path(tmp))
+        twos = [_league_run(games * 2, 2, root) for _ in range(repeats)]
+        two = max(r.rate for r in twos)
         figure("league, 2 workers", two, "games/s", f"speed-up {two / one:.2f}x over 1 worker")
+        # Load-independent view: CPU per game. One worker is bound by its own CPU per game; two
+        # workers on two free cores by the CPU of both workers and the parent per game.
+        w1 = min(r.worker_cpu for r in ones)
+        w2 = min(r.worker_cpu for r in twos)
+        p2 = min(r.parent_cpu for r in twos)
+        figure("CPU per game, 2 workers", 1000 * (w2 + p2), "ms",
+               f"workers {1000 * w2:.2f} + parent {1000 * p2:.2f}; 1 worker: {1000 * w1:.2f}")
+        projected = min(2 / (w2 + p2), 2 / w2) * w1
+        figure("projected speed-up on 2 free cores", projected, "x",
+               "2 workers v 1, from CPU time rather than wall clock")

@@ -8,7 +8,8 @@ Layout of ``results/NAME/``::
     quarantine/              damaged or orphaned batch files moved aside, never read
     .lock                    held (flock) while a league writes here
 
-Finished games are buffered and written in *batches*. A batch writes its moves file first and
+Finished games are buffered and written in *batches* (zstd-compressed, with a CRC per page, so
+a flipped bit is caught when the folder is read). A batch writes its moves file first and
 its games file last, each to a hidden temporary name that is fsynced and then renamed, so a
 reader only ever sees complete files (``pyarrow.dataset`` skips names starting with ``.``), and
 the games file is the batch's commit mark: a moves file without its games file is an unfinished
@@ -349,7 +350,7 @@ def _interrupts_deferred() -> Iterator[None]:
 
 
 def _write_parquet(table: pa.Table, fh: IO[bytes]) -> None:
-    pq.write_table(table, fh, compression="zstd")
+    pq.write_table(table, fh, compression="zstd", write_page_checksum=True)
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
@@ -389,8 +390,8 @@ def batch_files(folder: Path) -> list[Path]:
 
 
 def read_batch(path: Path, columns: list[str] | None = None) -> pa.Table:
-    """Read one batch file completely (raises on a damaged file)."""
-    return pq.read_table(path, columns=columns)
+    """Read one batch file completely, checking every page's CRC (raises on a damaged file)."""
+    return pq.read_table(path, columns=columns, page_checksum_verification=True)
 
 
 class ResultsStore:
@@ -474,19 +475,12 @@ class ResultsStore:
             if name not in games:
                 self._quarantine(path, "moves of an unfinished batch (no games file)")
         for name, path in games.items():
-            try:
-                ids = read_batch(path, ["game_id"]).column("game_id").to_pylist()
-                read_batch(path)
-                partner = moves.get(name)
-                if partner is None:
-                    raise ValueError("its moves file is missing")
-                read_batch(partner)
-            except Exception as exc:  # any damage: arrow, OS or our own check
-                why = (f"unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
-                       f"its games will be replayed")
-                self._quarantine(path, why)
-                if name in moves and moves[name].exists():
-                    self._quarantine(moves[name], "partner of a damaged games file")
+            partner = moves.get(name)
+            ids, problem = _check_batch(path, partner)
+            if problem:
+                self._quarantine(path, f"{problem}; its games will be replayed")
+                if partner is not None:
+                    self._quarantine(partner, f"{problem}; moved with its games file")
                 continue
             self.report.finished.update(ids)
             self._seq = max(self._seq, _batch_number(name))
@@ -552,6 +546,21 @@ class ResultsStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _check_batch(games: Path, moves: Path | None) -> tuple[list[str], str]:
+    """The game ids of a batch and "" if both its files read whole, else ([], the problem)."""
+    if moves is None:
+        return [], f"games/{games.name} has no moves file"
+    try:
+        ids: list[str] = read_batch(games).column("game_id").to_pylist()
+    except Exception as exc:  # any damage: arrow or OS
+        return [], f"games/{games.name} is unreadable ({type(exc).__name__}: {str(exc)[:100]})"
+    try:
+        read_batch(moves)
+    except Exception as exc:
+        return [], f"moves/{moves.name} is unreadable ({type(exc).__name__}: {str(exc)[:100]})"
+    return ids, ""
 
 
 def _batch_number(name: str) -> int:

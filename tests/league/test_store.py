@@ -81,6 +81,20 @@ def test_a_damaged_batch_is_quarantined_and_its_games_replayable(tmp_path: Path)
     ds.dataset(root / "games", format="parquet").to_table()  # readable again
 
 
+def test_a_flipped_byte_is_caught_by_the_page_checksums(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1"), batch_size=1)
+    write(root, record("g2"), batch_size=1)
+    damaged = store.batch_files(root / "moves")[0]
+    data = bytearray(damaged.read_bytes())
+    data[60] ^= 0xFF  # inside the first data page
+    damaged.write_bytes(bytes(data))
+    with store.ResultsStore.open(root, config()) as st:
+        assert st.finished == {"g2"}
+        assert st.report.quarantined[0].startswith(f"games/{damaged.name}: moves/{damaged.name}")
+        assert "CRC" in st.report.quarantined[0]
+
+
 def test_unfinished_batches_and_temp_files_are_cleared(tmp_path: Path) -> None:
     root = tmp_path / "lg"
     write(root, record("g1"))

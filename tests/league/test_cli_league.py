@@ -272,3 +272,21 @@ def test_forfeits_are_stored_and_counted_per_bot(tmp_path: Path) -> None:
     assert board["sleeper"]["forfeits_timeout"] == 2
     assert board["crasher"]["forfeits_crash"] == 2
     assert board["cheater"]["forfeits_illegal"] == 2
+
+
+@pytest.mark.slow
+def test_soak_many_worker_kills_still_store_every_game_once(tmp_path: Path) -> None:
+    out = tmp_path / "lg"
+    plan = prepare_league("bl", ["r1=random", "r2=random", "greedy"], out=out, games=100)
+    executor = executors.ProcessExecutor(2, executors.default_play(None))
+    seen: list[str] = []
+
+    def kill_now_and_then(record: GameRecord) -> None:
+        seen.append(record.game_id)
+        if len(seen) % 25 == 0 and executor.worker_pids():
+            os.kill(executor.worker_pids()[-1], signal.SIGKILL)
+
+    summary = run_league(plan, executor, progress=False, batch_size=7, on_record=kill_now_and_then)
+    ids = game_ids(out)
+    assert summary.stored == len(ids) == len(set(ids)) == len(plan.specs) == 300
+    assert len(seen) == len(set(seen))

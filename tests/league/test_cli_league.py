@@ -290,3 +290,17 @@ def test_soak_many_worker_kills_still_store_every_game_once(tmp_path: Path) -> N
     ids = game_ids(out)
     assert summary.stored == len(ids) == len(set(ids)) == len(plan.specs) == 300
     assert len(seen) == len(set(seen))
+
+
+def test_a_four_player_league_seats_and_rates_teams(tmp_path: Path) -> None:
+    out = tmp_path / "wc4"
+    code, text = tourney("league", "wc", "random", "greedy", "--variant", "players=4",
+                         "--games", "2", "--out", out, "--workers", "0", "-q")
+    assert code == 0, text
+    rows = ds.dataset(out / "games").to_table().sort_by("game_id").to_pylist()
+    for row in rows:
+        assert row["players"] == 4 and len(row["result"]) == len(row["think_time"]) == 4
+        assert row["bots"][0] == row["bots"][2] and row["bots"][1] == row["bots"][3]
+        assert row["draw"] or len(row["winner_seats"]) == 2
+    code, text = tourney("ratings", out, "--format", "json")
+    assert [r["games"] for r in json.loads(text)["leaderboard"]] == [2, 2]

@@ -324,8 +324,13 @@ def _records(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord]:
     return executor.run(todo)
 
 
-def make_executor(workers: int | None, out: Path, cluster: str | None) -> Executor:
-    """The back end a command asked for: a Dask cluster, in-process (0) or worker processes."""
+def make_executor(workers: int | None, out: Path, cluster: str | None,
+                  game_timeout: float | None = None) -> Executor:
+    """The back end a command asked for: a Dask cluster, in-process (0) or worker processes.
+
+    ``game_timeout``: the watchdog's limit per game in worker processes (default: every seat's
+    worst-case time plus a minute, see :func:`harness.executors.game_deadline`).
+    """
     if cluster:
         from harness import executors_dask
 
@@ -338,9 +343,11 @@ def make_executor(workers: int | None, out: Path, cluster: str | None) -> Execut
 
     if workers is not None and workers < 0:
         raise LeagueError(f"--workers must be 0 (in this process) or more (got {workers})")
+    if game_timeout is not None and game_timeout <= 0:
+        raise LeagueError(f"--game-timeout must be positive (got {game_timeout})")
     play = executors.default_play(out / "logs")
     n = workers if workers is not None else _cpu_count()
-    return executors.make_executor(n, play)
+    return executors.make_executor(n, play, deadline=game_timeout)
 
 
 def _cpu_count() -> int:
@@ -381,12 +388,15 @@ ResumeOpt = Annotated[bool, typer.Option(
 ClusterOpt = Annotated[str | None, typer.Option(
     "--cluster", help="Run on a Dask scheduler, e.g. tcp://host:8786.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+TimeoutOpt = Annotated[float | None, typer.Option(
+    "--game-timeout", help="Watchdog limit per game in seconds (default: every seat's "
+                           "worst-case time plus a minute); a game past it is recorded void.")]
 BatchOpt = Annotated[int, typer.Option(
     "--batch-size", help="Games per Parquet batch file (a batch is also written every 10 s).")]
 
 
 def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str | None,
-                 quiet: bool, batch_size: int = 200) -> None:
+                 quiet: bool, batch_size: int = 200, game_timeout: float | None = None) -> None:
     from harness.store import StoreError
 
     errors: tuple[type[Exception], ...] = (LeagueError, StoreError)
@@ -400,7 +410,7 @@ def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str 
         fail(f"--batch-size must be at least 1 (got {batch_size})")
     try:
         plan = plan_fn()
-        executor = make_executor(workers, plan.out, cluster)
+        executor = make_executor(workers, plan.out, cluster, game_timeout)
         summary = run_league(plan, executor, progress=not quiet, batch_size=batch_size)
     except errors as exc:
         fail(str(exc))
@@ -430,6 +440,7 @@ def league_cmd(
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
     batch_size: BatchOpt = 200,
+    game_timeout: TimeoutOpt = None,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -439,7 +450,7 @@ def league_cmd(
     _run_command(lambda: prepare_league(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
                                         overage=overage, resume=resume),
-                 workers, cluster, quiet, batch_size)
+                 workers, cluster, quiet, batch_size, game_timeout)
 
 
 @app.command("gauntlet")
@@ -458,13 +469,14 @@ def gauntlet_cmd(
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
     batch_size: BatchOpt = 200,
+    game_timeout: TimeoutOpt = None,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin)."""
     _run_command(lambda: prepare_league(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
                                         kind="gauntlet"),
-                 workers, cluster, quiet, batch_size)
+                 workers, cluster, quiet, batch_size, game_timeout)
 
 
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,

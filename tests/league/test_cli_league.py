@@ -304,3 +304,17 @@ def test_a_four_player_league_seats_and_rates_teams(tmp_path: Path) -> None:
         assert row["draw"] or len(row["winner_seats"]) == 2
     code, text = tourney("ratings", out, "--format", "json")
     assert [r["games"] for r in json.loads(text)["leaderboard"]] == [2, 2]
+
+
+def test_a_game_hung_in_process_is_recorded_void_by_the_watchdog(tmp_path: Path) -> None:
+    (tmp_path / "hang.py").write_text(
+        "import time\n\ndef act(observation, legal_actions):\n    time.sleep(3600)\n")
+    out = tmp_path / "lg"
+    code, text = tourney("league", "bl", f"inproc:{tmp_path / 'hang.py'}", "random", "--games", "1",
+                         "--game-timeout", "1", "--workers", "1", "--out", out, "-q")
+    assert code == 0, text
+    (row,) = ds.dataset(out / "games").to_table().to_pylist()
+    assert row["termination"] == "timeout" and row["offender"] is None and not row["rated"]
+    assert "watchdog" in row["reason"]
+    code, text = tourney("ratings", out)
+    assert code == 0 and "0 rated games, 1 void" in text

@@ -345,6 +345,8 @@ def make_executor(workers: int | None, out: Path, cluster: str | None,
         raise LeagueError(f"--workers must be 0 (in this process) or more (got {workers})")
     if game_timeout is not None and game_timeout <= 0:
         raise LeagueError(f"--game-timeout must be positive (got {game_timeout})")
+    if game_timeout is not None and workers == 0:
+        raise LeagueError("--game-timeout needs worker processes: use --workers 1 or more")
     play = executors.default_play(out / "logs")
     n = workers if workers is not None else _cpu_count()
     return executors.make_executor(n, play, deadline=game_timeout)

@@ -86,6 +86,7 @@ def test_same_results_whatever_the_worker_count(tmp_path: Path) -> None:
     (["bl", "random", "greedy", "--variant", "rules=chess"], "choose one of"),
     (["bl", "random", "greedy", "--games", "0"], "--games must be at least 1"),
     (["bl", "random", "greedy", "--workers", "-1"], "--workers must be 0"),
+    (["bl", "random", "greedy", "--workers", "0", "--game-timeout", "5"], "needs worker processes"),
 ])
 def test_bad_league_input_gives_one_clear_line(tmp_path: Path, args: list[str],
                                                message: str) -> None:

@@ -570,8 +570,13 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
             return
         if boards:
             yield str(state)
-    outcome = ("draw" if not row.winners
-               else "won by " + " + ".join(row.seats[s] for s in row.winners))
+    names = list(dict.fromkeys(row.seats[s] for s in row.winners))
+    won = ", ".join(str(s) for s in row.winners)
+    plural = "s" if len(row.winners) > 1 else ""
+    if names:
+        outcome = f"won by {' + '.join(names)} (seat{plural} {won})"
+    else:
+        outcome = "void (not rated)" if store.is_void(row) else "draw"
     yield f"result: {outcome}; {row.termination.value}: {row.reason}"
 
 

@@ -305,6 +305,13 @@ def test_a_four_player_league_seats_and_rates_teams(tmp_path: Path) -> None:
         assert row["draw"] or len(row["winner_seats"]) == 2
     code, text = tourney("ratings", out, "--format", "json")
     assert [r["games"] for r in json.loads(text)["leaderboard"]] == [2, 2]
+    code, text = tourney("replay", out, rows[0]["game_id"], "--no-boards")
+    last = text.splitlines()[-1]
+    if rows[0]["winner"]:
+        seats = ", ".join(str(s) for s in rows[0]["winner_seats"])
+        assert last.startswith(f"result: won by {rows[0]['winner']} (seats {seats}); ")
+    else:
+        assert last.startswith("result: draw; ")
 
 
 def test_a_game_hung_in_process_is_recorded_void_by_the_watchdog(tmp_path: Path) -> None:

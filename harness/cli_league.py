@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
+BATCH_SIZE = 2000  # = harness.store.BATCH_SIZE, not imported here: pyarrow is slow to import
 
 
 class LeagueError(Exception):
@@ -247,7 +248,7 @@ def run_league(
     executor: Executor,
     *,
     progress: bool = True,
-    batch_size: int = 200,
+    batch_size: int = BATCH_SIZE,
     flush_seconds: float = 10.0,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> RunSummary:
@@ -398,7 +399,8 @@ BatchOpt = Annotated[int, typer.Option(
 
 
 def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str | None,
-                 quiet: bool, batch_size: int = 200, game_timeout: float | None = None) -> None:
+                 quiet: bool, batch_size: int = BATCH_SIZE,
+                 game_timeout: float | None = None) -> None:
     from harness.store import StoreError
 
     errors: tuple[type[Exception], ...] = (LeagueError, StoreError)
@@ -441,7 +443,7 @@ def league_cmd(
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
-    batch_size: BatchOpt = 200,
+    batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
@@ -470,7 +472,7 @@ def gauntlet_cmd(
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
-    batch_size: BatchOpt = 200,
+    batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin)."""

@@ -45,6 +45,8 @@ import pyarrow.parquet as pq
 from harness.records import BotRef, GameRecord, Limits, Termination
 
 FORMAT = 1  # version of the results-folder layout
+BATCH_SIZE = 2000  # games per batch file at most; a batch is also written every FLUSH_SECONDS
+FLUSH_SECONDS = 10.0  # so a crash loses at most this much play, and a night makes few files
 
 GAMES_SCHEMA = pa.schema(
     [
@@ -397,8 +399,8 @@ def read_batch(path: Path, columns: list[str] | None = None) -> pa.Table:
 class ResultsStore:
     """A results folder open for writing. Use :meth:`open`; close (or ``with``) when done."""
 
-    def __init__(self, root: Path, config: LeagueConfig, batch_size: int = 200,
-                 flush_seconds: float = 10.0) -> None:
+    def __init__(self, root: Path, config: LeagueConfig, batch_size: int = BATCH_SIZE,
+                 flush_seconds: float = FLUSH_SECONDS) -> None:
         self.root = root
         self.config = config
         self.batch_size = batch_size
@@ -416,7 +418,7 @@ class ResultsStore:
 
     @classmethod
     def open(cls, root: Path, config: LeagueConfig, *, must_exist: bool = False,
-             batch_size: int = 200, flush_seconds: float = 10.0) -> ResultsStore:
+             batch_size: int = BATCH_SIZE, flush_seconds: float = FLUSH_SECONDS) -> ResultsStore:
         """Open (or create) ``root`` for ``config``: checks it is the same league, merges the
         configuration, takes the folder lock, quarantines damaged files and lists finished ids.
         """

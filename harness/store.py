@@ -551,17 +551,26 @@ class ResultsStore:
 
 
 def _check_batch(games: Path, moves: Path | None) -> tuple[list[str], str]:
-    """The game ids of a batch and "" if both its files read whole, else ([], the problem)."""
+    """The game ids of a batch and "" if it is sound, else ([], the problem).
+
+    The games file is read whole (every page's CRC checked); of the moves file, which may be
+    large, the footer is read and its row count checked against the games' decisions, so a
+    resume stays quick on a league of millions of games.
+    """
     if moves is None:
         return [], f"games/{games.name} has no moves file"
     try:
-        ids: list[str] = read_batch(games).column("game_id").to_pylist()
+        table = read_batch(games)
+        ids: list[str] = table.column("game_id").to_pylist()
+        decisions = sum(table.column("decisions").to_pylist())
     except Exception as exc:  # any damage: arrow or OS
         return [], f"games/{games.name} is unreadable ({type(exc).__name__}: {str(exc)[:100]})"
     try:
-        read_batch(moves)
+        rows = pq.read_metadata(moves).num_rows
     except Exception as exc:
         return [], f"moves/{moves.name} is unreadable ({type(exc).__name__}: {str(exc)[:100]})"
+    if rows != decisions:
+        return [], f"moves/{moves.name} holds {rows} moves, its games {decisions}"
     return ids, ""
 
 

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 import pytest
 
 from harness import store
@@ -85,14 +86,26 @@ def test_a_flipped_byte_is_caught_by_the_page_checksums(tmp_path: Path) -> None:
     root = tmp_path / "lg"
     write(root, record("g1"), batch_size=1)
     write(root, record("g2"), batch_size=1)
-    damaged = store.batch_files(root / "moves")[0]
+    damaged = store.batch_files(root / "games")[0]
+    chunk = pq.read_metadata(damaged).row_group(0).column(0)
+    start = chunk.dictionary_page_offset if chunk.has_dictionary_page else chunk.data_page_offset
     data = bytearray(damaged.read_bytes())
-    data[60] ^= 0xFF  # inside the first data page
+    data[start + chunk.total_compressed_size - 1] ^= 0xFF  # the last byte of the page data
     damaged.write_bytes(bytes(data))
     with store.ResultsStore.open(root, config()) as st:
         assert st.finished == {"g2"}
-        assert st.report.quarantined[0].startswith(f"games/{damaged.name}: moves/{damaged.name}")
+        assert st.report.quarantined[0].startswith(f"games/{damaged.name}: games/{damaged.name}")
         assert "CRC" in st.report.quarantined[0]
+
+
+def test_a_moves_file_that_does_not_match_its_games_is_caught(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1", moves=3))
+    (moves,) = store.batch_files(root / "moves")
+    pq.write_table(store.moves_table([record("g1", moves=5)]), moves)
+    with store.ResultsStore.open(root, config()) as st:
+        assert st.finished == set()
+        assert f"moves/{moves.name} holds 5 moves, its games 3" in st.report.quarantined[0]
 
 
 def test_unfinished_batches_and_temp_files_are_cleared(tmp_path: Path) -> None:

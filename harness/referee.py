@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from games import registry
 from games.protocol import JSON, GameError, State, winners
-from harness.loader import BotSource, BotSpecError, open_agent, parse_spec
+from harness.loader import BotSource, BotSpecError, InProcessAgent, open_agent, parse_spec
 from harness.protocol import (
     PROTOCOL_VERSION,
     Agent,
@@ -173,27 +174,110 @@ def _seat_bots(
     return None
 
 
+class ObservationExpired(RuntimeError):
+    """An in-process bot first read a lazy observation after its decision was over."""
+
+
+class LazyObservation(Mapping[str, Any]):
+    """A trusted (in-process) bot's observation, computed only if the bot reads it.
+
+    A read-only mapping with exactly the content of ``state.observation(seat)``, which it
+    computes on first access and keeps. Most built-ins (``random``) never look, so the referee
+    does not pay for it. The first access must happen during the decision (before the referee
+    applies the answer): a view first read later raises :class:`ObservationExpired` rather than
+    showing a later position. A view read during its decision stays readable afterwards.
+    ``dict(observation)`` gives a plain dict (e.g. for ``json.dumps``).
+    """
+
+    __slots__ = ("_data", "_decision", "_seat", "_state")
+
+    def __init__(self, state: State, seat: int, decision: int) -> None:
+        self._state = state
+        self._seat = seat
+        self._decision = decision
+        self._data: JSON | None = None
+
+    def _materialise(self) -> JSON:
+        data = self._data
+        if data is None:
+            if len(self._state.history) != self._decision:
+                raise ObservationExpired(
+                    f"the observation of decision {self._decision} was first read after that "
+                    "decision was over; read (or copy with dict(observation)) what you need "
+                    "inside act()")
+            data = self._data = self._state.observation(self._seat)
+        return data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._materialise()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._materialise())
+
+    def __len__(self) -> int:
+        return len(self._materialise())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._materialise()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._materialise().get(key, default)
+
+    def __repr__(self) -> str:
+        if self._data is None:
+            return f"<LazyObservation seat={self._seat} decision={self._decision} (unread)>"
+        return f"LazyObservation({self._data!r})"
+
+
+def _in_process_act(agent: InProcessAgent) -> Callable[[Any, list[str]], object] | None:
+    """The bot's own ``act`` for a trusted in-process agent (called without the wrapper)."""
+    if type(agent) is not InProcessAgent or agent.bot is None:
+        return None
+    act: Callable[[Any, list[str]], object] = agent.bot.act
+    return act
+
+
 def _play(
     state: State, table: _Table, moves: list[MoveRecord], cap: int, on_move: MoveHook | None
 ) -> _Forfeit | None:
-    """Ask, check and apply until the game ends or a bot forfeits."""
-    limits = table.limits
-    while not state.is_terminal() and len(state.history) < cap:
+    """Ask, check and apply until the game ends or a bot forfeits.
+
+    Trusted in-process bots are called directly with a :class:`LazyObservation`; every other
+    agent gets the full observation dict through :meth:`Agent.act` (sandboxed bots get it as
+    JSON on the wire).
+    """
+    move_time = table.limits.move_time
+    agents = table.agents
+    direct = [_in_process_act(agent) if isinstance(agent, InProcessAgent) else None
+              for agent in agents]
+    bank, think_total = table.bank, table.think
+    clock = time.perf_counter
+    while len(state.history) < cap and not state.is_terminal():
         seat = state.current_player
-        agent = table.agents[seat]
-        assert agent is not None
         legal = state.legal_actions()
-        budget = limits.move_time + table.bank[seat]
-        observation = state.observation(seat)
-        t0 = time.perf_counter()
-        try:
-            answer = agent.act(observation, legal, budget)
-        except AgentError as exc:
-            table.think[seat] += time.perf_counter() - t0
-            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
-        think = time.perf_counter() - t0
-        table.think[seat] += think
-        table.bank[seat] = max(0.0, table.bank[seat] - max(0.0, think - limits.move_time))
+        act = direct[seat]
+        t0 = clock()
+        if act is not None:
+            try:
+                answer = act(LazyObservation(state, seat, len(state.history)), legal)
+            except Exception as exc:  # the bot's own code raised: judged as the loader does
+                think_total[seat] += clock() - t0
+                return _Forfeit(seat, Termination.CRASH,
+                                f"{table.who(seat)} {_act_raised(exc).reason}")
+        else:
+            agent = agents[seat]
+            assert agent is not None
+            observation = state.observation(seat)
+            t0 = clock()
+            try:
+                answer = agent.act(observation, legal, move_time + bank[seat])
+            except AgentError as exc:
+                think_total[seat] += clock() - t0
+                return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
+        think = clock() - t0
+        think_total[seat] += think
+        if think > move_time:
+            bank[seat] = max(0.0, bank[seat] - (think - move_time))
         if not isinstance(answer, str):
             shown = repr(answer)[:80]
             return _Forfeit(seat, Termination.PROTOCOL,
@@ -208,6 +292,11 @@ def _play(
         if on_move is not None:
             on_move(state, move)
     return None
+
+
+def _act_raised(exc: Exception) -> AgentCrash:
+    """The crash an in-process bot's raising ``act`` is judged as (as the loader words it)."""
+    return AgentCrash(f"act raised {type(exc).__name__}: {exc}")
 
 
 def _why_illegal(state: State, action: str) -> str:

@@ -18,7 +18,7 @@ from games.warchest.state import MAX_DECISIONS, WarChestState
 from games.warchest.units import FIRST_GAME, NUM_TYPES
 from games.warchest.view import sample
 
-RULES_VERSION = "wc-1"
+RULES_VERSION = "wc-2"
 
 INFO = GameInfo(
     name="warchest",

@@ -415,9 +415,11 @@ class WarChestState:
         elif kind == "man":
             pay, h = op[2], op[3]
             if frame is not None and frame[0] == "footman":
+                # The other Footman units keep their maneuver. Whether they have one is judged
+                # when the frame comes back on top (this maneuver may open or close their way).
                 rest = tuple(x for x in frame[2:] if x != h)
                 if rest:
-                    self._push_if_choice(("footman", seat, *rest))
+                    self.pending.append(("footman", seat, *rest))
             self._maneuver(seat, pay, h, op[4], op[5])
         else:
             c = op[2]
@@ -449,6 +451,7 @@ class WarChestState:
         if self.winner >= 0:
             self.pending.clear()
             return
+        self._drop_idle_footman_frame()
         if self.pending or self.draft_order:
             return
         n = self.n
@@ -458,6 +461,15 @@ class WarChestState:
                 self.turn = seat
                 return
         self.new_round()
+
+    def _drop_idle_footman_frame(self) -> None:
+        """Drop a Footman-tactic frame on top that offers nothing but ``stop`` by now."""
+        while self.pending and self.pending[-1][0] == "footman":
+            probe: dict[str, Op] = {}
+            self._frame_actions(self.pending[-1], probe)
+            if len(probe) > 1:
+                return
+            self.pending.pop()
 
     def _pick(self, seat: int, t: int) -> None:
         self.draft_order.pop(0)

@@ -1,0 +1,230 @@
+"""Rules audit: scenario tests pinning rules and rulings of the spec not pinned elsewhere.
+
+Each test names the rule it pins (spec: /work/shared/rules/warchest.md, project page:
+docs/rules/warchest.md). Hex names: ``f4`` is the centre (0,0); letter = q, digit = r.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from games.protocol import IllegalAction, InvalidAction
+from games.warchest.state import WarChestState
+from games.warchest.units import COIN_BY_NAME, UNIT_BY_NAME
+from tests.warchest.builder import position, unit_at
+
+
+def legal_with(s: WarChestState, prefix: str) -> set[str]:
+    return {a for a in s.legal_actions() if a.startswith(prefix)}
+
+
+def box(s: WarChestState, seat: int, unit: str) -> int:
+    return s.box[seat][UNIT_BY_NAME[unit]]
+
+
+# --- Footman tactic: each Footman unit maneuvers once --------------------------------------
+
+def test_footman_tactic_second_footman_may_use_the_hex_the_first_one_left() -> None:
+    # i1's neighbours are h1, h2 and i2, all occupied by seat 0: that Footman can do nothing
+    # until the Footman on h2 moves away; it must still get its maneuver then.
+    s = position("footman@h2:0 footman@i1:0 knight@h1:0 archer@i2:0",
+                 hands={0: "footman", 1: "royal"})
+    s.apply("footman h2 tactic")
+    s.apply("free h2 move g2")
+    assert s.current_player == 0
+    assert "free i1 move h2" in s.legal_actions()
+    s.apply("free i1 move h2")
+    assert unit_at(s, "h2") == ("footman", 0, 1) and s.current_player == 1
+
+
+def test_footman_tactic_asks_nothing_of_a_footman_left_without_a_maneuver() -> None:
+    # The Footman on i1 can only move to h1 (h2 and i2 are taken); the Footman on g1 takes h1,
+    # so no pointless stop-only decision is asked and the turn passes.
+    s = position("footman@g1:0 footman@i1:0 knight@h2:0 archer@i2:0",
+                 hands={0: "footman", 1: "royal"})
+    s.apply("footman g1 tactic")
+    assert "free i1 move h1" in s.legal_actions()
+    s.apply("free g1 move h1")
+    assert s.current_player == 1 and not s.pending
+    assert "stop" not in s.legal_actions()
+
+
+# --- Marshall-granted attacks carry the attacker's attributes ------------------------------
+
+def test_swordsman_moves_after_a_marshall_granted_attack() -> None:
+    s = position("marshall@f4:0 swordsman@g4:0 scout@h4:1", hands={0: "marshall", 1: "royal"})
+    s.apply("marshall f4 tactic g4 h4")
+    assert unit_at(s, "h4") is None
+    assert "free g4 move h4" in s.legal_actions()
+    s.apply("free g4 move h4")
+    assert unit_at(s, "h4") == ("swordsman", 0, 1) and s.current_player == 1
+
+
+def test_warrior_priest_draws_after_a_marshall_granted_attack_and_uses_it_at_once() -> None:
+    s = position("marshall@f4:0 warrior-priest@g4:0 scout@h4:1x2",
+                 hands={0: "marshall", 1: "royal"}, bags={0: "warrior-priest"})
+    s.apply("marshall f4 tactic g4 h4")
+    assert s.current_player == 0
+    legal = s.legal_actions()
+    assert legal and all(a.startswith("warrior-priest ") for a in legal)
+    assert "warrior-priest g4 attack h4" in legal and "warrior-priest pass" in legal
+
+
+def test_berserker_repeats_after_a_marshall_granted_attack() -> None:
+    s = position("marshall@f4:0 berserker@g4:0x3 scout@h4:1x2",
+                 hands={0: "marshall", 1: "royal"})
+    s.apply("marshall f4 tactic g4 h4")
+    assert "repeat g4 attack h4" in s.legal_actions()
+    s.apply("repeat g4 attack h4")
+    assert unit_at(s, "h4") is None and unit_at(s, "g4") == ("berserker", 0, 2)
+    assert s.faceup[0][UNIT_BY_NAME["berserker"]] == 1
+
+
+def test_knight_is_safe_from_a_marshall_granted_attack_by_an_unbolstered_unit() -> None:
+    s = position("marshall@f4:0 swordsman@g4:0 knight@h4:1", hands={0: "marshall", 1: "royal"})
+    assert not legal_with(s, "marshall f4 tactic")
+    s = position("marshall@f4:0 swordsman@g4:0x2 knight@h4:1",
+                 hands={0: "marshall", 1: "royal"})
+    assert legal_with(s, "marshall f4 tactic") == {"marshall f4 tactic g4 h4"}
+
+
+def test_marshall_granted_attack_on_a_pikeman_costs_the_attacker_not_the_marshall() -> None:
+    s = position("marshall@f4:0 swordsman@g4:0x2 pikeman@h4:1x2",
+                 hands={0: "marshall", 1: "royal"})
+    s.apply("marshall f4 tactic g4 h4")
+    assert unit_at(s, "h4") == ("pikeman", 1, 1)
+    assert unit_at(s, "g4") == ("swordsman", 0, 1)
+    assert unit_at(s, "f4") == ("marshall", 0, 1)
+    assert box(s, 0, "swordsman") == 1
+
+
+# --- Pikeman counter-loss by kind of attack ------------------------------------------------
+
+def test_cavalry_charge_into_a_pikeman_costs_the_cavalry_a_coin() -> None:
+    s = position("cavalry@f4:0x2 pikeman@h4:1x2", hands={0: "cavalry", 1: "royal"})
+    s.apply("cavalry f4 tactic g4 h4")
+    assert unit_at(s, "g4") == ("cavalry", 0, 1)
+    assert unit_at(s, "h4") == ("pikeman", 1, 1)
+    assert box(s, 0, "cavalry") == 1 and box(s, 1, "pikeman") == 1
+
+
+def test_crossbowman_adjacent_attack_on_a_pikeman_counters_its_ranged_attack_does_not() -> None:
+    s = position("crossbowman@f4:0x2 pikeman@g4:1x2", hands={0: "crossbowman", 1: "royal"})
+    s.apply("crossbowman f4 attack g4")
+    assert unit_at(s, "f4") == ("crossbowman", 0, 1)
+    s = position("crossbowman@f4:0x2 pikeman@h4:1x2", hands={0: "crossbowman", 1: "royal"})
+    s.apply("crossbowman f4 tactic h4")
+    assert unit_at(s, "f4") == ("crossbowman", 0, 2)
+    assert unit_at(s, "h4") == ("pikeman", 1, 1)
+
+
+def test_knight_needs_a_bolstered_lancer_or_cavalry() -> None:
+    s = position("lancer@f4:0 cavalry@f6:0 knight@i4:1", hands={0: "lancer cavalry", 1: "royal"})
+    assert not legal_with(s, "lancer f4 tactic") and not legal_with(s, "cavalry f6 tactic")
+    s = position("lancer@f4:0x2 knight@i4:1", hands={0: "lancer", 1: "royal"})
+    assert legal_with(s, "lancer f4 tactic") == {"lancer f4 tactic h4 i4"}
+
+
+# --- Berserker ------------------------------------------------------------------------------
+
+def test_berserker_never_pays_its_last_coin() -> None:
+    s = position("berserker@f4:0", hands={0: "berserker", 1: "royal"})
+    s.apply("berserker f4 move f5")
+    assert not s.pending and s.current_player == 1
+
+
+def test_berserker_control_that_wins_ends_the_game_without_a_repeat() -> None:
+    control = {"e2": 0, "h1": 0, "g3": 0, "i2": 0, "h4": 0, "d7": 1, "g6": 1}
+    s = position("berserker@d4:0x3", hands={0: "berserker", 1: "royal"}, control=control)
+    s.apply("berserker d4 control")
+    assert s.winner == 0 and s.is_terminal() and not s.pending
+    assert s.legal_actions() == []
+
+
+# --- Ensign, Light Cavalry, Royal Guard movement ------------------------------------------
+
+def test_ensign_moves_only_friends_within_two_to_hexes_within_two() -> None:
+    s = position("ensign@f4:0 swordsman@h4:0 scout@i4:0", hands={0: "ensign", 1: "royal"})
+    moves = legal_with(s, "ensign f4 tactic")
+    assert {"ensign f4 tactic h4 h3", "ensign f4 tactic h4 g4", "ensign f4 tactic h4 g5"} <= moves
+    assert "ensign f4 tactic h4 h5" not in moves  # h5 is 3 from the Ensign
+    assert not any(m.startswith("ensign f4 tactic i4") for m in moves)  # i4 is 3 away
+    assert not any(m.startswith("ensign f4 tactic f4") for m in moves)
+
+
+def test_light_cavalry_path_may_bend_but_not_pass_through_a_unit() -> None:
+    s = position("light-cavalry@i1:0 scout@h2:1", hands={0: "light-cavalry", 1: "royal"})
+    dests = {a.split()[-1] for a in legal_with(s, "light-cavalry i1 tactic")}
+    assert dests == {"h1", "g1", "g2", "i2", "h3", "i3"}  # g2 by a bend via h1; not g3
+
+
+def test_royal_guard_tactic_cannot_pass_a_unit_nor_end_on_an_occupied_location() -> None:
+    control = {"e2": 0, "h1": 0, "d4": 0, "e5": 0, "d7": 1, "g6": 1}
+    s = position("royal-guard@f4:0 scout@e4:1 archer@e5:0", hands={0: "royal", 1: "royal"},
+                 control=control)
+    assert not legal_with(s, "royal f4 tactic")  # d4 only via e4 (taken); e5 occupied
+    s = position("royal-guard@f4:0 archer@e5:0", hands={0: "royal", 1: "royal"},
+                 control=control)
+    assert legal_with(s, "royal f4 tactic") == {"royal f4 tactic d4"}
+
+
+# --- coins and actions ----------------------------------------------------------------------
+
+def test_royal_coin_pays_only_initiative_recruit_and_pass() -> None:
+    s = position("archer@f4:0", hands={0: "royal", 1: "royal"}, supply={0: "archer"},
+                 initiative=1)
+    assert s.legal_actions() == ["royal initiative", "royal pass", "royal recruit archer"]
+    with pytest.raises(InvalidAction):
+        s.apply("royal recruit royal")  # the Royal Coin is no unit: not even well-formed
+    s.apply("royal recruit archer")
+    assert s.facedown[0][COIN_BY_NAME["royal"]] == 1
+    assert s.faceup[0][UNIT_BY_NAME["archer"]] == 1 and s.supply[0][UNIT_BY_NAME["archer"]] == 0
+
+
+def test_deploy_only_onto_an_empty_location_your_side_controls() -> None:
+    s = position("knight@h1:0", hands={0: "archer", 1: "royal"}, control={
+        "e2": 0, "h1": 0, "d4": 0, "d7": 1, "g6": 1})
+    assert legal_with(s, "archer deploy") == {"archer deploy e2", "archer deploy d4"}
+    for where in ("h1", "d7", "g3"):  # occupied, enemy, neutral
+        with pytest.raises(IllegalAction):
+            s.apply(f"archer deploy {where}")
+
+
+def test_attack_boxes_a_coin_and_a_removed_unit_may_be_deployed_again() -> None:
+    s = position("swordsman@f4:0x2 archer@g4:1", hands={0: "swordsman", 1: "archer"})
+    s.apply("swordsman f4 attack g4")
+    assert unit_at(s, "g4") is None and box(s, 1, "archer") == 1
+    s.apply("stop")  # the Swordsman's optional move
+    assert s.current_player == 1
+    assert "archer deploy d7" in s.legal_actions()
+    s.apply("archer deploy d7")
+    assert unit_at(s, "d7") == ("archer", 1, 1)
+
+
+def test_short_bag_and_discards_draw_what_there_is() -> None:
+    s = position("", hands={0: "royal", 1: "royal"}, bags={0: "archer"}, cards={1: "knight"})
+    s.apply("royal pass")
+    s.apply("royal pass")
+    assert s.round == 2
+    assert s.hand[0][UNIT_BY_NAME["archer"]] == 1 and s.hand[0][COIN_BY_NAME["royal"]] == 1
+    assert sum(s.hand[0]) == 2 and sum(s.hand[1]) == 1
+    assert sum(s.facedown[0]) == sum(s.facedown[1]) == 0
+
+
+# --- four players -----------------------------------------------------------------------------
+
+def test_four_players_teammates_share_locations_but_not_initiative_or_recruits() -> None:
+    s = position("knight@f4:2", players=4, hands={0: "archer", 1: "royal", 2: "royal"},
+                 supply={2: "knight"}, control={"e2": 0, "h1": 0, "b5": 0, "d4": 0,
+                                                "d7": 1, "g6": 1, "j3": 1},
+                 initiative=2)
+    legal = s.legal_actions()
+    deploys = {a for a in legal if " deploy " in a}
+    assert deploys == {"archer deploy e2", "archer deploy h1", "archer deploy b5",
+                       "archer deploy d4"}
+    assert "archer initiative" not in legal  # the teammate holds it
+    assert not any(" recruit " in a for a in legal)  # seat 0 plays no Knight
+    assert not any(a.startswith("archer f4") for a in legal)  # not the teammate's unit
+    with pytest.raises(IllegalAction):
+        s.apply("archer recruit knight")
+

@@ -228,3 +228,46 @@ def test_four_players_teammates_share_locations_but_not_initiative_or_recruits()
     with pytest.raises(IllegalAction):
         s.apply("archer recruit knight")
 
+
+
+def test_four_players_initiative_changes_hands_once_and_its_taker_starts_next_round() -> None:
+    s = position("", players=4, hands={0: "royal", 1: "royal", 2: "royal", 3: "royal"},
+                 initiative=0)
+    assert "royal initiative" not in s.legal_actions()  # seat 0 holds it
+    s.apply("royal pass")
+    s.apply("royal initiative")  # seat 1 takes it from the other team
+    assert s.initiative == 1
+    assert "royal initiative" not in s.legal_actions()  # seat 2: it already changed hands
+    s.apply("royal pass")
+    assert "royal initiative" not in s.legal_actions()  # seat 3: its team holds it
+    s.apply("royal pass")
+    assert s.round == 2 and s.current_player == 1  # the taker starts the next round
+    assert "royal initiative" not in s.legal_actions()
+    s.apply("royal pass")
+    assert "royal initiative" in s.legal_actions()  # seat 2, a new round
+
+
+# --- information ------------------------------------------------------------------------------
+
+def test_a_recruit_shows_the_recruited_coin_but_not_the_coin_paid_face_down() -> None:
+    def after_recruit(paid: str) -> WarChestState:
+        s = position("", hands={0: "archer royal", 1: "royal"}, supply={0: "knight"},
+                     cards={0: "archer knight"})
+        s.apply(f"{paid} recruit knight")
+        return s
+
+    a, b = after_recruit("archer"), after_recruit("royal")
+    obs_a, obs_b = a.observation(1), b.observation(1)
+    assert obs_a["faceup"][0] == {"knight": 1} and obs_a["facedown_count"][0] == 1
+    assert obs_a == obs_b  # seat 1 cannot tell which coin paid
+    assert a.observation(0)["facedown"] == {"archer": 1}
+    assert b.observation(0)["facedown"] == {"royal": 1}
+
+
+def test_four_players_a_teammates_hand_is_hidden_too() -> None:
+    a = position("", players=4, hands={0: "royal", 1: "royal", 2: "archer", 3: "royal"},
+                 bags={2: "knight"}, cards={2: "archer knight"})
+    b = position("", players=4, hands={0: "royal", 1: "royal", 2: "knight", 3: "royal"},
+                 bags={2: "archer"}, cards={2: "archer knight"})
+    assert a.observation(0) == b.observation(0)
+    assert a.observation(2)["hand"] == {"archer": 1} and b.observation(2)["hand"] == {"knight": 1}

@@ -25,7 +25,7 @@ from harness.cli import app, fail
 from harness.records import BotRef, GameRecord, GameSpec, Limits
 
 if TYPE_CHECKING:
-    from harness.executors import Executor
+    from harness.executors import Executor, PackedRecord
     from harness.store import LeagueConfig, ResultsStore
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -285,7 +285,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                 leader.add(row["bots"], row["result"])
     bar = _progress(len(plan.specs), summary.already, progress)
     t0 = time.perf_counter()
-    last_postfix = 0.0
+    last_shown, shown = t0, 0  # the bar is redrawn a few times a second, not per game
     try:
         with executor:
             for record in _records(executor, todo):
@@ -295,12 +295,12 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                     if not store.is_void(record):
                         leader.add(record.seats, record.returns)
                 if on_record is not None:
-                    on_record(record)
-                bar.update(1)
+                    on_record(record if isinstance(record, GameRecord) else record.record())
                 now = time.perf_counter()
-                if now - last_postfix > 0.5:
+                if now - last_shown > 0.25:
                     bar.set_postfix_str(f"leader {leader.text()}", refresh=False)
-                    last_postfix = now
+                    bar.update(summary.played - shown)
+                    last_shown, shown = now, summary.played
     except KeyboardInterrupt:
         summary.interrupted = True
     except BaseException as exc:
@@ -310,6 +310,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
             raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc
         raise
     finally:
+        bar.update(summary.played - shown)
         bar.close()
         summary.seconds = time.perf_counter() - t0
     try:
@@ -319,9 +320,14 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     return summary
 
 
-def _records(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord]:
+def _records(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord | PackedRecord]:
+    """The executor's records; worker processes' as they packed them (stored as they are)."""
+    from harness.executors import ProcessExecutor
+
     if not todo:
         return iter(())
+    if isinstance(executor, ProcessExecutor):
+        return executor.run_packed(todo)
     return executor.run(todo)
 
 

@@ -37,23 +37,27 @@ Local back ends
 * :class:`InlineExecutor` plays games one after another in the calling process: the fastest
   (no pickling), no watchdog (``--workers 0``).
 * :class:`ProcessExecutor` runs ``workers`` worker processes (``multiprocess``, forked), each fed
-  up to ``prefetch`` games through its own pipe (as C pickles). A watchdog in the parent notices
-  a worker that dies (its game is re-run up to ``retries`` times, then recorded void as
-  ``crash``) and a game that runs past its deadline (the worker's process group is killed, the
-  game recorded void as ``timeout``, a fresh worker started). Workers sit in their own process
-  group, so Ctrl-C reaches only the parent, which then stops them; they die with the parent.
+  up to ``prefetch`` games through its own pipe (C pickles, several games a message; each record
+  comes back as soon as its game ends, packed flat: :class:`PackedRecord`). A watchdog in the
+  parent notices a worker that dies (its game is re-run up to ``retries`` times, then recorded
+  void as ``crash``) and a game that runs past its deadline (the worker's process group is
+  killed, the game recorded void as ``timeout``, a fresh worker started). Workers sit in their
+  own process group, so Ctrl-C reaches only the parent, which then stops them; they die with the
+  parent.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
+import operator
 import os
 import pickle
 import signal
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -170,26 +174,95 @@ class InlineExecutor:
 # ----------------------------------------------------------------------------- worker processes
 
 
+MoveColumns = tuple[list[int], list[int], list[str], list[float]]  # ply, seat, action, think
+
+PACKED_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(GameRecord)
+                                     if f.name != "moves")
+_ROW_OF = operator.attrgetter(*PACKED_FIELDS)
+_TERMINATION = PACKED_FIELDS.index("termination")
+_OFFENDER = PACKED_FIELDS.index("offender")
+_FIELD_INDEX = {name: i for i, name in enumerate(PACKED_FIELDS)}
+_TERMINATIONS = {t.value: t for t in Termination}
+
+
+class PackedRecord:
+    """A finished game in flat form: the record's fields as one tuple of plain values (the
+    termination as its string) and its moves as four columns.
+
+    This is what workers send: it pickles and unpickles several times faster than a
+    :class:`GameRecord` with :class:`MoveRecord` objects, and the results store turns batches of
+    them into Arrow columns directly. :meth:`record` gives the full :class:`GameRecord` back.
+    """
+
+    __slots__ = ("moves", "row")
+
+    def __init__(self, row: tuple[Any, ...], moves: MoveColumns) -> None:
+        if len(row) != len(PACKED_FIELDS) or len(moves) != 4:
+            raise TypeError(f"not a packed record: {len(row)} fields, {len(moves)} columns")
+        self.row = row
+        self.moves = moves
+
+    @classmethod
+    def of(cls, record: GameRecord) -> PackedRecord:
+        """Pack ``record`` (its moves become columns)."""
+        row = _ROW_OF(record)
+        row = (*row[:_TERMINATION], record.termination.value, *row[_TERMINATION + 1:])
+        moves = record.moves
+        return cls(row, ([m.ply for m in moves], [m.seat for m in moves],
+                         [m.action for m in moves], [m.think_time for m in moves]))
+
+    def field(self, name: str) -> Any:
+        """One field of the record by name (the termination as its string value)."""
+        return self.row[_FIELD_INDEX[name]]
+
+    @property
+    def game_id(self) -> str:
+        return str(self.row[0])
+
+    @property
+    def seats(self) -> list[str]:
+        return list(self.field("seats"))
+
+    @property
+    def returns(self) -> list[float]:
+        return list(self.field("returns"))
+
+    @property
+    def offender(self) -> int | None:
+        offender: int | None = self.row[_OFFENDER]
+        return offender
+
+    @property
+    def termination(self) -> Termination:
+        return _TERMINATIONS[self.row[_TERMINATION]]
+
+    def record(self) -> GameRecord:
+        """The full :class:`GameRecord`."""
+        values = dict(zip(PACKED_FIELDS, self.row, strict=True))
+        values["termination"] = _TERMINATIONS[values["termination"]]
+        return GameRecord(**values, moves=list(map(MoveRecord, *self.moves)))
+
+
+assert PACKED_FIELDS[0] == "game_id"
+
+
 def pack_record(record: GameRecord) -> bytes:
-    """A record as compact bytes: the moves as four plain lists pickle several times faster
-    than a list of MoveRecord objects."""
-    moves = record.moves
-    record.moves = []
-    try:
-        columns = ([m.ply for m in moves], [m.seat for m in moves], [m.action for m in moves],
-                   [m.think_time for m in moves])
-        return pickle.dumps((record, columns), pickle.HIGHEST_PROTOCOL)
-    finally:
-        record.moves = moves
+    """A record as compact bytes (a :class:`PackedRecord`'s tuple and columns, pickled)."""
+    packed = PackedRecord.of(record)
+    return pickle.dumps((packed.row, packed.moves), pickle.HIGHEST_PROTOCOL)
+
+
+def unpack_packed(data: bytes) -> PackedRecord:
+    """The :class:`PackedRecord` in bytes from :func:`pack_record`."""
+    value = pickle.loads(data)
+    if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], tuple)):
+        raise TypeError(f"a worker sent {type(value).__name__}, not a packed record")
+    return PackedRecord(value[0], value[1])
 
 
 def unpack_record(data: bytes) -> GameRecord:
     """The inverse of :func:`pack_record`."""
-    record, (plies, seats, actions, times) = pickle.loads(data)
-    if not isinstance(record, GameRecord):
-        raise TypeError(f"a worker sent {type(record).__name__}, not a GameRecord")
-    record.moves = list(map(MoveRecord, plies, seats, actions, times))
-    return record
+    return unpack_packed(data).record()
 
 
 def _die_with_parent() -> None:
@@ -218,16 +291,17 @@ def _worker_main(conn: Any, play: PlayFn, inherited: list[Any]) -> None:
             other.close()
     while True:
         try:
-            spec = pickle.loads(conn.recv_bytes())
+            specs = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
             return
-        if spec is None:
+        if specs is None:
             return
-        record = safe_play(play, spec)
-        try:
-            conn.send_bytes(pack_record(record))
-        except (BrokenPipeError, OSError):
-            return
+        for spec in specs:  # each record goes back as soon as it is played (the watchdog
+            record = safe_play(play, spec)  # times the game at the head of the queue)
+            try:
+                conn.send_bytes(pack_record(record))
+            except (BrokenPipeError, OSError):
+                return
 
 
 @dataclass
@@ -247,7 +321,7 @@ class ProcessExecutor:
 
     def __init__(self, workers: int | None = None, play: PlayFn | None = None, *,
                  deadline: DeadlineFn | float | None = None, retries: int = 1,
-                 prefetch: int = 6, poll_seconds: float = 0.5,
+                 prefetch: int = 12, poll_seconds: float = 0.5,
                  min_wake: float = 0.005) -> None:
         import multiprocess
 
@@ -308,6 +382,13 @@ class ProcessExecutor:
             self._workers.remove(worker)
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
+        with contextlib.closing(self.run_packed(specs)) as packed:
+            for record in packed:
+                yield record.record()
+
+    def run_packed(self, specs: Iterable[GameSpec]) -> Generator[PackedRecord, None, None]:
+        """:meth:`run`, yielding the records as the workers packed them (the league stores
+        them as they are, which keeps this process's share of the CPU small)."""
         todo: collections.deque[GameSpec] = collections.deque(specs)
         deaths: dict[str, int] = collections.Counter()
         try:
@@ -328,33 +409,40 @@ class ProcessExecutor:
         """
         now = time.monotonic()
         wait = self._last_wake + self._min_wake - now
-        if wait > 0 and all(len(w.queue) >= 2 for w in self._workers):
+        if wait > 0 and all(len(w.queue) >= 2 for w in self._workers):  # none about to idle
             time.sleep(wait)
         self._last_wake = time.monotonic()
 
     def _feed(self, todo: collections.deque[GameSpec]) -> None:
-        """Give every worker a game to play, then top each queue up to ``prefetch``."""
+        """Give every worker a game to play, then top up to ``prefetch`` each queue that ran
+        down to half of it, sending each worker its new games as one message."""
         for worker in [w for w in self._workers if not w.queue]:
             if todo and not worker.process.is_alive():  # died idle: replace it, charge no game
                 self._kill(worker)
                 self._spawn()
         now = time.monotonic()
+        chunks: dict[int, list[GameSpec]] = {}
+        low = [w for w in self._workers if len(w.queue) <= self._prefetch // 2]
         for depth in range(1, self._prefetch + 1):
-            for worker in self._workers:
+            for worker in low:
                 if not todo:
-                    return
+                    break
                 if len(worker.queue) >= depth:
                     continue
                 spec = todo.popleft()
                 if not worker.queue:
                     worker.started = now
                 worker.queue.append(spec)
+                chunks.setdefault(id(worker), []).append(spec)
+        for worker in self._workers:  # one message per worker: its new games, in order
+            chunk = chunks.get(id(worker))
+            if chunk:
                 with contextlib.suppress(BrokenPipeError, OSError):
                     # if it is dead, _collect notices and re-queues
-                    worker.conn.send_bytes(pickle.dumps(spec, pickle.HIGHEST_PROTOCOL))
+                    worker.conn.send_bytes(pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL))
 
     def _collect(self, todo: collections.deque[GameSpec],
-                 deaths: dict[str, int]) -> Iterator[GameRecord]:
+                 deaths: dict[str, int]) -> Iterator[PackedRecord]:
         from multiprocess.connection import wait
 
         busy = [w for w in self._workers if w.queue]
@@ -370,13 +458,13 @@ class ProcessExecutor:
             if worker.queue and now - worker.started > self._deadline_of(worker.queue[0]):
                 yield from self._hung(worker, todo, now)
 
-    def _drain(self, worker: _Worker, now: float) -> Iterator[GameRecord]:
+    def _drain(self, worker: _Worker, now: float) -> Iterator[PackedRecord]:
         """Every record the worker has sent so far."""
         while worker.queue:
             try:
                 if not worker.conn.poll():
                     return
-                record = unpack_record(worker.conn.recv_bytes())
+                record = unpack_packed(worker.conn.recv_bytes())
             except (EOFError, OSError):
                 return
             spec = worker.queue.popleft()
@@ -386,7 +474,7 @@ class ProcessExecutor:
             yield record
 
     def _lost(self, worker: _Worker, todo: collections.deque[GameSpec],
-              deaths: dict[str, int]) -> Iterator[GameRecord]:
+              deaths: dict[str, int]) -> Iterator[PackedRecord]:
         """A worker died: re-run its current game (or record it void), re-queue the rest."""
         worker.process.join(2)  # its pipe may close a moment before it is reaped
         code = worker.process.exitcode
@@ -398,24 +486,26 @@ class ProcessExecutor:
             deaths[head.game_id] += 1
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit {code}"
             if deaths[head.game_id] > self._retries:
-                yield void_record(head, Termination.CRASH,
-                                  f"worker process died ({how}) while playing this game, "
-                                  f"{deaths[head.game_id]} times")
+                yield PackedRecord.of(void_record(
+                    head, Termination.CRASH,
+                    f"worker process died ({how}) while playing this game, "
+                    f"{deaths[head.game_id]} times"))
             else:
                 todo.appendleft(head)
         if todo:
             self._spawn()
 
     def _hung(self, worker: _Worker, todo: collections.deque[GameSpec],
-              now: float) -> Iterator[GameRecord]:
+              now: float) -> Iterator[PackedRecord]:
         """A game ran past its deadline: kill the worker, record the game void, go on."""
         head, rest = worker.queue[0], list(worker.queue)[1:]
         limit = self._deadline_of(head)
         self._kill(worker)
         todo.extendleft(reversed(rest))
-        yield void_record(head, Termination.TIMEOUT,
-                          f"the game ran past the watchdog's limit of {limit:.0f} s; "
-                          f"its worker was killed", now - worker.started)
+        yield PackedRecord.of(void_record(
+            head, Termination.TIMEOUT,
+            f"the game ran past the watchdog's limit of {limit:.0f} s; its worker was killed",
+            now - worker.started))
         if todo:
             self._spawn()
 

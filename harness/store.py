@@ -42,6 +42,7 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from harness.executors import PACKED_FIELDS, PackedRecord
 from harness.records import BotRef, GameRecord, Limits, Termination
 
 FORMAT = 1  # version of the results-folder layout
@@ -213,65 +214,91 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
 # ----------------------------------------------------------------------------- records -> rows
 
 
-def _winner_name(record: GameRecord) -> str | None:
-    names: list[str] = []
-    for seat in record.winners:
-        if record.seats[seat] not in names:
-            names.append(record.seats[seat])
-    return "+".join(names) if names else None
-
-
-def is_void(record: GameRecord) -> bool:
+def is_void(record: GameRecord | PackedRecord) -> bool:
     """A forfeit with no seat to blame: the harness failed (worker died, game hung)."""
     return record.offender is None and record.termination.is_forfeit
 
 
-def games_table(records: Sequence[GameRecord]) -> pa.Table:
+Finished = GameRecord | PackedRecord  # what the store takes: a record, or a worker's packing
+
+
+def _packed(records: Sequence[Finished]) -> list[PackedRecord]:
+    return [r if isinstance(r, PackedRecord) else PackedRecord.of(r) for r in records]
+
+
+_FIELD = {name: i for i, name in enumerate(PACKED_FIELDS)}
+
+
+def _column(rows: list[tuple[Any, ...]], name: str) -> list[Any]:
+    return [row[_FIELD[name]] for row in rows]
+
+
+def games_table(records: Sequence[Finished]) -> pa.Table:
     """The games rows of ``records`` (one per game), in GAMES_SCHEMA."""
-    cols: dict[str, list[Any]] = {name: [] for name in GAMES_SCHEMA.names}
-    for r in records:
-        void = is_void(r)
-        offender = r.offender
-        cols["league"].append(r.league)
-        cols["game_id"].append(r.game_id)
-        cols["pair_id"].append(r.pair_id)
-        cols["game"].append(r.game)
-        cols["variant"].append(variant_text(r.variant))
-        cols["rules_version"].append(r.rules_version)
-        cols["seed"].append(r.seed)
-        cols["players"].append(len(r.seats))
-        cols["bots"].append(list(r.seats))
-        cols["winner"].append(_winner_name(r))
-        cols["winner_seats"].append(list(r.winners))
-        cols["draw"].append(not r.winners and not void)
-        cols["result"].append([float(x) for x in r.returns])
-        cols["score"].append([float(x) for x in r.scores])
-        cols["termination"].append(r.termination.value)
-        cols["reason"].append(r.reason)
-        cols["offender"].append(offender)
-        cols["offender_bot"].append(r.seats[offender] if offender is not None else None)
-        cols["rated"].append(not void)
-        cols["decisions"].append(r.decisions)
-        cols["duration"].append(float(r.duration))
-        cols["think_time"].append([float(x) for x in r.think_time])
-        cols["finished_at"].append(int(r.finished_at * 1000))
+    rows = [p.row for p in _packed(records)]
+    seats, winners = _column(rows, "seats"), _column(rows, "winners")
+    offender, termination = _column(rows, "offender"), _column(rows, "termination")
+    forfeits = {t.value: t.is_forfeit for t in Termination}
+    void = [o is None and forfeits[t] for o, t in zip(offender, termination,
+                                                                    strict=True)]
+    texts: dict[tuple[tuple[str, str], ...], str] = {}
+    variants = []
+    for variant in _column(rows, "variant"):
+        key = tuple(variant.items())
+        if key not in texts:
+            texts[key] = variant_text(variant)
+        variants.append(texts[key])
+    cols: dict[str, list[Any]] = {
+        "league": _column(rows, "league"),
+        "game_id": _column(rows, "game_id"),
+        "pair_id": _column(rows, "pair_id"),
+        "game": _column(rows, "game"),
+        "variant": variants,
+        "rules_version": _column(rows, "rules_version"),
+        "seed": _column(rows, "seed"),
+        "players": [len(s) for s in seats],
+        "bots": seats,
+        "winner": [_winner_of(s, w) for s, w in zip(seats, winners, strict=True)],
+        "winner_seats": winners,
+        "draw": [not w and not v for w, v in zip(winners, void, strict=True)],
+        "result": _column(rows, "returns"),
+        "score": _column(rows, "scores"),
+        "termination": termination,
+        "reason": _column(rows, "reason"),
+        "offender": offender,
+        "offender_bot": [s[o] if o is not None else None for s, o in zip(seats, offender,
+                                                                         strict=True)],
+        "rated": [not v for v in void],
+        "decisions": _column(rows, "decisions"),
+        "duration": _column(rows, "duration"),
+        "think_time": _column(rows, "think_time"),
+        "finished_at": [int(t * 1000) for t in _column(rows, "finished_at")],
+    }
     return pa.Table.from_pydict(cols, schema=GAMES_SCHEMA)
 
 
-def moves_table(records: Sequence[GameRecord]) -> pa.Table:
+def _winner_of(seats: list[str], winners: list[int]) -> str | None:
+    names: list[str] = []
+    for seat in winners:
+        if seats[seat] not in names:
+            names.append(seats[seat])
+    return "+".join(names) if names else None
+
+
+def moves_table(records: Sequence[Finished]) -> pa.Table:
     """The moves rows of ``records`` (one per decision), in MOVES_SCHEMA."""
     ids: list[str] = []
     plies: list[int] = []
     seats: list[int] = []
     actions: list[str] = []
     times: list[float] = []
-    for r in records:
-        moves = r.moves
-        ids += [r.game_id] * len(moves)
-        plies += [m.ply for m in moves]
-        seats += [m.seat for m in moves]
-        actions += [m.action for m in moves]
-        times += [m.think_time for m in moves]
+    for p in _packed(records):
+        ply, seat, action, think = p.moves
+        ids += [p.row[0]] * len(ply)
+        plies += ply
+        seats += seat
+        actions += action
+        times += think
     return pa.Table.from_arrays(
         [
             pa.array(ids, pa.string()),
@@ -408,7 +435,7 @@ class ResultsStore:
         self.games_dir = root / "games"
         self.moves_dir = root / "moves"
         self.quarantine_dir = root / "quarantine"
-        self._pending: list[GameRecord] = []
+        self._pending: list[PackedRecord] = []
         self._last_flush = time.monotonic()
         self._lock: IO[str] | None = None
         self._seq = 0
@@ -494,12 +521,14 @@ class ResultsStore:
     def finished(self) -> set[str]:
         return self.report.finished
 
-    def add(self, record: GameRecord) -> bool:
+    def add(self, record: Finished) -> bool:
         """Buffer a finished game; returns False (and drops it) if its id is already stored."""
-        if record.game_id in self.report.finished:
+        game_id = record.game_id
+        if game_id in self.report.finished:
             return False
-        self.report.finished.add(record.game_id)
-        self._pending.append(record)
+        self.report.finished.add(game_id)
+        self._pending.append(record if isinstance(record, PackedRecord)
+                             else PackedRecord.of(record))
         if (len(self._pending) >= self.batch_size
                 or time.monotonic() - self._last_flush >= self.flush_seconds):
             self.flush()

@@ -6,6 +6,8 @@ docs/rules/warchest.md). Hex names: ``f4`` is the centre (0,0); letter = q, digi
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from games.protocol import IllegalAction, InvalidAction
@@ -271,3 +273,58 @@ def test_four_players_a_teammates_hand_is_hidden_too() -> None:
                  bags={2: "archer"}, cards={2: "archer knight"})
     assert a.observation(0) == b.observation(0)
     assert a.observation(2)["hand"] == {"archer": 1} and b.observation(2)["hand"] == {"knight": 1}
+
+
+# --- board symmetry through the rules --------------------------------------------------------
+
+def _half_turn(s: WarChestState) -> WarChestState:
+    """The position turned 180° with the two seats (and factions) swapped (2 players)."""
+    b = s.board
+    rot = [b.index[(-q, -r)] for (q, r) in b.coords]
+    t = s.clone()
+    for name in ("cell_unit", "cell_h"):
+        src, dst = getattr(s, name), getattr(t, name)
+        for h in range(b.size):
+            dst[rot[h]] = src[h]
+    for h in range(b.size):
+        t.cell_owner[rot[h]] = 1 - s.cell_owner[h] if s.cell_owner[h] >= 0 else -1
+        t.ctrl[rot[h]] = 1 - s.ctrl[h] if s.ctrl[h] >= 0 else -1
+    for name in ("cards", "bag", "hand", "faceup", "facedown", "supply", "box"):
+        rows = getattr(s, name)
+        setattr(t, name, [list(rows[1]), list(rows[0])])
+    t.turn, t.initiative = 1 - s.turn, 1 - s.initiative
+    frames = []
+    for f in s.pending:
+        kind, seat, *rest = f
+        if kind == "use":
+            frames.append((kind, 1 - seat, *rest))
+        elif kind == "guard":
+            frames.append((kind, 1 - seat, rot[rest[0]], rot[rest[1]], rest[2]))
+        else:
+            frames.append((kind, 1 - seat, *(rot[h] for h in rest)))
+    t.pending = frames
+    t._legal = None
+    return t
+
+
+def _turn_action(s: WarChestState, action: str) -> str:
+    b = s.board
+    return " ".join(
+        b.name[b.index[(-b.coords[b.by_name[tok]][0], -b.coords[b.by_name[tok]][1])]]
+        if tok in b.by_name else tok
+        for tok in action.split()
+    )
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_rules_are_symmetric_under_a_half_turn_with_seats_swapped(seed: int) -> None:
+    from games.warchest import GAME
+
+    s = GAME.new_game(seed)
+    rng = random.Random(seed)
+    while not s.is_terminal() and s.decisions < 400:
+        legal = s.legal_actions()
+        turned = _half_turn(s)
+        assert turned.current_player == 1 - s.current_player
+        assert sorted(_turn_action(s, a) for a in legal) == turned.legal_actions()
+        s.apply(rng.choice(legal))

@@ -56,7 +56,7 @@ import cloudpickle  # type: ignore[import-untyped]  # ships no type information
 from distributed import Client, Future, as_completed, get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from harness.records import BotRef, GameRecord, GameSpec, Termination
+from harness.records import BotRef, GameRecord, GameSpec, MoveRecord, Termination
 
 if TYPE_CHECKING:
     from harness.executors import DeadlineFn, PlayFn
@@ -225,29 +225,47 @@ class Task:
     seats: tuple[ShippedBot | None, ...]
 
 
-def play_batch(tasks: list[Task], play: bytes | None = None) -> list[bytes]:
+MoveColumns = tuple[list[int], list[int], list[str], list[float]]  # ply, seat, action, time
+Packed = tuple[GameRecord, MoveColumns]
+
+
+def pack(record: GameRecord) -> Packed:
+    """A record for the trip back: its moves as four plain lists, several times cheaper to
+    pickle than MoveRecord objects (the record itself leaves without them)."""
+    moves, record.moves = record.moves, []
+    return record, ([m.ply for m in moves], [m.seat for m in moves],
+                    [m.action for m in moves], [m.think_time for m in moves])
+
+
+def unpack(packed: Packed) -> GameRecord:
+    """The inverse of :func:`pack`."""
+    record, (plies, seats, actions, times) = packed
+    record.moves = list(map(MoveRecord, plies, seats, actions, times))
+    return record
+
+
+def play_batch(tasks: list[Task], play: bytes | None = None) -> list[Packed]:
     """The task a worker runs: a few games in a row, their bots read from the worker's cache.
 
-    Returns the records packed (:func:`harness.executors.pack_record`: moves as plain lists,
-    several times cheaper to pickle than MoveRecord objects).
+    Returns the records packed (:func:`pack`).
 
     Never raises for a game: a bot's failure is in the record (the referee judges it) and a
     failure of the harness itself becomes a void record (:func:`harness.executors.safe_play`),
     so no game spends Dask's retries; only a worker's death makes the scheduler run it again.
     ``play`` is a substitute referee pickled by cloudpickle (tests), None for the real one.
     """
-    from harness.executors import default_play, pack_record, safe_play, void_record
+    from harness.executors import default_play, safe_play, void_record
 
     player = cloudpickle.loads(play) if play else default_play()
     root = cache_root(get_worker().local_directory)
-    records: list[bytes] = []
+    records: list[Packed] = []
     for task in tasks:
         try:
             local = localize_spec(task.spec, task.seats, root)
         except ClusterError as exc:
-            records.append(pack_record(void_record(task.spec, Termination.CRASH, str(exc))))
+            records.append(pack(void_record(task.spec, Termination.CRASH, str(exc))))
             continue
-        records.append(pack_record(safe_play(player, local)))
+        records.append(pack(safe_play(player, local)))
     return records
 
 
@@ -485,9 +503,9 @@ class DaskExecutor:
         play = cloudpickle.dumps(self._play) if self._play is not None else None
         run_id = uuid.uuid4().hex[:8]
         batches: dict[str, list[Task]] = {}
-        live: dict[str, Future[list[bytes]]] = {}
+        live: dict[str, Future[list[Packed]]] = {}
 
-        def submit(batch: list[Task]) -> Future[list[bytes]]:
+        def submit(batch: list[Task]) -> Future[list[Packed]]:
             key = f"tourney-{batch[0].spec.game_id}-{len(batch)}-{run_id}"
             batches[key] = batch
             live[key] = self.client.submit(play_batch, batch, play, key=key, pure=False,
@@ -544,14 +562,14 @@ class DaskExecutor:
             return self._deadline(spec)
         return float(self._deadline)
 
-    def _records(self, future: Future[list[bytes]],
+    def _records(self, future: Future[list[Packed]],
                  batch: list[Task]) -> list[GameRecord] | None:
         """The records of a finished batch; None when a batch of several games failed (they
         are retried one by one); a lost scheduler is a :class:`ClusterLost`."""
-        from harness.executors import unpack_record, void_record
+        from harness.executors import void_record
 
         try:
-            packed: list[bytes] = future.result()
+            packed: list[Packed] = future.result()
         except Exception as exc:
             ran = self._expired.get(str(future.key))
             if ran is not None:  # cancelled by the watchdog
@@ -574,7 +592,7 @@ class DaskExecutor:
             return [void_record(batch[0].spec, Termination.CRASH,
                                 f"the game failed on the Dask workers: "
                                 f"{exc.__class__.__name__}: {exc}")]
-        return [unpack_record(data) for data in packed]
+        return [unpack(item) for item in packed]
 
     def close(self) -> None:
         """Disconnect (safe twice); after a lost scheduler, without distributed's tracebacks."""

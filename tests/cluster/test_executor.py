@@ -7,7 +7,9 @@ the scheduler.
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -20,8 +22,10 @@ from harness.executors_dask import (
     Task,
     batch_size,
     make_batches,
+    pack,
+    unpack,
 )
-from harness.records import BotRef, GameRecord, GameSpec, Termination
+from harness.records import BotRef, GameRecord, GameSpec, MoveRecord, Termination
 
 # The stand-in players run on the workers, which cannot import this test package.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -154,3 +158,10 @@ def test_a_hung_game_is_void_and_its_worker_restarted(cluster: LocalDaskProcesse
     assert "watchdog" in hung.reason
     assert {r.termination for k, r in records.items() if k != "h002"} == {Termination.NORMAL}
     assert len(after) == 1  # one fresh worker (a new address) in place of the stuck one
+
+
+def test_records_travel_packed_and_come_back_whole() -> None:
+    record = _record(_specs(1)[0])
+    record.moves = [MoveRecord(0, 0, "play 1 r3", 0.5), MoveRecord(1, 1, "draw troop", 0.25)]
+    original = copy.deepcopy(record)
+    assert unpack(pickle.loads(pickle.dumps(pack(record)))) == original

@@ -328,3 +328,140 @@ def test_rules_are_symmetric_under_a_half_turn_with_seats_swapped(seed: int) -> 
         assert turned.current_player == 1 - s.current_player
         assert sorted(_turn_action(s, a) for a in legal) == turned.legal_actions()
         s.apply(rng.choice(legal))
+
+
+# --- an independent reference for ordinary turns ---------------------------------------------
+# Written from the spec alone (board from the listed coordinates, rules from the unit table),
+# so it shares no table or hook with the engine.
+
+_DIRS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+_OUTER = {(-4, 1), (-4, 2), (-4, 3), (-5, 2), (-5, 3), (4, -3), (4, -2), (4, -1), (5, -3),
+          (5, -2)}
+_LOCS2 = {(-1, -2), (2, -3), (-2, 3), (1, 2), (-2, 0), (1, -1), (3, -2), (-3, 2), (-1, 1), (2, 0)}
+_LOCS4 = _LOCS2 | {(-4, 1), (4, -1), (-5, 3), (5, -3)}
+
+
+def _dist(a: tuple[int, int], b: tuple[int, int]) -> int:
+    dq, dr = a[0] - b[0], a[1] - b[1]
+    return max(abs(dq), abs(dr), abs(dq + dr))
+
+
+def _name(h: tuple[int, int]) -> str:
+    return f"{chr(ord('a') + h[0] + 5)}{h[1] + 4}"
+
+
+def _reference_actions(s: WarChestState) -> set[str]:
+    """Every action of an ordinary turn (no pending effect), from the spec."""
+    from games.warchest.units import COIN_NAMES, UNITS
+
+    hexes = {(q, r) for q in range(-3, 4) for r in range(-3, 4) if _dist((q, r), (0, 0)) <= 3}
+    if s.n == 4:
+        hexes |= _OUTER
+    locs = _LOCS4 if s.n == 4 else _LOCS2
+    coords = s.board.coords
+    units = {coords[h]: (UNITS[t].name, o, k) for h, t, o, k in s.iter_units()}
+    ctrl = {coords[h]: s.ctrl[h] for h in s.board.locations}
+    seat = s.turn
+    team = seat % 2
+
+    def empty(h: tuple[int, int]) -> bool:
+        return h in hexes and h not in units
+
+    def side(h: tuple[int, int]) -> int:
+        return units[h][1] % 2 if h in units else -1
+
+    def hittable(height: int, h: tuple[int, int]) -> bool:
+        return side(h) == 1 - team and (height >= 2 or units[h][0] != "knight")
+
+    def nbrs(h: tuple[int, int]) -> list[tuple[int, int]]:
+        return [(h[0] + dq, h[1] + dr) for dq, dr in _DIRS if (h[0] + dq, h[1] + dr) in hexes]
+
+    def reach2(p: tuple[int, int]) -> set[tuple[int, int]]:
+        one = {m for m in nbrs(p) if empty(m)}
+        return (one | {d for m in one for d in nbrs(m) if empty(d)}) - {p}
+
+    cards = [UNITS[t].name for t in s.cards[seat]]
+    out: set[str] = set()
+    for c, count in enumerate(s.hand[seat]):
+        if not count:
+            continue
+        coin = COIN_NAMES[c]
+        if s.initiative % 2 != team and not s.init_changed:
+            out.add(f"{coin} initiative")
+        out.add(f"{coin} pass")
+        out |= {f"{coin} recruit {u}" for u in cards if s.supply[seat][UNIT_BY_NAME[u]]}
+        if coin == "royal":
+            for p, (u, o, _k) in units.items():
+                if u == "royal-guard" and o == seat:
+                    if s.rg_original:
+                        dests = {m for m in nbrs(p) if empty(m)}
+                    else:
+                        dests = {d for d in reach2(p) if d in locs and ctrl[d] == team}
+                    out |= {f"royal {_name(p)} tactic {_name(d)}" for d in dests}
+            continue
+        mine = [p for p, (u, o, _k) in units.items() if u == coin and o == seat]
+        if len(mine) < (2 if coin == "footman" else 1):
+            out |= {f"{coin} deploy {_name(h)}" for h in locs if empty(h) and ctrl[h] == team}
+            if coin == "scout":
+                out |= {f"{coin} deploy {_name(h)}" for h in hexes
+                        if empty(h) and any(side(x) == team for x in nbrs(h))}
+        for p in mine:
+            k = units[p][2]
+            pre = f"{coin} {_name(p)}"
+            out.add(f"{coin} bolster {_name(p)}")
+            out |= {f"{pre} move {_name(m)}" for m in nbrs(p) if empty(m)}
+            if p in locs and ctrl[p] != team:
+                out.add(f"{pre} control")
+            if coin not in ("archer", "lancer"):
+                out |= {f"{pre} attack {_name(t)}" for t in nbrs(p) if hittable(k, t)}
+            tac = f"{pre} tactic"
+            if coin == "archer":
+                out |= {f"{tac} {_name(t)}" for t in hexes if _dist(p, t) == 2 and hittable(k, t)}
+            elif coin == "cavalry":
+                out |= {f"{tac} {_name(m)} {_name(t)}" for m in nbrs(p) if empty(m)
+                        for t in nbrs(m) if hittable(k, t)}
+            elif coin == "crossbowman":
+                for dq, dr in _DIRS:
+                    m, t = (p[0] + dq, p[1] + dr), (p[0] + 2 * dq, p[1] + 2 * dr)
+                    if empty(m) and t in hexes and hittable(k, t):
+                        out.add(f"{tac} {_name(t)}")
+            elif coin == "lancer":
+                for dq, dr in _DIRS:
+                    for n in (1, 2):
+                        path = [(p[0] + i * dq, p[1] + i * dr) for i in range(1, n + 1)]
+                        t = (p[0] + (n + 1) * dq, p[1] + (n + 1) * dr)
+                        if all(empty(x) for x in path) and t in hexes and hittable(k, t):
+                            out.add(f"{tac} {_name(path[-1])} {_name(t)}")
+            elif coin == "light-cavalry":
+                out |= {f"{tac} {_name(d)}" for d in reach2(p)}
+            elif coin == "footman":
+                out.add(tac)
+            elif coin in ("ensign", "marshall"):
+                for f in units:
+                    if side(f) != team or not 1 <= _dist(p, f) <= 2:
+                        continue
+                    if coin == "ensign":
+                        out |= {f"{tac} {_name(f)} {_name(d)}" for d in nbrs(f)
+                                if empty(d) and _dist(p, d) <= 2}
+                    elif units[f][0] not in ("archer", "lancer"):
+                        out |= {f"{tac} {_name(f)} {_name(t)}" for t in nbrs(f)
+                                if hittable(units[f][2], t)}
+    return out
+
+
+@pytest.mark.parametrize("variant", [{}, {"players": "4"}, {"royal-guard": "original"}],
+                         ids=["2p", "4p", "rg-original"])
+def test_ordinary_turns_match_a_reference_written_from_the_spec(variant: dict[str, str]) -> None:
+    from games.warchest import GAME
+
+    checked = 0
+    for seed in range(6):
+        s = GAME.new_game(seed, **variant)
+        rng = random.Random(seed)
+        while not s.is_terminal() and s.decisions < 300:
+            legal = s.legal_actions()
+            if not s.pending:
+                assert set(legal) == _reference_actions(s), s.history
+                checked += 1
+            s.apply(rng.choice(legal))
+    assert checked > 500

@@ -723,14 +723,13 @@ class BattleLineState:
             self._after_play()
 
     def _scout_return(self, me: int, card: int) -> None:
-        bit = 1 << card
-        self.hands[me] ^= bit
-        opp = 1 - me
-        knowers = (1 << me) | ((1 << opp) if self.known[opp] & bit else 0)
-        self.known[opp] &= ~bit
+        self.hands[me] ^= 1 << card
         deck = 0 if card < NUM_TROOPS else 1
+        # The opponent sees only which deck the card went to: any card of that kind it knew
+        # in this hand may be the one put back, so it no longer knows any of them for sure.
+        self.known[1 - me] &= ~(ALL_TROOPS if deck == 0 else ALL_TACTICS)
         self.decks[deck].append(card)
-        self.tops[deck].append([card, knowers])
+        self.tops[deck].append([card, 1 << me])
         self.scout_returns -= 1
         if not self.scout_returns:
             self._after_play()

@@ -347,3 +347,35 @@ def test_play_phase_actions_match_a_plain_reading_of_the_rules() -> None:
                     seed, state.ply)
                 compared += 1
     assert compared > 1000
+
+
+def _scout_returns_a_card_the_opponent_knew() -> BattleLineState:
+    """Seat 1 scouts and puts b1 back on top; seat 0 draws it (so seat 1 knows seat 0 holds
+    b1); seat 0 then scouts and is about to put two cards back."""
+    s = position(hands=("scout r1 r2 r3 r4 r5 r6", "scout b1 y9 g1 g2 g3 g4"),
+                 troop_deck="o1 o2 o3 o4 o5 o6 o7 o8 o9", tactics_deck="fog mud", turn=1)
+    for action in ("scout", "scout-draw troops", "scout-draw troops", "scout-draw troops",
+                   "scout-return y9", "scout-return b1",  # seat 1: b1 on top
+                   "play r1 1", "draw troops",  # seat 0 draws b1, seat 1 knows it
+                   "play g1 1", "draw troops",  # seat 1 takes y9 back
+                   "scout", "scout-draw troops", "scout-draw troops", "scout-draw troops"):
+        s.apply(action)
+    assert s.observation(1)["opponent_known"] == ["b1"]
+    return s
+
+
+def test_the_opponent_cannot_tell_which_card_a_scout_put_back() -> None:
+    """Seat 1 knew b1 was in seat 0's hand; seat 0 puts back one troop (b1 or r2) and a tactic.
+    Seat 1 sees only that a troop went onto the troop deck: its view must be the same either
+    way (no named deck top, and it can no longer be sure b1 is still in that hand)."""
+    views = []
+    for choice in ("b1", "r2"):
+        s = _scout_returns_a_card_the_opponent_knew()
+        s.apply(f"scout-return {choice}")
+        s.apply("scout-return o4")
+        obs = s.observation(1)
+        assert obs["deck_tops"]["troops"] == ["?", "?"], obs["deck_tops"]
+        views.append(obs)
+        me = s.observation(0)["deck_tops"]["troops"]
+        assert me == ["o4", choice]
+    assert views[0] == views[1]

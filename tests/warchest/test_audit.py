@@ -330,7 +330,7 @@ def test_rules_are_symmetric_under_a_half_turn_with_seats_swapped(seed: int) -> 
         s.apply(rng.choice(legal))
 
 
-# --- an independent reference for ordinary turns ---------------------------------------------
+# --- an independent reference for legal actions ---------------------------------------------
 # Written from the spec alone (board from the listed coordinates, rules from the unit table),
 # so it shares no table or hook with the engine.
 
@@ -350,8 +350,11 @@ def _name(h: tuple[int, int]) -> str:
     return f"{chr(ord('a') + h[0] + 5)}{h[1] + 4}"
 
 
-def _reference_actions(s: WarChestState) -> set[str]:
-    """Every action of an ordinary turn (no pending effect), from the spec."""
+def _reference_actions(s: WarChestState, seat: int = -1, only: int = -1) -> set[str]:
+    """Every action of an ordinary turn of ``seat`` (default: the turn), from the spec.
+
+    ``only``: just the actions paid with that coin (a Warrior Priest's drawn coin).
+    """
     from games.warchest.units import COIN_NAMES, UNITS
 
     hexes = {(q, r) for q in range(-3, 4) for r in range(-3, 4) if _dist((q, r), (0, 0)) <= 3}
@@ -361,7 +364,7 @@ def _reference_actions(s: WarChestState) -> set[str]:
     coords = s.board.coords
     units = {coords[h]: (UNITS[t].name, o, k) for h, t, o, k in s.iter_units()}
     ctrl = {coords[h]: s.ctrl[h] for h in s.board.locations}
-    seat = s.turn
+    seat = s.turn if seat < 0 else seat
     team = seat % 2
 
     def empty(h: tuple[int, int]) -> bool:
@@ -383,7 +386,7 @@ def _reference_actions(s: WarChestState) -> set[str]:
     cards = [UNITS[t].name for t in s.cards[seat]]
     out: set[str] = set()
     for c, count in enumerate(s.hand[seat]):
-        if not count:
+        if not count or only not in (-1, c):
             continue
         coin = COIN_NAMES[c]
         if s.initiative % 2 != team and not s.init_changed:
@@ -449,9 +452,47 @@ def _reference_actions(s: WarChestState) -> set[str]:
     return out
 
 
+def _reference_frame_actions(s: WarChestState) -> set[str]:
+    """The decisions the pending effect on top offers, from the spec."""
+    from games.warchest.units import UNITS
+
+    kind, seat, *args = s.pending[-1]
+    if kind == "use":
+        return _reference_actions(s, seat, args[0])
+    if kind == "guard":
+        return {"guard supply", "guard unit"}
+    coords = s.board.coords
+    out = {"stop"}
+    for h in args[:1] if kind in ("repeat", "sword") else args:
+        if s.cell_owner[h] != seat:
+            continue
+        p, unit = coords[h], UNITS[s.cell_unit[h]].name
+        height = s.cell_h[h] - (kind == "repeat")
+        if height < 1:
+            continue
+        hexes = {(q, r) for q in range(-5, 6) for r in range(-3, 4) if s.board.index.get((q, r),
+                                                                                        -1) >= 0}
+        occupied = {coords[x] for x, *_ in s.iter_units()}
+        pre = f"{'repeat' if kind == 'repeat' else 'free'} {_name(p)}"
+        nbrs = [(p[0] + dq, p[1] + dr) for dq, dr in _DIRS if (p[0] + dq, p[1] + dr) in hexes]
+        out |= {f"{pre} move {_name(m)}" for m in nbrs if m not in occupied}
+        if kind == "sword":
+            continue
+        locs = _LOCS4 if s.n == 4 else _LOCS2
+        if p in locs and s.ctrl[h] != seat % 2:
+            out.add(f"{pre} control")
+        if unit not in ("archer", "lancer"):
+            for m in nbrs:
+                x = s.board.index[m]
+                if s.cell_unit[x] >= 0 and s.cell_owner[x] % 2 != seat % 2 and (
+                        height >= 2 or UNITS[s.cell_unit[x]].name != "knight"):
+                    out.add(f"{pre} attack {_name(m)}")
+    return out
+
+
 @pytest.mark.parametrize("variant", [{}, {"players": "4"}, {"royal-guard": "original"}],
                          ids=["2p", "4p", "rg-original"])
-def test_ordinary_turns_match_a_reference_written_from_the_spec(variant: dict[str, str]) -> None:
+def test_legal_actions_match_a_reference_written_from_the_spec(variant: dict[str, str]) -> None:
     from games.warchest import GAME
 
     checked = 0
@@ -460,8 +501,8 @@ def test_ordinary_turns_match_a_reference_written_from_the_spec(variant: dict[st
         rng = random.Random(seed)
         while not s.is_terminal() and s.decisions < 300:
             legal = s.legal_actions()
-            if not s.pending:
-                assert set(legal) == _reference_actions(s), s.history
-                checked += 1
+            expected = _reference_frame_actions(s) if s.pending else _reference_actions(s)
+            assert set(legal) == expected, s.history
+            checked += 1
             s.apply(rng.choice(legal))
     assert checked > 500

@@ -14,10 +14,13 @@ class RandomBot:
     """Picks uniformly among the legal actions."""
 
     def __init__(self) -> None:
-        self.rng = random.Random(0)
+        self.rng: random.Random | None = None  # seeded in start (seeding costs microseconds)
 
     def start(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(info.get("rng_seed", 0))
 
     def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
-        return self.rng.choice(legal_actions)
+        rng = self.rng
+        if rng is None:  # asked to act without a start: seed 0, as documented for rng_seed
+            rng = self.rng = random.Random(0)
+        return rng.choice(legal_actions)

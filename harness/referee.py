@@ -132,6 +132,19 @@ def _hide_outputs(log_dir: Path) -> None:
         hide_from_bots(log_dir.parent)
 
 
+_BUILTIN_SOURCES: dict[str, BotSource] = {}
+
+
+def _source(spec: str) -> BotSource:
+    """The parsed spec; a built-in's (which names no user file) is parsed once per process."""
+    source = _BUILTIN_SOURCES.get(spec)
+    if source is None:
+        source = parse_spec(spec)
+        if source.builtin:
+            _BUILTIN_SOURCES[spec] = source
+    return source
+
+
 def _seat_bots(
     spec: GameSpec, table: _Table, variant: dict[str, str], n: int, rules_version: str,
     log_dir: Path | None,
@@ -140,7 +153,7 @@ def _seat_bots(
     sources: list[BotSource] = []
     for seat, ref in enumerate(spec.seats):
         try:
-            sources.append(parse_spec(ref.spec))
+            sources.append(_source(ref.spec))
         except BotSpecError as exc:
             return _Forfeit(seat, Termination.CRASH, f"{table.who(seat)} could not load: {exc}")
     if any(source.sandboxed for source in sources):

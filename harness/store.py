@@ -287,21 +287,24 @@ def _winner_of(seats: list[str], winners: list[int]) -> str | None:
 
 def moves_table(records: Sequence[Finished]) -> pa.Table:
     """The moves rows of ``records`` (one per decision), in MOVES_SCHEMA."""
-    ids: list[str] = []
+    games: list[str] = []
+    which: list[int] = []  # per move: the index of its game in ``games``
     plies: list[int] = []
     seats: list[int] = []
     actions: list[str] = []
     times: list[float] = []
-    for p in _packed(records):
+    for i, p in enumerate(_packed(records)):
         ply, seat, action, think = p.moves
-        ids += [p.row[0]] * len(ply)
+        games.append(p.row[0])
+        which += [i] * len(ply)
         plies += ply
         seats += seat
         actions += action
         times += think
+    ids = pa.array(games, pa.string()).take(pa.array(which, pa.int32()))  # no string per move
     return pa.Table.from_arrays(
         [
-            pa.array(ids, pa.string()),
+            ids,
             pa.array(plies, pa.int32()),
             pa.array(seats, pa.int8()),
             pa.array(actions, pa.string()),

@@ -14,12 +14,14 @@ may be shared):
   cores, a figure that other processes on the machine disturb much less than wall clock.
 
 Ratios: league in-process / bare engine, league in-process / referee loop, and 2 workers /
-1 worker (the parallel speed-up, bounded by the free cores).
+1 worker (the parallel speed-up, bounded by the free cores). The load average is printed before
+and after, since other processes on the machine depress every wall-clock figure.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 import resource
 import tempfile
@@ -107,27 +109,44 @@ def _stand_in() -> Callable[[GameSpec], GameRecord]:
     return play
 
 
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
 def run(quick: bool) -> None:
-    """Print the league throughput figures (quick: fewer games, fewer repeats)."""
+    """Print the league throughput figures (quick: fewer games, fewer repeats).
+
+    The figures compared with each other are measured in interleaved rounds (bare, referee,
+    league; then 1 worker, 2 workers), each the best of its rounds, so a burst of load from
+    another process on the machine does not favour one side of a ratio.
+    """
     games, repeats = (100, 1) if quick else (400, 3)
     note = f"{games} games, best of {repeats}"
-    bare = _best(lambda: _bare(games), repeats)
-    figure("bare engine loop", bare, "games/s", f"{note}, one core")
-    referee = _best(lambda: _referee(games), repeats)
-    figure("referee loop (in-process bots)", referee, "games/s", f"{referee / bare:.0%} of bare")
+    print(f"  ({_load()} at the start)", flush=True)
     with tempfile.TemporaryDirectory(prefix="tourney-bench-") as tmp:
         root = Path(tmp)
-        inline = _best(lambda: _league(games, 0, root), repeats)
+        bare = referee = inline = 0.0
+        for _ in range(repeats):
+            bare = max(bare, _bare(games))
+            referee = max(referee, _referee(games))
+            inline = max(inline, _league(games, 0, root))
+        figure("bare engine loop", bare, "games/s", f"{note}, one core")
+        figure("referee loop (in-process bots)", referee, "games/s",
+               f"{referee / bare:.0%} of bare")
         figure("league in-process", inline, "games/s",
                f"{inline / bare:.0%} of bare engine, {inline / referee:.0%} of referee loop")
         stand_in = _stand_in()
         overhead = _best(lambda: _league(games * 5, 0, root, stand_in), repeats)
         figure("league's own cost per game", 1e6 / overhead, "µs",
                f"records + Parquet + bookkeeping; a referee game costs {1e6 / referee:,.0f} µs")
-        ones = [_league_run(games, 1, root) for _ in range(repeats)]
+        ones: list[_Run] = []
+        twos: list[_Run] = []
+        for _ in range(repeats):
+            ones.append(_league_run(games, 1, root))
+            twos.append(_league_run(games * 2, 2, root))
         one = max(r.rate for r in ones)
         figure("league, 1 worker", one, "games/s")
-        twos = [_league_run(games * 2, 2, root) for _ in range(repeats)]
         two = max(r.rate for r in twos)
         figure("league, 2 workers", two, "games/s", f"speed-up {two / one:.2f}x over 1 worker")
         # Load-independent view: CPU per game. One worker is bound by its own CPU per game; two
@@ -138,5 +157,6 @@ def run(quick: bool) -> None:
         figure("CPU per game, 2 workers", 1000 * (w2 + p2), "ms",
                f"workers {1000 * w2:.2f} + parent {1000 * p2:.2f}; 1 worker: {1000 * w1:.2f}")
         projected = min(2 / (w2 + p2), 2 / w2) * w1
-        figure("projected speed-up on 2 free cores", projected, "x",
-               "2 workers v 1, from CPU time rather than wall clock")
+        figure("projected speed-up on 2 free cores (not measured)", projected, "x",
+               "2 workers v 1, a projection from CPU time, not wall clock")
+    print(f"  ({_load()} at the end)", flush=True)

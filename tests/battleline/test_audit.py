@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from games.battleline import GAME
-from games.battleline.cards import ALL_TACTICS, ALL_TROOPS, CARD_NAMES, NUM_TROOPS, iter_bits
+from games.battleline.cards import (
+    ALL_TACTICS,
+    ALL_TROOPS,
+    CARD_IDS,
+    CARD_NAMES,
+    NUM_TROOPS,
+    iter_bits,
+)
 from games.battleline.state import BattleLineState
 from games.protocol import GameEnd
 from tests.battleline.helpers import claims, ids, phase, position
@@ -224,14 +231,26 @@ def test_audit_scenario(case: str, kwargs: dict[str, Any], actions: list[str],
 
 def _tactical_game(seed: int, rng: random.Random) -> list[BattleLineState]:
     """A random game that plays tactics whenever it can (more Scouts, Traitors...)."""
+    return [state for state, _ in _tactical_game_with_returners(seed, rng)]
+
+
+def _tactical_game_with_returners(
+    seed: int, rng: random.Random
+) -> list[tuple[BattleLineState, dict[int, int]]]:
+    """Every state of such a game, each with who last put each card back with Scout (read
+    from the actions, not from the engine's bookkeeping)."""
     state = GAME.new_game(seed)
-    states = [state.clone()]
+    returner: dict[int, int] = {}
+    states = [(state.clone(), dict(returner))]
     while not state.is_terminal():
         acts = state.legal_actions()
         tactic = [a for a in acts if not a.startswith(("play r", "play o", "play y", "play g",
                                                         "play b", "play p", "pass"))]
-        state.apply(rng.choice(tactic if tactic and rng.random() < 0.6 else acts))
-        states.append(state.clone())
+        action = rng.choice(tactic if tactic and rng.random() < 0.6 else acts)
+        if action.startswith("scout-return "):
+            returner[CARD_IDS[action.split()[1]]] = state.current_player
+        state.apply(action)
+        states.append((state.clone(), dict(returner)))
     return states
 
 
@@ -252,13 +271,15 @@ def test_no_observation_names_a_hidden_card() -> None:
     rng = random.Random(17)
     scouted = 0
     for seed in range(25):
-        for state in _tactical_game(seed, rng):
+        for state, returner in _tactical_game_with_returners(seed, rng):
             for seat in (0, 1):
                 named = set(_strings(state.observation(seat)))
                 hidden = state.hands[1 - seat] & ~state.known[seat]
                 for d in (0, 1):
-                    tops = {c for c, k in state.tops[d] if k >> seat & 1}
-                    hidden |= sum(1 << c for c in state.decks[d] if c not in tops)
+                    deck = state.decks[d]
+                    on_top = deck[len(deck) - len(state.tops[d]):]  # put back, not yet drawn
+                    hidden |= sum(1 << c for c in deck
+                                  if c not in on_top or returner.get(c) != seat)
                 for c in iter_bits(hidden):
                     assert CARD_NAMES[c] not in named, (seed, seat, CARD_NAMES[c])
             scouted += bool(state.tops[0] or state.tops[1])

@@ -985,6 +985,9 @@ class BattleLineState:
                 [_popcount(h & ALL_TROOPS), _popcount(h & ALL_TACTICS)] for h in self.hands
             ],
             "opponent_known": names_of(self.known[seat]),
+            # cards of this hand the opponent knows (it put them back with Scout, then this
+            # seat drew them): this seat saw the "?" it drew, so it knows this too
+            "known_by_opponent": names_of(self.known[1 - seat]),
             "tactics_played": list(self.tactics_played),
             "leader_played": list(self.leader_played),
             "passes": self.passes,
@@ -1145,6 +1148,7 @@ def sample_from_observation(obs: JSON, rng: random.Random) -> BattleLineState:
     state.hands[seat] = own
     state.hands[opp] = opp_hand
     state.known[seat] = known
+    state.known[opp] = sum(1 << ids[n] for n in obs["known_by_opponent"])
     for d in (0, 1):
         size = int(obs["decks"][DECKS[d]])
         named = list(reversed(tops_named[d]))  # bottom-most returned card first

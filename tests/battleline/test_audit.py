@@ -374,7 +374,8 @@ def _scout_returns_a_card_the_opponent_knew() -> BattleLineState:
     """Seat 1 scouts and puts b1 back on top; seat 0 draws it (so seat 1 knows seat 0 holds
     b1); seat 0 then scouts and is about to put two cards back."""
     s = position(hands=("scout r1 r2 r3 r4 r5 r6", "scout b1 y9 g1 g2 g3 g4"),
-                 troop_deck="o1 o2 o3 o4 o5 o6 o7 o8 o9", tactics_deck="fog mud", turn=1)
+                 troop_deck="o1 o2 o3 o4 o5 o6 o7 o8 o9", tactics_deck="fog mud", turn=1,
+                 fill=True)
     for action in ("scout", "scout-draw troops", "scout-draw troops", "scout-draw troops",
                    "scout-return y9", "scout-return b1",  # seat 1: b1 on top
                    "play r1 1", "draw troops",  # seat 0 draws b1, seat 1 knows it
@@ -400,3 +401,15 @@ def test_the_opponent_cannot_tell_which_card_a_scout_put_back() -> None:
         me = s.observation(0)["deck_tops"]["troops"]
         assert me == ["o4", choice]
     assert views[0] == views[1]
+
+
+def test_a_seat_knows_what_the_opponent_knows_of_its_hand_and_samples_keep_it() -> None:
+    """Seat 1 put b1 back on top and seat 0 drew it: seat 0 saw that '?' go into its hand, so
+    its view says seat 1 knows b1, and a state sampled from that view keeps seat 1's knowledge."""
+    s = _scout_returns_a_card_the_opponent_knew()
+    obs = s.observation(0)
+    assert obs["known_by_opponent"] == ["b1"] and s.observation(1)["known_by_opponent"] == []
+    for k in range(5):
+        sample = GAME.sample_state(obs, random.Random(k))
+        assert sample.observation(0) == obs
+        assert sample.observation(1)["opponent_known"] == ["b1"]

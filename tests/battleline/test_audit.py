@@ -413,3 +413,34 @@ def test_a_seat_knows_what_the_opponent_knows_of_its_hand_and_samples_keep_it() 
         sample = GAME.sample_state(obs, random.Random(k))
         assert sample.observation(0) == obs
         assert sample.observation(1)["opponent_known"] == ["b1"]
+
+
+def test_every_turn_draws_exactly_as_the_rules_say() -> None:
+    """Over whole random games: a turn that plays a card ends with one draw whenever a deck has
+    a card (the hand never exceeds its size, so it is always below it after playing); a passing
+    turn draws nothing; the hand and the decks account for every card."""
+    rng = random.Random(41)
+    turns = {"play": 0, "pass": 0, "empty": 0}
+    for seed in range(20):
+        states = _tactical_game(seed, rng)
+        start = states[0]
+        for state in states[1:]:
+            if state.is_terminal():
+                break
+            if state.turn == start.turn:
+                continue
+            me = start.turn
+            actions = state.history[len(start.history):]
+            d0 = len(start.decks[0]) + len(start.decks[1])
+            d1 = len(state.decks[0]) + len(state.decks[1])
+            h0, h1 = start.hands[me].bit_count(), state.hands[me].bit_count()
+            if "pass" in actions:
+                assert (d1, h1) == (d0, h0), actions
+                turns["pass"] += 1
+            elif "scout" not in actions:
+                drew = 1 if d0 else 0
+                assert h0 <= start.hand_size
+                assert (d1, h1) == (d0 - drew, h0 - 1 + drew), (seed, actions)
+                turns["play" if drew else "empty"] += 1
+            start = state
+    assert min(turns.values()) > 0, turns

@@ -138,7 +138,7 @@ SCENARIOS: list[tuple[str, dict[str, Any], list[str], list[Check]]] = [
     ("Fog and Mud together: an incomplete four-card side is judged by its best possible sum",
      {"board": [(0, 6, "r7 r8 r9 r10"), (1, 6, "alexander b10 g10")],
       "env": [("mud", 1, 6), ("fog", 0, 6)], "hands": ("", "")},
-     [], [lambda s: not s.can_claim(0, 5)]),  # 34 vs 10 + 10 + 10 + a 9 = 39
+     [], [lambda s: not s.can_claim(0, 5)]),  # r7..r10 = 34 < leader 10 + b10 + g10 + o10 = 40
     # --- who completed later, after moves ------------------------------------------------------
     ("Redeploy completing a tied side makes it the later one: it loses the tie",
      {"board": [(1, 4, "b3 b4 b5"), (0, 4, "r3 r4"), (0, 7, "r5")],

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from harness.executors import PACKED_FIELDS, PackedRecord
@@ -286,32 +287,46 @@ def _winner_of(seats: list[str], winners: list[int]) -> str | None:
 
 
 def moves_table(records: Sequence[Finished]) -> pa.Table:
-    """The moves rows of ``records`` (one per decision), in MOVES_SCHEMA."""
+    """The moves rows of ``records`` (one per decision), in MOVES_SCHEMA.
+
+    Built from the records' packed move buffers (:data:`harness.executors.MoveBuffers`) joined
+    end to end, so no move passes through a Python object.
+    """
     games: list[str] = []
     which: list[int] = []  # per move: the index of its game in ``games``
-    plies: list[int] = []
-    seats: list[int] = []
-    actions: list[str] = []
-    times: list[float] = []
+    plies: list[bytes] = []
+    seats: list[bytes] = []
+    lengths: list[bytes] = []
+    texts: list[bytes] = []
+    times: list[bytes] = []
     for i, p in enumerate(_packed(records)):
-        ply, seat, action, think = p.moves
+        ply, seat, length, text, think = p.moves
         games.append(p.row[0])
-        which += [i] * len(ply)
-        plies += ply
-        seats += seat
-        actions += action
-        times += think
-    ids = pa.array(games, pa.string()).take(pa.array(which, pa.int32()))  # no string per move
+        which += [i] * len(seat)
+        plies.append(ply)
+        seats.append(seat)
+        lengths.append(length)
+        texts.append(text)
+        times.append(think)
+    n = len(which)
+    ids = pa.array(games, pa.string()).take(pa.array(which, pa.int32()))
+    ends = pc.cumulative_sum(_fixed(pa.int32(), n, lengths))
+    offsets = b"\0\0\0\0" + (ends.buffers()[1].to_pybytes()[:4 * n] if n else b"")
+    actions = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(b"".join(texts)))
+    actions.validate(full=True)
     return pa.Table.from_arrays(
-        [
-            ids,
-            pa.array(plies, pa.int32()),
-            pa.array(seats, pa.int8()),
-            pa.array(actions, pa.string()),
-            pa.array(times, pa.float64()),
-        ],
+        [ids, _fixed(pa.int32(), n, plies), _fixed(pa.int8(), n, seats), actions,
+         _fixed(pa.float64(), n, times)],
         schema=MOVES_SCHEMA,
     )
+
+
+def _fixed(kind: pa.DataType, n: int, parts: list[bytes]) -> pa.Array:
+    """An Arrow array of ``n`` fixed-width values from little-endian buffers joined."""
+    data = b"".join(parts)
+    if len(data) != n * kind.bit_width // 8:
+        raise StoreError(f"packed moves hold {len(data)} bytes of {kind}, expected {n} values")
+    return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])
 
 
 def record_from_row(row: dict[str, Any]) -> GameRecord:

@@ -52,6 +52,7 @@ import array
 import collections
 import contextlib
 import dataclasses
+import gc
 import operator
 import os
 import pickle
@@ -330,6 +331,7 @@ def _worker_main(conn: Any, play: PlayFn, inherited: list[Any]) -> None:
     for other in inherited:
         with contextlib.suppress(OSError):
             other.close()
+    gc.freeze()  # the parent's objects: never scanned here, so never copied page by page
     while True:
         try:
             specs = pickle.loads(conn.recv_bytes())
@@ -369,8 +371,8 @@ class ProcessExecutor:
 
     def __init__(self, workers: int | None = None, play: PlayFn | None = None, *,
                  deadline: DeadlineFn | float | None = None, retries: int = 1,
-                 prefetch: int = 16, poll_seconds: float = 0.5,
-                 min_wake: float = 0.01) -> None:
+                 prefetch: int = 24, poll_seconds: float = 0.5,
+                 min_wake: float = 0.02) -> None:
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")

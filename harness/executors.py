@@ -203,10 +203,13 @@ def _values(typecode: str, buffer: bytes) -> list[Any]:
 
 def pack_moves(moves: Sequence[MoveRecord]) -> MoveBuffers:
     """``moves`` as :data:`MoveBuffers`."""
-    actions = [m.action.encode() for m in moves]
+    actions = [m.action for m in moves]
+    text = "".join(actions).encode()
+    lengths = [len(a) for a in actions]  # characters are bytes while the text is ASCII
+    if len(text) != sum(lengths):
+        lengths = [len(a.encode()) for a in actions]
     return (_buffer("i", [m.ply for m in moves]), _buffer("b", [m.seat for m in moves]),
-            _buffer("i", map(len, actions)), b"".join(actions),
-            _buffer("d", [m.think_time for m in moves]))
+            _buffer("i", lengths), text, _buffer("d", [m.think_time for m in moves]))
 
 
 def unpack_moves(buffers: MoveBuffers) -> list[MoveRecord]:

@@ -265,14 +265,17 @@ def _play(
               for agent in agents]
     bank, think_total = table.bank, table.think
     clock = time.perf_counter
-    while len(state.history) < cap and not state.is_terminal():
+    # bound once: the loop runs ~100 times a game and each lookup costs as much as a check
+    legal_actions, apply, is_terminal, record = state.legal_actions, state.apply, \
+        state.is_terminal, moves.append
+    while (decision := len(state.history)) < cap and not is_terminal():
         seat = state.current_player
-        legal = state.legal_actions()
+        legal = legal_actions()
         act = direct[seat]
-        t0 = clock()
         if act is not None:
+            t0 = clock()
             try:
-                answer = act(LazyObservation(state, seat, len(state.history)), legal)
+                answer = act(LazyObservation(state, seat, decision), legal)
             except Exception as exc:  # the bot's own code raised: judged as the loader does
                 think_total[seat] += clock() - t0
                 return _Forfeit(seat, Termination.CRASH,
@@ -299,9 +302,9 @@ def _play(
         if answer not in legal:
             return _Forfeit(seat, Termination.ILLEGAL,
                             f"{table.who(seat)} played {answer!r}: {_why_illegal(state, answer)}")
-        state.apply(answer)
+        apply(answer)
         move = MoveRecord(len(moves), seat, answer, think)
-        moves.append(move)
+        record(move)
         if on_move is not None:
             on_move(state, move)
     return None

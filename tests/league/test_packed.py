@@ -8,11 +8,13 @@ from harness import store
 from harness.executors import (
     PackedRecord,
     ProcessExecutor,
+    pack_moves,
     pack_record,
+    unpack_moves,
     unpack_packed,
     unpack_record,
 )
-from harness.records import BotRef, GameRecord, GameSpec, Termination
+from harness.records import BotRef, GameRecord, GameSpec, MoveRecord, Termination
 from harness.referee import play_game
 
 SEATS = (BotRef("r1", "random"), BotRef("r2", "random"))
@@ -64,3 +66,14 @@ def test_workers_fed_in_chunks_play_every_game_once_as_inline() -> None:
         mine, theirs = packed[s.game_id].record(), play_game(s)
         assert [m.action for m in mine.moves] == [m.action for m in theirs.moves]
         assert mine.returns == theirs.returns
+
+
+def test_move_buffers_round_trip_any_text_and_empty_games() -> None:
+    moves = [MoveRecord(0, 1, "plé 3", 0.5), MoveRecord(1, 0, "", 1e-9),
+             MoveRecord(2, 3, "play y10 3", 0.25)]
+    assert unpack_moves(pack_moves(moves)) == moves
+    assert unpack_moves(pack_moves([])) == []
+    record = dataclasses.replace(_games(1)[0], moves=moves)
+    rows = store.moves_table([record, dataclasses.replace(record, game_id="e", moves=[])])
+    assert rows.column("action").to_pylist() == ["plé 3", "", "play y10 3"]
+    assert rows.column("seat").to_pylist() == [1, 0, 3]

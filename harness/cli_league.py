@@ -219,16 +219,25 @@ class _Leader:
 
     def __init__(self) -> None:
         self.points: dict[str, list[float]] = {}
+        self._waiting: dict[tuple[tuple[str, ...], tuple[float, ...]], int] = {}
 
     def add(self, bots: Sequence[str], result: Sequence[float]) -> None:
-        best = max(result)
-        draw = len(set(result)) == 1
-        for name, r in dict(zip(bots, result, strict=True)).items():
-            acc = self.points.setdefault(name, [0.0, 0.0])
-            acc[0] += 0.5 if draw else (1.0 if r == best else 0.0)
-            acc[1] += 1
+        """Count a game (scored when the text is next asked for: a league has few outcomes)."""
+        key = (tuple(bots), tuple(result))
+        self._waiting[key] = self._waiting.get(key, 0) + 1
+
+    def _score(self) -> None:
+        for (bots, result), games in self._waiting.items():
+            best = max(result)
+            draw = len(set(result)) == 1
+            for name, r in dict(zip(bots, result, strict=True)).items():
+                acc = self.points.setdefault(name, [0.0, 0.0])
+                acc[0] += games * (0.5 if draw else (1.0 if r == best else 0.0))
+                acc[1] += games
+        self._waiting.clear()
 
     def text(self) -> str:
+        self._score()
         if not self.points:
             return "-"
         name, (pts, n) = max(self.points.items(), key=lambda kv: (kv[1][0] / kv[1][1], kv[0]))

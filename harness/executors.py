@@ -229,6 +229,7 @@ _TERMINATION = PACKED_FIELDS.index("termination")
 _OFFENDER = PACKED_FIELDS.index("offender")
 _FIELD_INDEX = {name: i for i, name in enumerate(PACKED_FIELDS)}
 _TERMINATIONS = {t.value: t for t in Termination}
+_FORFEITS = frozenset(t.value for t in Termination if t.is_forfeit)
 
 
 class PackedRecord:
@@ -241,13 +242,14 @@ class PackedRecord:
     the full :class:`GameRecord` back.
     """
 
-    __slots__ = ("moves", "row")
+    __slots__ = ("game_id", "moves", "row")
 
     def __init__(self, row: tuple[Any, ...], moves: MoveBuffers) -> None:
         if len(row) != len(PACKED_FIELDS) or len(moves) != 5:
             raise TypeError(f"not a packed record: {len(row)} fields, {len(moves)} buffers")
         self.row = row
         self.moves = moves
+        self.game_id: str = row[0]
 
     @classmethod
     def of(cls, record: GameRecord) -> PackedRecord:
@@ -259,10 +261,6 @@ class PackedRecord:
     def field(self, name: str) -> Any:
         """One field of the record by name (the termination as its string value)."""
         return self.row[_FIELD_INDEX[name]]
-
-    @property
-    def game_id(self) -> str:
-        return str(self.row[0])
 
     @property
     def seats(self) -> list[str]:
@@ -280,6 +278,12 @@ class PackedRecord:
     @property
     def termination(self) -> Termination:
         return _TERMINATIONS[self.row[_TERMINATION]]
+
+    @property
+    def void(self) -> bool:
+        """A forfeit with no seat to blame (see :func:`harness.store.is_void`)."""
+        return self.row[_OFFENDER] is None and self.row[_TERMINATION] in _FORFEITS
+
 
     def record(self) -> GameRecord:
         """The full :class:`GameRecord`."""

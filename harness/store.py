@@ -217,6 +217,8 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
 
 def is_void(record: GameRecord | PackedRecord) -> bool:
     """A forfeit with no seat to blame: the harness failed (worker died, game hung)."""
+    if isinstance(record, PackedRecord):
+        return record.void
     return record.offender is None and record.termination.is_forfeit
 
 

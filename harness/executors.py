@@ -472,15 +472,20 @@ class ProcessExecutor:
 
     def _feed(self, todo: collections.deque[GameSpec]) -> None:
         """Give every worker a game to play, then top up to ``prefetch`` each queue that ran
-        down to half of it, sending each worker its new games as one message."""
+        down to half of it, sending each worker its new games as one message. Near the end of
+        the run the queues are filled only to an even share of what is left, so no worker sits
+        idle while another still has a long queue."""
         for worker in [w for w in self._workers if not w.queue]:
             if todo and not worker.process.is_alive():  # died idle: replace it, charge no game
                 self._kill(worker)
                 self._spawn()
         now = time.monotonic()
         chunks: dict[int, list[GameSpec]] = {}
-        low = [w for w in self._workers if len(w.queue) <= self._prefetch // 2]
-        for depth in range(1, self._prefetch + 1):
+        queued = sum(len(w.queue) for w in self._workers)
+        share = -(-(len(todo) + queued) // max(1, len(self._workers)))  # rounded up
+        depth_cap = max(1, min(self._prefetch, share))
+        low = [w for w in self._workers if len(w.queue) <= depth_cap // 2]
+        for depth in range(1, depth_cap + 1):
             for worker in low:
                 if not todo:
                     break

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from harness.cli import UserError, app, fail
+from harness.placement import pinned_here
 from harness.records import BotRef, GameRecord, GameSpec, Limits
 
 if TYPE_CHECKING:
@@ -128,7 +129,8 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
 
     if show:
         typer.echo(f"start:\n{initial}")
-    return play_game(spec, log_dir=log_dir, on_move=draw if show else None)
+    with pinned_here():  # the game and its bots on one CPU (harness.placement)
+        return play_game(spec, log_dir=log_dir, on_move=draw if show else None)
 
 
 @app.command("play")
@@ -229,7 +231,6 @@ def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,
                  seed: int = 1) -> Validation:
     """Load the bot, check its start-up, and play it against random in every seat."""
     from harness.loader import BotSpecError, parse_spec
-    from harness.referee import play_game
 
     game, variant = resolve_game(game_name, variants)
     try:
@@ -237,8 +238,16 @@ def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,
     except BotSpecError as exc:
         raise UserError(str(exc)) from None
     boxed = spec if source.sandboxed else f"sandbox:{spec.removeprefix('inproc:')}"
+    with pinned_here():  # the games and the bot on one CPU (harness.placement)
+        return _validate(boxed, source.label, game, variant, games_per_seat, limits, seed)
+
+
+def _validate(boxed: str, label: str, game: Game, variant: dict[str, str], games_per_seat: int,
+              limits: Limits, seed: int) -> Validation:
+    from harness.referee import play_game
+
     report = Validation()
-    report.say(f"validating {source.label} on {game.info.name} {variant} "
+    report.say(f"validating {label} on {game.info.name} {variant} "
                f"(move time {limits.move_time:g} s, overage {limits.overage:g} s)")
     _check_startup(boxed, game, variant, limits, report)
     if not report.passed:

@@ -67,6 +67,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self
 
+from harness import placement
 from harness.records import GameRecord, GameSpec, Limits, MoveRecord, Termination
 
 PlayFn = Callable[[GameSpec], GameRecord]
@@ -326,13 +327,16 @@ def _die_with_parent() -> None:
         return
 
 
-def _worker_main(conn: Any, play: PlayFn, inherited: list[Any]) -> None:
+def _worker_main(conn: Any, play: PlayFn, inherited: list[Any], cpu: int | None = None) -> None:
     """A worker: play each spec received, send back its record; stop at None or EOF.
 
     ``inherited``: the parent's ends of every pipe, copied by fork; closing them here lets
-    each worker see EOF as soon as the parent goes away.
+    each worker see EOF as soon as the parent goes away. ``cpu``: the CPU this worker and the
+    bots it starts keep to (see :mod:`harness.placement`), or None to let the kernel choose.
     """
     os.setpgrp()  # Ctrl-C goes to the parent only; the parent stops us
+    if cpu is not None:
+        placement.pin(cpu)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     for other in inherited:
@@ -367,6 +371,7 @@ class _Worker:
     queue: collections.deque[GameSpec] = field(default_factory=collections.deque)
     started: float = 0.0  # when the game at the head of the queue started (approximately)
     closed: bool = False  # its pipe reached EOF (the process is gone or going)
+    cpu: int | None = None  # the CPU it is pinned to, if any
 
     @property
     def pid(self) -> int:
@@ -418,11 +423,12 @@ class ProcessExecutor:
         play = self._play or default_play()
         parent, child = self._ctx.Pipe(duplex=True)
         inherited = [parent, *(w.conn for w in self._workers)]
-        proc = self._ctx.Process(target=_worker_main, args=(child, play, inherited),
+        cpu = placement.spare_cpu({w.cpu for w in self._workers}, self._n)
+        proc = self._ctx.Process(target=_worker_main, args=(child, play, inherited, cpu),
                                  daemon=True, name="tourney-worker")
         proc.start()
         child.close()
-        worker = _Worker(proc, parent)
+        worker = _Worker(proc, parent, cpu=cpu)
         self._workers.append(worker)
         return worker
 

@@ -8,16 +8,24 @@ import statistics
 import time
 
 from harness.bench import figure
+from harness.placement import pinned_here
 from harness.records import BotRef, GameSpec, Limits
 
 
 def _round_trip_us(quick: bool) -> tuple[float, float]:
     """Median microseconds of one act round trip: a Battle Line observation, and a tiny one."""
-    from games import registry
-    from harness.loader import parse_spec
-    from harness.sandbox import SandboxedAgent, harden_referee
+    from harness.sandbox import harden_referee
 
     harden_referee()
+    with pinned_here():  # as `tourney play` and league workers run a game: on one CPU
+        return _measure_round_trips(quick)
+
+
+def _measure_round_trips(quick: bool) -> tuple[float, float]:
+    from games import registry
+    from harness.loader import parse_spec
+    from harness.sandbox import SandboxedAgent
+
     state = registry.get("battleline").new_game(1)
     observation, legal = state.observation(0), state.legal_actions()
     tiny_obs, tiny_legal = {"game": "battleline", "seat": 0, "current_player": 0}, ["a", "b"]

@@ -332,17 +332,17 @@ def _worker_main(conn: Any, play: PlayFn, inherited: list[Any], cpu: int | None 
 
     ``inherited``: the parent's ends of every pipe, copied by fork; closing them here lets
     each worker see EOF as soon as the parent goes away. ``cpu``: the CPU this worker and the
-    bots it starts keep to (see :mod:`harness.placement`), or None to let the kernel choose.
+    bots it starts keep to during a game with a sandboxed bot (see :mod:`harness.placement`),
+    or None to let the kernel choose.
     """
     os.setpgrp()  # Ctrl-C goes to the parent only; the parent stops us
-    if cpu is not None:
-        placement.pin(cpu)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     for other in inherited:
         with contextlib.suppress(OSError):
             other.close()
     gc.freeze()  # the parent's objects: never scanned here, so never copied page by page
+    keep_to = placement.Keeper()
     while True:
         try:
             specs = pickle.loads(conn.recv_bytes())
@@ -351,11 +351,18 @@ def _worker_main(conn: Any, play: PlayFn, inherited: list[Any], cpu: int | None 
         if specs is None:
             return
         for spec in specs:  # each record goes back as soon as it is played (the watchdog
-            record = safe_play(play, spec)  # times the game at the head of the queue)
+            keep_to(cpu if _has_sandboxed_seat(spec) else None)  # times the head game)
+            record = safe_play(play, spec)
             try:
                 conn.send_bytes(pack_record(record))
             except (BrokenPipeError, OSError):
                 return
+
+
+def _has_sandboxed_seat(spec: GameSpec) -> bool:
+    from harness.loader import is_sandboxed
+
+    return any(is_sandboxed(seat.spec) for seat in spec.seats)
 
 
 def _readable(conn: Any) -> bool:

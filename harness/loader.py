@@ -90,6 +90,19 @@ def parse_spec(spec: str) -> BotSource:
     return BotSource(spec, path.resolve(), entry, (), "", force is not False)
 
 
+def is_sandboxed(spec: str) -> bool:
+    """Whether ``spec`` runs in its own process, decided as :func:`parse_spec` does but from the
+    text alone (no file system access): everything but trusted built-ins and ``inproc:``.
+
+    >>> [is_sandboxed(s) for s in ("random", "sandbox:greedy", "bot.py", "inproc:bot.py")]
+    [False, True, True, False]
+    """
+    text = spec.strip()
+    if text.startswith("sandbox:") or text.startswith("cmd:"):
+        return True
+    return not (text.startswith("inproc:") or text in BUILTINS)
+
+
 def spec_hash(spec: str) -> str:
     """SHA-256 of the bot's file (empty for external commands): results name the exact code."""
     source = parse_spec(spec)

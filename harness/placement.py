@@ -68,6 +68,30 @@ def pinned_here() -> Iterator[int | None]:
                 os.sched_setaffinity(0, set(before))
 
 
+class Keeper:
+    """Switches this process between one CPU and all it started with, calling the OS only on
+    a change: ``keep(cpu)`` pins, ``keep(None)`` lets the kernel choose again.
+
+    A league worker keeps to its own CPU only for games with a sandboxed bot, whose round trips
+    it speeds up; games between in-process bots gain nothing from it, and a pinned worker cannot
+    step aside when another process (the league's own) needs its CPU for a moment.
+    """
+
+    def __init__(self) -> None:
+        self.everywhere = set(available_cpus())
+        self.current: int | None = None
+
+    def __call__(self, cpu: int | None) -> None:
+        if cpu == self.current or not self.everywhere:
+            return
+        if cpu is None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, self.everywhere)
+            self.current = None
+        elif pin(cpu):
+            self.current = cpu
+
+
 def spare_cpu(in_use: set[int | None], workers: int) -> int | None:
     """A CPU for a new worker process of a pool of ``workers``, not one of ``in_use``.
 

@@ -3,6 +3,7 @@ referee's CPU (harness.placement)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -36,19 +37,33 @@ def _affinity(s: GameSpec) -> GameRecord:
     return rec
 
 
-def test_league_workers_keep_to_cpus_of_their_own() -> None:
+def _with_sandboxed_seat(game_id: str) -> GameSpec:
+    return dataclasses.replace(spec(game_id), seats=(BotRef("a", "bot.py"), BotRef("b", "random")))
+
+
+def test_league_workers_keep_to_cpus_of_their_own_for_games_with_a_sandboxed_bot() -> None:
     cpus = placement.available_cpus()
     workers = min(2, len(cpus))
-    specs = [spec(f"g{i:02d}") for i in range(40)]
+    specs = [_with_sandboxed_seat(f"g{i:02d}") for i in range(40)]
     with ProcessExecutor(workers, _affinity) as ex:
         seen = {r.reason for r in ex.run(specs)}
     assert all("," not in cpu_list for cpu_list in seen), seen  # each worker on one CPU
     assert len(seen) <= workers
 
 
+def test_games_between_in_process_bots_are_left_to_the_kernel() -> None:
+    cpus = placement.available_cpus()
+    mixed = [_with_sandboxed_seat(f"s{i:02d}") if i % 2 else spec(f"g{i:02d}") for i in range(30)]
+    with ProcessExecutor(min(2, len(cpus)), _affinity) as ex:
+        seen = {r.game_id: r.reason for r in ex.run(mixed)}
+    everywhere = ",".join(map(str, cpus))
+    assert {seen[f"g{i:02d}"] for i in range(0, 30, 2)} == {everywhere}
+    assert all("," not in seen[f"s{i:02d}"] for i in range(1, 30, 2))
+
+
 def test_more_workers_than_cpus_are_left_to_the_kernel() -> None:
     cpus = placement.available_cpus()
-    specs = [spec(f"g{i:02d}") for i in range(10)]
+    specs = [_with_sandboxed_seat(f"g{i:02d}") for i in range(10)]
     with ProcessExecutor(len(cpus) + 1, _affinity) as ex:
         seen = {r.reason for r in ex.run(specs)}
     assert seen == {",".join(map(str, cpus))}

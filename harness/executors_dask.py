@@ -56,7 +56,7 @@ import cloudpickle  # type: ignore[import-untyped]  # ships no type information
 from distributed import Client, Future, as_completed, get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from harness.records import BotRef, GameRecord, GameSpec, MoveRecord, Termination
+from harness.records import BotRef, GameRecord, GameSpec, Termination
 
 if TYPE_CHECKING:
     from harness.executors import DeadlineFn, PlayFn
@@ -225,36 +225,21 @@ class Task:
     seats: tuple[ShippedBot | None, ...]
 
 
-MoveColumns = tuple[list[int], list[int], list[str], list[float]]  # ply, seat, action, time
-Packed = tuple[GameRecord, MoveColumns]
-
-
-def pack(record: GameRecord) -> Packed:
-    """A record for the trip back: its moves as four plain lists, several times cheaper to
-    pickle than MoveRecord objects (the record itself leaves without them)."""
-    moves, record.moves = record.moves, []
-    return record, ([m.ply for m in moves], [m.seat for m in moves],
-                    [m.action for m in moves], [m.think_time for m in moves])
-
-
-def unpack(packed: Packed) -> GameRecord:
-    """The inverse of :func:`pack`."""
-    record, (plies, seats, actions, times) = packed
-    record.moves = list(map(MoveRecord, plies, seats, actions, times))
-    return record
+Packed = bytes  # a record as :func:`harness.executors.pack_record` packs it for the trip back
 
 
 def play_batch(tasks: list[Task], play: bytes | None = None) -> list[Packed]:
     """The task a worker runs: a few games in a row, their bots read from the worker's cache.
 
-    Returns the records packed (:func:`pack`).
+    Returns the records packed as the local back end's workers pack them
+    (:func:`harness.executors.pack_record`).
 
     Never raises for a game: a bot's failure is in the record (the referee judges it) and a
     failure of the harness itself becomes a void record (:func:`harness.executors.safe_play`),
     so no game spends Dask's retries; only a worker's death makes the scheduler run it again.
     ``play`` is a substitute referee pickled by cloudpickle (tests), None for the real one.
     """
-    from harness.executors import default_play, safe_play, void_record
+    from harness.executors import default_play, pack_record, safe_play, void_record
 
     player = cloudpickle.loads(play) if play else default_play()
     root = cache_root(get_worker().local_directory)
@@ -263,9 +248,9 @@ def play_batch(tasks: list[Task], play: bytes | None = None) -> list[Packed]:
         try:
             local = localize_spec(task.spec, task.seats, root)
         except ClusterError as exc:
-            records.append(pack(void_record(task.spec, Termination.CRASH, str(exc))))
+            records.append(pack_record(void_record(task.spec, Termination.CRASH, str(exc))))
             continue
-        records.append(pack(safe_play(player, local)))
+        records.append(pack_record(safe_play(player, local)))
     return records
 
 
@@ -566,7 +551,7 @@ class DaskExecutor:
                  batch: list[Task]) -> list[GameRecord] | None:
         """The records of a finished batch; None when a batch of several games failed (they
         are retried one by one); a lost scheduler is a :class:`ClusterLost`."""
-        from harness.executors import void_record
+        from harness.executors import unpack_record, void_record
 
         try:
             packed: list[Packed] = future.result()
@@ -592,7 +577,7 @@ class DaskExecutor:
             return [void_record(batch[0].spec, Termination.CRASH,
                                 f"the game failed on the Dask workers: "
                                 f"{exc.__class__.__name__}: {exc}")]
-        return [unpack(item) for item in packed]
+        return [unpack_record(item) for item in packed]
 
     def close(self) -> None:
         """Disconnect (safe twice); after a lost scheduler, without distributed's tracebacks."""

@@ -16,14 +16,13 @@ from pathlib import Path
 
 import cloudpickle
 
+from harness.executors import pack_record, unpack_record
 from harness.executors_dask import (
     DaskExecutor,
     LocalDaskProcesses,
     Task,
     batch_size,
     make_batches,
-    pack,
-    unpack,
 )
 from harness.records import BotRef, GameRecord, GameSpec, MoveRecord, Termination
 
@@ -164,4 +163,4 @@ def test_records_travel_packed_and_come_back_whole() -> None:
     record = _record(_specs(1)[0])
     record.moves = [MoveRecord(0, 0, "play 1 r3", 0.5), MoveRecord(1, 1, "draw troop", 0.25)]
     original = copy.deepcopy(record)
-    assert unpack(pickle.loads(pickle.dumps(pack(record)))) == original
+    assert unpack_record(pickle.loads(pickle.dumps(pack_record(record)))) == original

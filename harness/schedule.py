@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from harness.records import BotRef, GameSpec, Limits
 
@@ -143,15 +143,9 @@ def round_robin(
 ) -> list[GameSpec]:
     """Every pair of ``bots`` plays ``games_per_pair`` games (duplicate pairs, seats swapped)."""
     check_bots(bots)
-    check_games(games_per_pair)
     ordered = sorted(bots, key=lambda bot: bot.name)
-    specs: list[GameSpec] = []
-    for x, y in itertools.combinations(ordered, 2):
-        specs.extend(
-            pairing_games(game, variant, x, y, games_per_pair, seed,
-                          players=players, league=league, limits=limits)
-        )
-    return specs
+    return _games_of_pairings(itertools.combinations(ordered, 2), game, variant,
+                              games_per_pair, seed, players, league, limits)
 
 
 def gauntlet(
@@ -172,11 +166,25 @@ def gauntlet(
     and a round robin can share a results folder.
     """
     check_bots([challenger, *opponents])
+    pairings = ((challenger, opponent) for opponent in sorted(opponents, key=lambda b: b.name))
+    return _games_of_pairings(pairings, game, variant, games_per_pair, seed, players, league,
+                              limits)
+
+
+def _games_of_pairings(
+    pairings: Iterable[tuple[BotRef, BotRef]],
+    game: str,
+    variant: dict[str, str],
+    games_per_pair: int,
+    seed: int,
+    players: int,
+    league: str,
+    limits: Limits | None,
+) -> list[GameSpec]:
+    """The games of every pairing, in order (round robin and gauntlet alike)."""
     check_games(games_per_pair)
     specs: list[GameSpec] = []
-    for opponent in sorted(opponents, key=lambda bot: bot.name):
-        specs.extend(
-            pairing_games(game, variant, challenger, opponent, games_per_pair, seed,
-                          players=players, league=league, limits=limits)
-        )
+    for x, y in pairings:
+        specs.extend(pairing_games(game, variant, x, y, games_per_pair, seed,
+                                   players=players, league=league, limits=limits))
     return specs

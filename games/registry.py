@@ -51,6 +51,11 @@ def names() -> list[str]:
     return sorted(_ENTRIES)
 
 
+def aliases(name: str) -> list[str]:
+    """The aliases of the game registered as ``name``."""
+    return list(_ENTRIES[name].aliases)
+
+
 def _canon(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 

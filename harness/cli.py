@@ -39,7 +39,7 @@ def games_cmd() -> None:
     for name in registry.names():
         game = registry.load(name)
         info = game.info
-        aliases = ", ".join(registry._ENTRIES[name].aliases) or "-"
+        aliases = ", ".join(registry.aliases(name)) or "-"
         typer.echo(f"{info.name} ({info.title}, rules {info.rules_version}); aliases: {aliases}")
         for v in info.variants:
             typer.echo(f"  --variant {v.key}={'|'.join(v.choices)}  (default {v.default}) {v.help}")

@@ -35,6 +35,13 @@ def pin(cpu: int) -> bool:
     return True
 
 
+def allow(cpus: set[int]) -> None:
+    """Let this process run on any of ``cpus`` again (best effort)."""
+    if cpus and hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, cpus)
+
+
 def current_cpu() -> int | None:
     """The CPU this process is running on now (Linux), or None."""
     try:
@@ -45,27 +52,20 @@ def current_cpu() -> int | None:
         return None
 
 
-def pin_here() -> int | None:
-    """Pin this process to the CPU it is running on now; the CPU, or None if not pinned.
-
-    For a process that plays one game at a time (``tourney play``, ``tourney validate``)."""
-    cpu = current_cpu()
-    cpus = available_cpus()
-    if cpu is None or cpu not in cpus:
-        return None
-    return cpu if pin(cpu) else None
-
-
 @contextlib.contextmanager
 def pinned_here() -> Iterator[int | None]:
-    """``pin_here`` for the duration of a ``with`` block; the old affinity comes back after."""
+    """For a ``with`` block, keep this process to the CPU it is running on now; yields that CPU,
+    or None if it could not be pinned. The old affinity comes back after the block.
+
+    For a process that plays one game at a time (``tourney play``, ``tourney validate``)."""
     before = available_cpus()
+    cpu = current_cpu()
+    pinned = cpu if cpu is not None and cpu in before and pin(cpu) else None
     try:
-        yield pin_here()
+        yield pinned
     finally:
-        if before and hasattr(os, "sched_setaffinity"):
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(0, set(before))
+        if pinned is not None:
+            allow(set(before))
 
 
 class Keeper:
@@ -85,8 +85,7 @@ class Keeper:
         if cpu == self.current or not self.everywhere:
             return
         if cpu is None:
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(0, self.everywhere)
+            allow(self.everywhere)
             self.current = None
         elif pin(cpu):
             self.current = cpu

@@ -16,6 +16,7 @@ def test_names_and_aliases_resolve() -> None:
     assert game.info.name == "battleline"
     assert preset == {"rules": "schotten-totten"}
     assert registry.get("war-chest").info.name == "warchest"
+    assert "schotten-totten" in registry.aliases("battleline")
 
 
 def test_unknown_game_names_the_known_ones() -> None:

@@ -72,7 +72,25 @@ class GameInfo:
     players: tuple[int, ...]  # the player counts the game supports
     max_decisions: int  # hard cap on decisions; reaching it is a draw by adjudication
     variants: tuple[Variant, ...] = ()
-    aliases: tuple[str, ...] = ()
+    # Per player count, the team of each seat (seats with the same number play together);
+    # a count not listed has no teams: every seat plays for itself.
+    teams: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for players, seating in self.teams.items():
+            if len(seating) != players:
+                raise ValueError(f"{self.name}: teams for {players} players name "
+                                 f"{len(seating)} seats")
+
+    def teams_of(self, players: int) -> tuple[int, ...]:
+        """The team of each seat in a game of ``players`` (one team per seat without teams).
+
+        >>> GameInfo("g", "G", "1", (2, 4), 10, teams={4: (0, 1, 0, 1)}).teams_of(4)
+        (0, 1, 0, 1)
+        >>> GameInfo("g", "G", "1", (2, 4), 10).teams_of(2)
+        (0, 1)
+        """
+        return tuple(self.teams.get(players, range(players)))
 
     def variant(self, key: str) -> Variant:
         for v in self.variants:

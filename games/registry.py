@@ -8,9 +8,10 @@ Line with the Schotten-Totten rules selected.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from games.protocol import Game, GameError
+from games.protocol import Game, GameError, VariantError
 
 
 class UnknownGame(GameError, LookupError):
@@ -74,6 +75,36 @@ def resolve(name: str) -> tuple[Game, dict[str, str]]:
                 return load(entry.name), dict(preset)
     known = ", ".join(sorted([*_ENTRIES, *(a for e in _ENTRIES.values() for a in e.aliases)]))
     raise UnknownGame(f"unknown game {name!r}; known games: {known}")
+
+
+def parse_variants(items: Iterable[str]) -> dict[str, str]:
+    """``["key=value", ...]`` (the ``--variant`` options) -> a dict; a malformed item raises
+    :class:`~games.protocol.VariantError` naming it.
+
+    >>> parse_variants(["rules = advanced", "players=4"])
+    {'rules': 'advanced', 'players': '4'}
+    """
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise VariantError(f"--variant expects key=value, got {item!r} "
+                               f"(e.g. --variant rules=standard)")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def choose(name: str, options: Mapping[str, str] | None = None) -> tuple[Game, dict[str, str]]:
+    """The game behind a name or alias and its full, checked variant: the game's defaults,
+    then the alias's preset, then ``options``. Raises :class:`UnknownGame` or
+    :class:`~games.protocol.VariantError`.
+
+    >>> game, variant = choose("schotten-totten")
+    >>> game.info.name, variant["rules"]
+    ('battleline', 'schotten-totten')
+    """
+    game, preset = resolve(name)
+    return game, game.info.resolve_variant({**preset, **(options or {})})
 
 
 def get(name: str) -> Game:

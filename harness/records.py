@@ -1,13 +1,42 @@
-"""What to play and what happened: the data that flows between schedule, referee, executors and
-the results store. Plain dataclasses of JSON-friendly values so they pickle cheaply to worker
-processes and Dask workers.
+"""The shared kernel: what to play and what happened.
+
+The data that flows between schedule, referee, executors and the results store: plain
+dataclasses of JSON-friendly values, so they pickle cheaply to worker processes and Dask
+workers; the packed form of a finished game that workers send and the store writes; the two
+judgements every layer shares (:attr:`Termination.is_forfeit`, :func:`is_void`); and
+:class:`TourneyError`, the base of every error a user can fix. Every other module of the
+harness may import this one; it imports nothing of ours.
 """
 
 from __future__ import annotations
 
+import array
+import dataclasses
 import enum
+import operator
+import pickle
+import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+
+def tourney_version() -> str:
+    """The installed tourney's version (written into every league.json, shown by --version)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tourney")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class TourneyError(Exception):
+    """A problem the user can fix: the command line prints ``tourney: error: <message>`` and
+    exits with :attr:`exit_code` (2: bad input or usage). Every layer's own errors derive from
+    it, so the CLI maps them to an exit status in one place."""
+
+    exit_code = 2
 
 
 class Termination(enum.Enum):
@@ -94,8 +123,157 @@ class GameRecord:
     offender: int | None = None  # the seat that forfeited, if any
     finished_at: float = 0.0  # unix time
     logs: list[str] = field(default_factory=list)  # per seat: the bot's captured output (tail)
+    teams: list[int] = field(default_factory=list)  # per seat, as the game declares its teams
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["termination"] = self.termination.value
         return d
+
+
+def is_void(record: GameRecord | PackedRecord) -> bool:
+    """A game the harness could not finish: a forfeit with no seat to blame (a worker died, the
+    watchdog stopped it). Stored, never rated."""
+    return record.offender is None and record.termination.is_forfeit
+
+
+# ----------------------------------------------------------------------------- packed records
+#
+# What worker processes send and the results store writes: a record's fields as one flat tuple
+# and its moves as Arrow-ready buffers. Every executor yields records in this format or as
+# GameRecords; both go to the store as they are.
+
+
+MoveBuffers = tuple[bytes, bytes, bytes, bytes, bytes]
+"""A game's moves as little-endian, Arrow-ready buffers: ply (int32), seat (int8), the length of
+each action in UTF-8 bytes (int32), the actions' UTF-8 text back to back, think time (float64)."""
+
+_LITTLE_ENDIAN = sys.byteorder == "little"
+assert array.array("i").itemsize == 4 and array.array("d").itemsize == 8
+
+
+def _buffer(typecode: str, values: Iterable[Any]) -> bytes:
+    data = array.array(typecode, values)
+    if not _LITTLE_ENDIAN:
+        data.byteswap()
+    return data.tobytes()
+
+
+def _values(typecode: str, buffer: bytes) -> list[Any]:
+    data = array.array(typecode)
+    data.frombytes(buffer)
+    if not _LITTLE_ENDIAN:
+        data.byteswap()
+    return data.tolist()
+
+
+def pack_moves(moves: Sequence[MoveRecord]) -> MoveBuffers:
+    """``moves`` as :data:`MoveBuffers`."""
+    actions = [m.action for m in moves]
+    text = "".join(actions).encode()
+    lengths = [len(a) for a in actions]  # characters are bytes while the text is ASCII
+    if len(text) != sum(lengths):
+        lengths = [len(a.encode()) for a in actions]
+    return (_buffer("i", [m.ply for m in moves]), _buffer("b", [m.seat for m in moves]),
+            _buffer("i", lengths), text, _buffer("d", [m.think_time for m in moves]))
+
+
+def unpack_moves(buffers: MoveBuffers) -> list[MoveRecord]:
+    """The inverse of :func:`pack_moves`."""
+    plies, seats = _values("i", buffers[0]), _values("b", buffers[1])
+    text, actions, at = buffers[3], [], 0
+    for length in _values("i", buffers[2]):
+        actions.append(text[at:at + length].decode())
+        at += length
+    return list(map(MoveRecord, plies, seats, actions, _values("d", buffers[4])))
+
+
+PACKED_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(GameRecord)
+                                     if f.name != "moves")
+_ROW_OF = operator.attrgetter(*PACKED_FIELDS)
+_TERMINATION = PACKED_FIELDS.index("termination")
+_OFFENDER = PACKED_FIELDS.index("offender")
+_FIELD_INDEX = {name: i for i, name in enumerate(PACKED_FIELDS)}
+_TERMINATIONS = {t.value: t for t in Termination}
+_FORFEITS = frozenset(t.value for t in Termination if t.is_forfeit)
+
+
+class PackedRecord:
+    """A finished game in flat form: the record's fields as one tuple of plain values (the
+    termination as its string) and its moves as :data:`MoveBuffers`.
+
+    This is what workers send: it pickles and unpickles many times faster than a
+    :class:`GameRecord` with :class:`MoveRecord` objects, and the results store makes Arrow
+    columns of a batch's move buffers without touching a move in Python. :meth:`record` gives
+    the full :class:`GameRecord` back.
+    """
+
+    __slots__ = ("game_id", "moves", "row")
+
+    def __init__(self, row: tuple[Any, ...], moves: MoveBuffers) -> None:
+        if len(row) != len(PACKED_FIELDS) or len(moves) != 5:
+            raise TypeError(f"not a packed record: {len(row)} fields, {len(moves)} buffers")
+        self.row = row
+        self.moves = moves
+        self.game_id: str = row[0]
+
+    @classmethod
+    def of(cls, record: GameRecord) -> PackedRecord:
+        """Pack ``record``."""
+        row = _ROW_OF(record)
+        row = (*row[:_TERMINATION], record.termination.value, *row[_TERMINATION + 1:])
+        return cls(row, pack_moves(record.moves))
+
+    def field(self, name: str) -> Any:
+        """One field of the record by name (the termination as its string value)."""
+        return self.row[_FIELD_INDEX[name]]
+
+    @property
+    def seats(self) -> list[str]:
+        return list(self.field("seats"))
+
+    @property
+    def returns(self) -> list[float]:
+        return list(self.field("returns"))
+
+    @property
+    def offender(self) -> int | None:
+        offender: int | None = self.row[_OFFENDER]
+        return offender
+
+    @property
+    def termination(self) -> Termination:
+        return _TERMINATIONS[self.row[_TERMINATION]]
+
+    @property
+    def void(self) -> bool:
+        """:func:`is_void`, read from the flat row without building the termination."""
+        return self.row[_OFFENDER] is None and self.row[_TERMINATION] in _FORFEITS
+
+    def record(self) -> GameRecord:
+        """The full :class:`GameRecord`."""
+        values = dict(zip(PACKED_FIELDS, self.row, strict=True))
+        values["termination"] = _TERMINATIONS[values["termination"]]
+        return GameRecord(**values, moves=unpack_moves(self.moves))
+
+
+assert PACKED_FIELDS[0] == "game_id"
+
+
+def pack_record(record: GameRecord) -> bytes:
+    """A record as compact bytes (a :class:`PackedRecord`'s tuple and columns, pickled)."""
+    packed = PackedRecord.of(record)
+    return pickle.dumps((packed.row, packed.moves), pickle.HIGHEST_PROTOCOL)
+
+
+def unpack_packed(data: bytes) -> PackedRecord:
+    """The :class:`PackedRecord` in bytes from :func:`pack_record`."""
+    value = pickle.loads(data)
+    if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], tuple)):
+        raise TypeError(f"a worker sent {type(value).__name__}, not a packed record")
+    return PackedRecord(value[0], value[1])
+
+
+def unpack_record(data: bytes) -> GameRecord:
+    """The inverse of :func:`pack_record`."""
+    return unpack_packed(data).record()

@@ -44,7 +44,6 @@ INFO = GameInfo(
             ),
         ),
     ),
-    aliases=("battle-line", "bl", "schotten-totten"),
 )
 
 

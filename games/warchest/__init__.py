@@ -35,7 +35,7 @@ INFO = GameInfo(
                 "Royal Guard tactic: revised card (move up to 2 onto a location you control) or "
                 "the 2018 printing (a 1-hex move), both paid with the Royal Coin"),
     ),
-    aliases=("war-chest", "wc"),
+    teams={4: (0, 1, 0, 1)},  # partners sit opposite: seats 0 and 2 against 1 and 3
 )
 
 

@@ -18,13 +18,13 @@ from harness.bench import figure
 from harness.records import BotRef, GameSpec
 
 if TYPE_CHECKING:
-    from harness.executors import Executor
+    from harness.run.base import Executor
 
 WORKERS = 2
 
 
 def _schedule(games: int, seed: int) -> list[GameSpec]:
-    from harness.schedule import round_robin
+    from harness.league.schedule import round_robin
 
     bots = [BotRef("random-a", "random"), BotRef("random-b", "random")]
     return round_robin("battleline", {}, bots, games, seed, league="bench-cluster")
@@ -41,8 +41,8 @@ def _rate(executor: Executor, specs: list[GameSpec]) -> float:
 
 
 def run(quick: bool) -> None:
-    from harness.executors import ProcessExecutor
-    from harness.executors_dask import DaskExecutor, LocalDaskProcesses
+    from harness.run.dask.executor import DaskExecutor, LocalDaskProcesses
+    from harness.run.local import ProcessExecutor
 
     games = 60 if quick else 400
     warm = _schedule(WORKERS * 4, seed=99)

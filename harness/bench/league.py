@@ -4,7 +4,7 @@ Figures (games per second on the same deals, each the best of a few runs, since 
 may be shared):
 
 * bare engine: ``new_game`` + uniformly random ``legal_actions`` + ``apply``, nothing else;
-* referee loop: :func:`harness.referee.play_game` in a loop (in-process built-in bots: the
+* referee loop: :func:`harness.match.referee.play_game` in a loop (in-process built-in bots: the
   observation for every decision, answer checks, move records);
 * league in-process (``--workers 0``), with 1 and with 2 worker processes: the whole league
   (schedule, executor, Parquet batches, progress bookkeeping) writing to a temporary folder;
@@ -53,7 +53,7 @@ def _bare(games: int) -> float:
 
 
 def _referee(games: int) -> float:
-    from harness.referee import play_game
+    from harness.match.referee import play_game
 
     t0 = time.perf_counter()
     for seed in range(games):
@@ -76,15 +76,15 @@ def _cpu() -> tuple[float, float]:
 
 def _league_run(games: int, workers: int, root: Path,
                 play: Callable[[GameSpec], GameRecord] | None = None) -> _Run:
-    from harness import executors
-    from harness.cli_league import prepare_league, run_league
+    from harness.league.service import League
+    from harness.run import base, local
 
     out = Path(tempfile.mkdtemp(prefix=f"w{workers}-", dir=root))
-    plan = prepare_league("battleline", ["r1=random", "r2=random"], out=out, games=games,
-                          seed=1)
-    executor = executors.make_executor(workers, play or executors.default_play(None))
+    league = League.prepare("battleline", ["r1=random", "r2=random"], out=out, games=games,
+                            seed=1)
+    executor = local.make_executor(workers, play or base.default_play(None))
     me0, kids0 = _cpu()
-    summary = run_league(plan, executor, progress=False)
+    summary = league.run(executor, progress=False)
     me1, kids1 = _cpu()
     if summary.stored != games:
         raise RuntimeError(f"the bench league stored {summary.stored} of {games} games")
@@ -98,7 +98,7 @@ def _league(games: int, workers: int, root: Path,
 
 def _stand_in() -> Callable[[GameSpec], GameRecord]:
     """A referee that returns a real game's record under the spec's id, instantly."""
-    from harness.referee import play_game
+    from harness.match.referee import play_game
 
     template = play_game(GameSpec("t", "battleline", {}, 3, SEATS))
 

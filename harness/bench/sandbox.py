@@ -8,13 +8,13 @@ import statistics
 import time
 
 from harness.bench import figure
-from harness.placement import pinned_here
+from harness.match.placement import pinned_here
 from harness.records import BotRef, GameSpec, Limits
 
 
 def _round_trip_us(quick: bool) -> tuple[float, float]:
     """Median microseconds of one act round trip: a Battle Line observation, and a tiny one."""
-    from harness.sandbox import harden_referee
+    from harness.bots.sandbox import harden_referee
 
     harden_referee()
     with pinned_here():  # as `tourney play` and league workers run a game: on one CPU
@@ -23,8 +23,8 @@ def _round_trip_us(quick: bool) -> tuple[float, float]:
 
 def _measure_round_trips(quick: bool) -> tuple[float, float]:
     from games import registry
-    from harness.loader import parse_spec
-    from harness.sandbox import SandboxedAgent
+    from harness.bots.sandbox import SandboxedAgent
+    from harness.bots.spec import parse_spec
 
     state = registry.get("battleline").new_game(1)
     observation, legal = state.observation(0), state.legal_actions()
@@ -48,7 +48,7 @@ def _measure_round_trips(quick: bool) -> tuple[float, float]:
 
 def _games_per_second(game: str, seats: tuple[str, str], games: int) -> tuple[float, float]:
     """Games per second and mean decisions per game."""
-    from harness.referee import play_game
+    from harness.match.referee import play_game
 
     refs = (BotRef("a", seats[0]), BotRef("b", seats[1]))
     decisions = 0
@@ -60,7 +60,7 @@ def _games_per_second(game: str, seats: tuple[str, str], games: int) -> tuple[fl
 
 def _greedy_win_rate(game: str, games: int) -> tuple[float, float, float]:
     """Greedy vs random, seats alternated: greedy's win, draw and forfeit fractions."""
-    from harness.referee import play_game
+    from harness.match.referee import play_game
 
     wins = draws = forfeits = 0
     for seed in range(games):

@@ -2,7 +2,7 @@
 
 One :class:`SandboxedAgent` is one bot process for one game (a fresh process per game, so a bot
 that died in one game simply gets a new process in the next). The bot file is copied with the
-runner (:mod:`harness.bot_runner`) into a private temporary directory, and the runner starts in
+runner (:mod:`harness.bots.runner`) into a private temporary directory, and the runner starts in
 a new session (its own process group) and confines itself before any bot code runs: rlimits on
 address space, CPU time and file size; new network, mount and PID namespaces (no network, its own
 ``/proc``) where the OS permits; and when tourney runs as root, the unprivileged ``nobody`` user.
@@ -34,9 +34,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness import bot_runner
-from harness.loader import BotSource
-from harness.protocol import (
+from harness.bots import runner as bot_runner
+from harness.bots.protocol import (
     JSON,
     AgentCrash,
     AgentProtocolError,
@@ -45,9 +44,10 @@ from harness.protocol import (
     encode,
     expect,
 )
+from harness.bots.spec import BotSpec
 from harness.records import Limits
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MAX_LINE = 4 << 20  # longest protocol line accepted from a bot
 FILE_SIZE_LIMIT = 64 << 20  # largest file a bot may write (RLIMIT_FSIZE)
 _PR_SET_DUMPABLE = 4
@@ -150,7 +150,7 @@ def _describe_exit(code: int | None) -> str:
 class SandboxedAgent:
     """One bot process for one game (see the module docstring). Raises AgentError subclasses."""
 
-    def __init__(self, source: BotSource, limits: Limits) -> None:
+    def __init__(self, source: BotSpec, limits: Limits) -> None:
         self.source = source
         self.limits = limits
         self.sandbox: JSON = {}

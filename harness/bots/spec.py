@@ -1,4 +1,4 @@
-"""Bot spec -> agent.
+"""Bot specs: the text that names a bot, parsed once into a :class:`BotSpec` value.
 
 A bot spec names a bot:
 
@@ -17,36 +17,53 @@ from __future__ import annotations
 
 import hashlib
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from harness.bot_runner import BotLoadError, load_bot_file
-from harness.protocol import JSON, Agent, AgentCrash
-from harness.records import Limits
+from harness.records import TourneyError
 
-if TYPE_CHECKING:
-    from harness.bot_runner import BotFactory
-
-AGENTS_DIR = Path(__file__).resolve().parent.parent / "agents"
+AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
 BUILTINS = ("random", "greedy")
 SPEC_HELP = "a .py bot file, file.py:ClassName, a built-in (random, greedy) or cmd:COMMAND"
 
 
-class BotSpecError(ValueError):
+class BotSpecError(TourneyError, ValueError):
     """A bot spec that names nothing usable; the message says what to write instead."""
 
 
 @dataclass(frozen=True)
-class BotSource:
-    """A parsed bot spec."""
+class BotSpec:
+    """A parsed bot spec: the one reading of the spec grammar (see the module docstring).
 
-    spec: str  # as given
+    ``str(spec)`` is its canonical text (a bot file's path made absolute, so a league resumes
+    from any directory) and parses back to an equal value:
+
+    >>> spec = parse_spec("sandbox:greedy")
+    >>> str(spec), spec.sandboxed, spec.label
+    ('sandbox:greedy', True, 'greedy')
+    >>> parse_spec(str(spec)) == spec
+    True
+    """
+
     path: Path | None  # the bot file (None for cmd:)
     entry: str | None  # explicit class or function name
     command: tuple[str, ...]  # cmd: bots
     builtin: str  # the built-in's name, or ""
     sandboxed: bool  # run in its own process
+    forced: bool = False  # the mode was asked for with a sandbox: or inproc: prefix
+    command_line: str = ""  # a cmd: bot's command line as written
+
+    @classmethod
+    def parse(cls, text: str, *, check: bool = True) -> BotSpec:
+        """:func:`parse_spec`."""
+        return parse_spec(text, check=check)
+
+    @property
+    def prefix(self) -> str:
+        """``sandbox:`` or ``inproc:`` when the spec asks for its mode, else empty."""
+        if not self.forced:
+            return ""
+        return "sandbox:" if self.sandboxed else "inproc:"
 
     @property
     def label(self) -> str:
@@ -56,9 +73,47 @@ class BotSource:
             return self.path.name + (f":{self.entry}" if self.entry else "")
         return " ".join(self.command)
 
+    @property
+    def name(self) -> str:
+        """A default display name: the built-in's, the file's stem (``mybot.py:Fast`` gives
+        ``mybot.Fast``) or the command's program name."""
+        if self.builtin:
+            return self.builtin
+        if self.path is not None:
+            return self.path.stem + (f".{self.entry}" if self.entry else "")
+        return Path(self.command[0]).name
 
-def parse_spec(spec: str) -> BotSource:
-    """Parse a bot spec; :class:`BotSpecError` if it cannot name a bot (e.g. a missing file)."""
+    def __str__(self) -> str:
+        if self.command:
+            return f"cmd:{self.command_line}"
+        if self.builtin:
+            return f"{self.prefix}{self.builtin}"
+        return f"{self.prefix}{self.path}" + (f":{self.entry}" if self.entry else "")
+
+    def in_sandbox(self) -> BotSpec:
+        """The same bot, run sandboxed in its own process."""
+        if self.command:
+            return self
+        return replace(self, sandboxed=True, forced=self.forced or not self.sandboxed)
+
+    def at(self, path: Path) -> BotSpec:
+        """The same bot read from another copy of its file (a Dask worker's cache)."""
+        return replace(self, path=path)
+
+    def sha256(self) -> str:
+        """SHA-256 of the bot's file (empty for external commands): results name the exact
+        code. Raises OSError when the file cannot be read."""
+        if self.path is None:
+            return ""
+        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+
+
+def parse_spec(spec: str, *, check: bool = True) -> BotSpec:
+    """Parse a bot spec; :class:`BotSpecError` if it cannot name a bot (e.g. a missing file).
+
+    ``check=False`` reads the text alone, without touching the file system (a bot file's
+    path is then neither checked nor made absolute).
+    """
     text = spec.strip()
     force: bool | None = None
     if text.startswith("sandbox:"):
@@ -68,16 +123,17 @@ def parse_spec(spec: str) -> BotSource:
     if text.startswith("cmd:"):
         if force is False:
             raise BotSpecError(f"{spec!r}: an external command always runs in its own process")
+        line = text.removeprefix("cmd:")
         try:
-            command = tuple(shlex.split(text.removeprefix("cmd:")))
+            command = tuple(shlex.split(line))
         except ValueError as exc:
             raise BotSpecError(f"{spec!r}: cannot split the command line ({exc})") from None
         if not command:
             raise BotSpecError(f"{spec!r} names no command; write cmd:<command line>")
-        return BotSource(spec, None, None, command, "", True)
+        return BotSpec(None, None, command, "", True, command_line=line)
     if text in BUILTINS:
         path = AGENTS_DIR / f"{text}.py"
-        return BotSource(spec, path, None, (), text, force is True)
+        return BotSpec(path, None, (), text, force is True, forced=force is not None)
     file_part, entry = text, None
     head, sep, tail = text.rpartition(":")
     if sep and head.endswith(".py") and tail.isidentifier():
@@ -85,96 +141,28 @@ def parse_spec(spec: str) -> BotSource:
     if not file_part.endswith(".py"):
         raise BotSpecError(f"{spec!r} is not a bot spec; give {SPEC_HELP}")
     path = Path(file_part).expanduser()
-    if not path.is_file():
-        raise BotSpecError(f"bot file {file_part!r} not found; check the path (or use {SPEC_HELP})")
-    return BotSource(spec, path.resolve(), entry, (), "", force is not False)
+    if check:
+        if not path.is_file():
+            raise BotSpecError(
+                f"bot file {file_part!r} not found; check the path (or use {SPEC_HELP})")
+        path = path.resolve()
+    return BotSpec(path, entry, (), "", force is not False, forced=force is not None)
 
 
 def is_sandboxed(spec: str) -> bool:
-    """Whether ``spec`` runs in its own process, decided as :func:`parse_spec` does but from the
-    text alone (no file system access): everything but trusted built-ins and ``inproc:``.
+    """Whether ``spec`` runs in its own process, read from the text alone (no file system
+    access): everything but trusted built-ins and ``inproc:``; a spec that names nothing
+    usable counts as sandboxed (the referee will judge it).
 
     >>> [is_sandboxed(s) for s in ("random", "sandbox:greedy", "bot.py", "inproc:bot.py")]
     [False, True, True, False]
     """
-    text = spec.strip()
-    if text.startswith("sandbox:") or text.startswith("cmd:"):
+    try:
+        return parse_spec(spec, check=False).sandboxed
+    except BotSpecError:
         return True
-    return not (text.startswith("inproc:") or text in BUILTINS)
 
 
 def spec_hash(spec: str) -> str:
     """SHA-256 of the bot's file (empty for external commands): results name the exact code."""
-    source = parse_spec(spec)
-    if source.path is None:
-        return ""
-    return hashlib.sha256(source.path.read_bytes()).hexdigest()
-
-
-_FACTORIES: dict[tuple[str, int, str], BotFactory] = {}
-
-
-def load_factory(source: BotSource) -> BotFactory:
-    """Load a bot file into this process (cached per file version): a factory of fresh bots."""
-    if source.path is None:
-        raise BotLoadError(f"{source.spec!r} is an external command, not a Python file")
-    try:
-        stamp = source.path.stat().st_mtime_ns
-    except OSError:
-        raise BotLoadError(f"bot file {str(source.path)!r} not found; check the path") from None
-    key = (str(source.path), stamp, source.entry or "")
-    if key not in _FACTORIES:
-        _FACTORIES[key] = load_bot_file(source.path, source.entry)
-    return _FACTORIES[key]
-
-
-class InProcessAgent:
-    """A trusted bot object living in the referee's process (no deadline enforcement)."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-
-    def start(self, info: JSON, timeout: float) -> None:
-        hook = getattr(self.bot, "start", None)
-        if callable(hook):
-            _guard("start", hook, info)
-
-    def act(self, observation: JSON, legal_actions: list[str], timeout: float) -> object:
-        return _guard("act", self.bot.act, observation, legal_actions)
-
-    def end(self, result: JSON, timeout: float) -> None:
-        hook = getattr(self.bot, "end", None)
-        if callable(hook):
-            _guard("end", hook, result)
-
-    def close(self) -> None:
-        self.bot = None
-
-    def logs(self) -> str:
-        return ""
-
-
-def _guard(where: str, fn: Any, *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except Exception as exc:
-        raise AgentCrash(f"{where} raised {type(exc).__name__}: {exc}") from exc
-
-
-def open_agent(source: BotSource, limits: Limits) -> Agent:
-    """A ready-to-start agent for ``source``: sandboxed process or in-process object.
-
-    Raises :class:`harness.protocol.AgentCrash` when an in-process bot cannot be loaded.
-    """
-    if source.sandboxed:
-        from harness.sandbox import SandboxedAgent
-
-        return SandboxedAgent(source, limits)
-    try:
-        factory = load_factory(source)
-    except BotLoadError as exc:
-        raise AgentCrash(f"could not load bot: {exc}") from None
-    try:
-        return InProcessAgent(factory())
-    except Exception as exc:
-        raise AgentCrash(f"creating the bot raised {type(exc).__name__}: {exc}") from None
+    return parse_spec(spec).sha256()

@@ -1,16 +1,23 @@
-"""The `tourney` command line.
+"""The `tourney` command line: the typer app and where errors become exit statuses.
 
-Commands are thin: they parse options, call plain functions that tests can call too, and turn
-domain errors into one clear line on stderr and a non-zero exit. Heavy modules (pyarrow,
-trueskill, dask, the game engines) are imported inside the commands so `tourney --help` is fast.
+Commands are thin: they parse options and call plain functions that tests can call too. Every
+error a user can fix derives from :class:`harness.records.TourneyError`; :func:`command`
+registers a command so that such an error prints one line on stderr (``tourney: error: ...``)
+and exits with its ``exit_code``, here and nowhere else. Heavy modules (pyarrow, trueskill,
+dask, the game engines) are imported inside the commands so `tourney --help` is fast.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
-from typing import Annotated, NoReturn
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
+
+from harness.cli import bots, catalog, league
+from harness.records import TourneyError, tourney_version
 
 app = typer.Typer(
     name="tourney",
@@ -22,49 +29,44 @@ app = typer.Typer(
 )
 
 
-class UserError(Exception):
-    """A problem the user can fix; printed as one line, exit status 2."""
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tourney {tourney_version()}")
+        raise typer.Exit()
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"tourney: error: {message}", err=True)
-    raise typer.Exit(code)
-
-
-@app.command("games")
-def games_cmd() -> None:
-    """List the registered games, their aliases and variants."""
-    from games import registry
-
-    for name in registry.names():
-        game = registry.load(name)
-        info = game.info
-        aliases = ", ".join(registry.aliases(name)) or "-"
-        typer.echo(f"{info.name} ({info.title}, rules {info.rules_version}); aliases: {aliases}")
-        for v in info.variants:
-            typer.echo(f"  --variant {v.key}={'|'.join(v.choices)}  (default {v.default}) {v.help}")
-
-
-@app.command("bench")
-def bench_cmd(
-    only: Annotated[
-        list[str] | None,
-        typer.Option("--only", help="Run only these sections (repeatable), e.g. battleline."),
-    ] = None,
-    quick: Annotated[bool, typer.Option(help="Shorter runs, rougher figures.")] = False,
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print the version and exit.", callback=_show_version,
+        is_eager=True)] = False,
 ) -> None:
-    """Print the benchmark figures: engines, sandbox round trips, league throughput."""
-    from harness.bench import run_sections
-
-    try:
-        run_sections(only or [], quick=quick)
-    except KeyError as exc:
-        fail(str(exc.args[0]))
+    """Bot tournaments for Battle Line and War Chest: play, validate, leagues, ratings."""
 
 
-# Command groups living in their own modules register themselves on `app` when imported:
-# cli_bots (play, validate) and cli_league (league, gauntlet, ratings, replay).
-from harness import cli_bots, cli_league  # noqa: E402,F401
+def command(name: str, fn: Callable[..., None]) -> None:
+    """Register ``fn`` as ``tourney NAME``, its TourneyErrors mapped to one line and an exit
+    status."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            fn(*args, **kwargs)
+        except TourneyError as exc:
+            typer.echo(f"tourney: error: {exc}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+
+    app.command(name)(run)
+
+
+command("games", catalog.games_cmd)
+command("bench", catalog.bench_cmd)
+command("play", bots.play_cmd)
+command("validate", bots.validate_cmd)
+command("league", league.league_cmd)
+command("gauntlet", league.gauntlet_cmd)
+command("ratings", league.ratings_cmd)
+command("replay", league.replay_cmd)
 
 
 def main() -> None:

@@ -16,30 +16,25 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from harness.cli import UserError, app, fail
-from harness.placement import pinned_here
+from harness.cli.options import (
+    DEFAULTS,
+    CpuOpt,
+    MemoryOpt,
+    MoveTimeOpt,
+    OverageOpt,
+    SandboxBuiltinsOpt,
+    StartupOpt,
+    UsageError,
+    VariantOpt,
+)
+from harness.match.placement import pinned_here
 from harness.records import BotRef, GameRecord, GameSpec, Limits
 
 if TYPE_CHECKING:
     from games.protocol import Game, State
     from harness.records import MoveRecord
 
-_DEFAULTS = Limits()
-
-MoveTimeOpt = Annotated[float, typer.Option(
-    "--move-time", help="Seconds per decision for sandboxed bots.", min=0.001)]
-OverageOpt = Annotated[float, typer.Option(
-    "--overage", help="Extra seconds per game a bot may draw on when a decision runs over.", min=0)]
-StartupOpt = Annotated[float, typer.Option(
-    "--startup-time", help="Seconds to launch, import and answer start.", min=0.001)]
-MemoryOpt = Annotated[int, typer.Option(
-    "--memory-mb", help="Address-space limit of a bot process, in MB.", min=16)]
-CpuOpt = Annotated[int, typer.Option(
-    "--cpu-seconds", help="CPU-time limit of a bot process, in seconds.", min=1)]
-VariantOpt = Annotated[list[str] | None, typer.Option(
-    "--variant", help="Rules option key=value (repeatable); `tourney games` lists them.")]
-SandboxBuiltinsOpt = Annotated[bool, typer.Option(
-    "--sandbox-builtins", help="Run the built-in bots sandboxed too (default: in-process).")]
+_DEFAULTS = DEFAULTS
 
 
 def make_limits(move_time: float, overage: float, startup_time: float, memory_mb: int,
@@ -48,49 +43,31 @@ def make_limits(move_time: float, overage: float, startup_time: float, memory_mb
                   memory_bytes=memory_mb << 20, cpu_seconds=cpu_seconds)
 
 
-def parse_variants(items: Sequence[str]) -> dict[str, str]:
-    """``["key=value", ...]`` -> dict; a malformed item is a :class:`UserError`."""
-    out: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise UserError(f"--variant expects key=value, got {item!r}")
-        out[key.strip()] = value.strip()
-    return out
-
-
 def resolve_game(name: str, variants: Sequence[str]) -> tuple[Game, dict[str, str]]:
     """Game name or alias plus --variant options -> the game and its full, checked variant."""
     from games import registry
-    from games.protocol import VariantError
+    from games.protocol import GameError
 
     try:
-        game, preset = registry.resolve(name)
-        variant = game.info.resolve_variant({**preset, **parse_variants(variants)})
-    except (registry.UnknownGame, VariantError) as exc:
-        raise UserError(str(exc.args[0])) from None
-    return game, variant
+        return registry.choose(name, registry.parse_variants(variants))
+    except GameError as exc:
+        raise UsageError(str(exc.args[0])) from None
 
 
 def seat_refs(specs: Sequence[str], sandbox_builtins: bool = False) -> tuple[BotRef, ...]:
-    """Bot specs -> BotRefs with short distinct names; a bad spec is a :class:`UserError`."""
-    from harness.loader import BotSpecError, parse_spec, spec_hash
+    """Bot specs -> BotRefs with short distinct names; a bad spec is a :class:`UsageError`."""
+    from harness.bots.spec import parse_spec
 
     refs: list[BotRef] = []
-    for seat, spec in enumerate(specs):
-        try:
-            source = parse_spec(spec)
-            digest = spec_hash(spec)
-        except BotSpecError as exc:
-            raise UserError(str(exc)) from None
+    for seat, text in enumerate(specs):
+        source = parse_spec(text)
+        digest = source.sha256()
         if sandbox_builtins and source.builtin and not source.sandboxed:
-            spec = f"sandbox:{source.builtin}"
-        name = source.builtin or (source.path.stem if source.path else source.command[0])
-        if source.entry:
-            name += f".{source.entry}"
+            text = str(source.in_sandbox())
+        name = source.name
         if any(r.name == name for r in refs):
             name = f"{name}#{seat}"
-        refs.append(BotRef(name, spec, digest))
+        refs.append(BotRef(name, text, digest))
     return tuple(refs)
 
 
@@ -109,14 +86,14 @@ def describe_result(record: GameRecord) -> str:
 def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequence[str] = (),
              limits: Limits = _DEFAULTS, show: bool = False, sandbox_builtins: bool = False,
              log_dir: Path | None = None) -> GameRecord:
-    """Play one game (``tourney play``); raises :class:`UserError` for anything unplayable."""
-    from harness.referee import play_game
+    """Play one game (``tourney play``); raises :class:`UsageError` for anything unplayable."""
+    from harness.match.referee import play_game
 
     game, variant = resolve_game(game_name, variants)
     initial = game.new_game(seed, **variant)
     players = initial.num_players
     if len(bots) != players:
-        raise UserError(f"{game.info.name} with {variant or 'its default rules'} needs "
+        raise UsageError(f"{game.info.name} with {variant or 'its default rules'} needs "
                         f"{players} bots, got {len(bots)}; give one bot per seat")
     refs = seat_refs(bots, sandbox_builtins)
     spec = GameSpec(f"play-{game.info.name}-{seed}", game.info.name, variant, seed, refs,
@@ -129,11 +106,10 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
 
     if show:
         typer.echo(f"start:\n{initial}")
-    with pinned_here():  # the game and its bots on one CPU (harness.placement)
+    with pinned_here():  # the game and its bots on one CPU (harness.match.placement)
         return play_game(spec, log_dir=log_dir, on_move=draw if show else None)
 
 
-@app.command("play")
 def play_cmd(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. battleline, wc.")],
     bots: Annotated[list[str], typer.Argument(
@@ -157,11 +133,8 @@ def play_cmd(
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
     limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
-    try:
-        record = play_one(game, bots, seed=seed, variants=variant or [], limits=limits,
-                          show=show, sandbox_builtins=sandbox_builtins, log_dir=log_dir)
-    except UserError as exc:
-        fail(str(exc))
+    record = play_one(game, bots, seed=seed, variants=variant or [], limits=limits,
+                      show=show, sandbox_builtins=sandbox_builtins, log_dir=log_dir)
     if as_json:
         typer.echo(json.dumps(record.to_dict(), indent=1))
         return
@@ -199,15 +172,15 @@ def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limit
     """Launch the bot once in the sandbox and time its start-up."""
     import time
 
-    from harness.loader import parse_spec
-    from harness.protocol import AgentError
-    from harness.sandbox import SandboxedAgent, harden_referee
+    from harness.bots.protocol import AgentError
+    from harness.bots.sandbox import SandboxedAgent, harden_referee
+    from harness.bots.spec import parse_spec
+    from harness.match.referee import start_info
 
     harden_referee()
     players = game.new_game(1, **variant).num_players
-    info = {"game": game.info.name, "variant": variant, "seat": 0, "num_players": players,
-            "rules_version": game.info.rules_version, "rng_seed": 1, "game_id": "validate",
-            "limits": {"move_time": limits.move_time, "overage": limits.overage}, "protocol": 1}
+    probe = GameSpec("validate", game.info.name, variant, 1, (), limits=limits)
+    info = start_info(probe, variant, 0, players, game.info.rules_version)
     agent = SandboxedAgent(parse_spec(spec), limits)
     t0 = time.perf_counter()
     try:
@@ -230,21 +203,18 @@ def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,
                  variants: Sequence[str] = (), limits: Limits = _DEFAULTS,
                  seed: int = 1) -> Validation:
     """Load the bot, check its start-up, and play it against random in every seat."""
-    from harness.loader import BotSpecError, parse_spec
+    from harness.bots.spec import parse_spec
 
     game, variant = resolve_game(game_name, variants)
-    try:
-        source = parse_spec(spec)
-    except BotSpecError as exc:
-        raise UserError(str(exc)) from None
-    boxed = spec if source.sandboxed else f"sandbox:{spec.removeprefix('inproc:')}"
-    with pinned_here():  # the games and the bot on one CPU (harness.placement)
+    source = parse_spec(spec)
+    boxed = spec if source.sandboxed else str(source.in_sandbox())
+    with pinned_here():  # the games and the bot on one CPU (harness.match.placement)
         return _validate(boxed, source.label, game, variant, games_per_seat, limits, seed)
 
 
 def _validate(boxed: str, label: str, game: Game, variant: dict[str, str], games_per_seat: int,
               limits: Limits, seed: int) -> Validation:
-    from harness.referee import play_game
+    from harness.match.referee import play_game
 
     report = Validation()
     report.say(f"validating {label} on {game.info.name} {variant} "
@@ -276,7 +246,6 @@ def _validate(boxed: str, label: str, game: Game, variant: dict[str, str], games
     return report
 
 
-@app.command("validate")
 def validate_cmd(
     bot: Annotated[str, typer.Argument(help="The bot: file.py, file.py:Class or cmd:COMMAND.")],
     game: Annotated[str, typer.Option("--game", "-g", help="Game name or alias.")],
@@ -295,11 +264,8 @@ def validate_cmd(
     Example: tourney validate mybot.py --game battleline
     """
     limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
-    try:
-        report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
-                              limits=limits, seed=seed)
-    except UserError as exc:
-        fail(str(exc))
+    report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
+                          limits=limits, seed=seed)
     for line in report.lines:
         typer.echo(line)
     if report.passed:

@@ -1,9 +1,12 @@
-"""`tourney league`, `gauntlet`, `ratings` and `replay`: leagues that run overnight.
+"""The league as a service: what `tourney league`, `gauntlet`, `ratings` and `replay` do, for
+the command line, the tests and the benchmark alike.
 
-The commands are thin; the work is in plain functions tests call directly:
-:func:`prepare_league` (bots, variant, configuration, schedule), :func:`run_league` (play what is
-not stored yet, with progress, batching and a clean Ctrl-C), :func:`ratings_text` and
-:func:`replay_lines`.
+:class:`League` is a results folder with its configuration and schedule: prepare it (or resume
+the one stored in the folder), run it on an executor (play what is not stored yet, with
+progress, batching and a clean Ctrl-C), rate it and replay its games. The plain functions
+behind it (:func:`prepare_league`, :func:`run_league`, :func:`ratings_text`,
+:func:`replay_lines`) are public too. Heavy modules (pyarrow, trueskill, the engines) are
+imported inside the functions so the command line starts fast.
 """
 
 from __future__ import annotations
@@ -17,23 +20,28 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from harness.cli import app, fail
-from harness.records import BotRef, GameRecord, GameSpec, Limits
+from harness.records import (
+    BotRef,
+    GameRecord,
+    GameSpec,
+    Limits,
+    PackedRecord,
+    TourneyError,
+    is_void,
+)
 
 if TYPE_CHECKING:
-    from harness.executors import Executor, PackedRecord
-    from harness.store import LeagueConfig, ResultsStore
+    from harness.league.store import LeagueConfig, ResultsStore
+    from harness.run.base import Executor
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
-BATCH_SIZE = 2000  # = harness.store.BATCH_SIZE, not imported here: pyarrow is slow to import
+BATCH_SIZE = 2000  # = harness.league.store.BATCH_SIZE, not imported: pyarrow is slow to import
 
 
-class LeagueError(Exception):
+class LeagueError(TourneyError):
     """A league that cannot run as asked; one clear line for the user."""
 
 
@@ -55,36 +63,18 @@ def bot_ref(text: str) -> BotRef:
 
 def resolve_bot(name: str, spec: str) -> BotRef:
     """The BotRef of ``spec`` under ``name`` (derived from the spec when empty)."""
-    from harness.loader import BotSpecError, parse_spec, spec_hash
+    from harness.bots.spec import BotSpecError, parse_spec
 
     try:
         source = parse_spec(spec)
-        digest = spec_hash(spec)
+        digest = source.sha256()
     except BotSpecError as exc:
         raise LeagueError(str(exc)) from None
     except OSError as exc:
         raise LeagueError(f"cannot read bot {spec!r}: {exc.strerror}") from None
     if source.path is not None and not source.builtin:
-        prefix = next((p for p in ("sandbox:", "inproc:") if spec.strip().startswith(p)), "")
-        spec = prefix + str(source.path) + (f":{source.entry}" if source.entry else "")
-    if not name:
-        if source.builtin:
-            name = source.builtin
-        elif source.path is not None:
-            name = source.path.stem + (f".{source.entry}" if source.entry else "")
-        else:
-            name = Path(source.command[0]).name
-    return BotRef(name=name, spec=spec, sha256=digest)
-
-
-def parse_variants(items: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise LeagueError(f"--variant {item!r} is not key=value (e.g. --variant rules=tactics)")
-        out[key.strip()] = value.strip()
-    return out
+        spec = str(source)
+    return BotRef(name=name or source.name, spec=spec, sha256=digest)
 
 
 @dataclass
@@ -98,17 +88,13 @@ class GameChoice:
 def choose_game(name: str, variants: Sequence[str]) -> GameChoice:
     """The registered game, its full variant (alias preset + options) and player count."""
     from games import registry
-    from games.protocol import VariantError
+    from games.protocol import GameError
 
     try:
-        game, preset = registry.resolve(name)
-    except registry.UnknownGame as exc:
+        game, variant = registry.choose(name, registry.parse_variants(variants))
+    except GameError as exc:
         raise LeagueError(str(exc)) from None
     info = game.info
-    try:
-        variant = info.resolve_variant({**preset, **parse_variants(variants)})
-    except VariantError as exc:
-        raise LeagueError(str(exc)) from None
     players = int(variant.get("players", min(info.players)))
     return GameChoice(info.name, variant, info.rules_version, players)
 
@@ -141,7 +127,7 @@ def prepare_league(
     Options left out are taken from the folder's ``league.json`` when it exists, so
     ``tourney league --resume --out FOLDER`` continues the last run.
     """
-    from harness import schedule, store
+    from harness.league import schedule, store
 
     stored = store.load_config(out) if (out / "league.json").exists() else None
     if resume and stored is None:
@@ -266,7 +252,7 @@ def run_league(
     On Ctrl-C (or any error while playing) the finished games are flushed before the
     exception propagates; a StoreError (full disk, unwritable folder) leaves no partial file.
     """
-    from harness import store
+    from harness.league import store
 
     st = store.ResultsStore.open(plan.out, plan.config, batch_size=batch_size,
                                  flush_seconds=flush_seconds)
@@ -278,8 +264,8 @@ def run_league(
 
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
               on_record: Callable[[GameRecord], None] | None) -> RunSummary:
-    from harness import store
-    from harness.sandbox import hide_from_bots
+    from harness.bots.sandbox import hide_from_bots
+    from harness.league import store
 
     hide_from_bots(plan.out)  # league.json's seed would let a bot rebuild the deals
     todo = [s for s in plan.specs if s.game_id not in st.finished]
@@ -301,7 +287,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                 summary.played += 1
                 if st.add(record):
                     summary.stored += 1
-                    if not store.is_void(record):
+                    if not is_void(record):
                         leader.add(record.seats, record.returns)
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
@@ -331,7 +317,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
 
 def _records(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord | PackedRecord]:
     """The executor's records; worker processes' as they packed them (stored as they are)."""
-    from harness.executors import ProcessExecutor
+    from harness.run.local import ProcessExecutor
 
     if not todo:
         return iter(())
@@ -345,17 +331,17 @@ def make_executor(workers: int | None, out: Path, cluster: str | None,
     """The back end a command asked for: a Dask cluster, in-process (0) or worker processes.
 
     ``game_timeout``: the watchdog's limit per game in worker processes (default: every seat's
-    worst-case time plus a minute, see :func:`harness.executors.game_deadline`).
+    worst-case time plus a minute, see :func:`harness.run.base.game_deadline`).
     """
     if cluster:
-        from harness import executors_dask
+        from harness.run import dask
 
-        try:
-            executors_dask.require_dask()
-            return executors_dask.DaskExecutor(cluster, log_dir=out / "logs")
-        except executors_dask.ClusterError as exc:
-            raise LeagueError(str(exc)) from None
-    from harness import executors
+        dask.require_dask()
+        from harness.run.dask.executor import DaskExecutor
+
+        return DaskExecutor(cluster, log_dir=out / "logs")
+    from harness.match.placement import cpu_count
+    from harness.run import base, local
 
     if workers is not None and workers < 0:
         raise LeagueError(f"--workers must be 0 (in this process) or more (got {workers})")
@@ -363,15 +349,9 @@ def make_executor(workers: int | None, out: Path, cluster: str | None,
         raise LeagueError(f"--game-timeout must be positive (got {game_timeout})")
     if game_timeout is not None and workers == 0:
         raise LeagueError("--game-timeout needs worker processes: use --workers 1 or more")
-    play = executors.default_play(out / "logs")
-    n = workers if workers is not None else _cpu_count()
-    return executors.make_executor(n, play, deadline=game_timeout)
-
-
-def _cpu_count() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    play = base.default_play(out / "logs")
+    n = workers if workers is not None else cpu_count()
+    return local.make_executor(n, play, deadline=game_timeout)
 
 
 def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
@@ -386,122 +366,10 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
     return lines
 
 
-# ----------------------------------------------------------------------------- commands
-
-GamesOpt = Annotated[int | None, typer.Option("--games", "-n", help="Games per pair of bots "
-                                              "(duplicate pairs: one deal, seats swapped).")]
-OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Results folder, e.g. results/NAME.")]
-WorkersOpt = Annotated[int | None, typer.Option(
-    "--workers", "-j", help="Worker processes (default: one per core; 0: in this process).")]
-SeedOpt = Annotated[int | None, typer.Option(help="League seed: fixes every deal (default 0).")]
-VariantOpt = Annotated[list[str] | None, typer.Option(
-    "--variant", help="Rules option key=value (repeatable); see `tourney games`.")]
-MoveTimeOpt = Annotated[float | None, typer.Option(
-    "--move-time", help="Seconds per decision for sandboxed bots (default 1.0).")]
-OverageOpt = Annotated[float | None, typer.Option(
-    "--overage", help="Extra seconds per game a bot may draw on when a decision runs over "
-                      "(default 10).")]
-ResumeOpt = Annotated[bool, typer.Option(
-    "--resume", help="Continue the league stored in --out (options default to league.json).")]
-ClusterOpt = Annotated[str | None, typer.Option(
-    "--cluster", help="Run on a Dask scheduler, e.g. tcp://host:8786.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-TimeoutOpt = Annotated[float | None, typer.Option(
-    "--game-timeout", help="Watchdog limit per game in seconds (default: every seat's "
-                           "worst-case time plus a minute); a game past it is recorded void.")]
-BatchOpt = Annotated[int, typer.Option(
-    "--batch-size", help="Games per Parquet batch file (a batch is also written every 10 s).")]
-
-
-def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str | None,
-                 quiet: bool, batch_size: int = BATCH_SIZE,
-                 game_timeout: float | None = None) -> None:
-    from harness.store import StoreError
-
-    errors: tuple[type[Exception], ...] = (LeagueError, StoreError)
-    if cluster:
-        try:
-            from harness.executors_dask import ClusterError
-        except ImportError:
-            fail("--cluster needs Dask, which is not installed: pip install 'tourney[dask]'")
-        errors = (*errors, ClusterError)
-    if batch_size < 1:
-        fail(f"--batch-size must be at least 1 (got {batch_size})")
-    try:
-        plan = plan_fn()
-        executor = make_executor(workers, plan.out, cluster, game_timeout)
-        summary = run_league(plan, executor, progress=not quiet, batch_size=batch_size)
-    except errors as exc:
-        fail(str(exc))
-    for line in _summary_lines(plan, summary):
-        typer.echo(line)
-    if summary.interrupted:
-        typer.echo(f"interrupted; resume with:\n  {plan.resume_command}", err=True)
-        raise typer.Exit(130)
-    typer.echo(f"ratings: tourney ratings {plan.out}")
-
-
-@app.command("league")
-def league_cmd(
-    game: Annotated[str | None, typer.Argument(help="Game name or alias (see `tourney games`).")]
-    = None,
-    bots: Annotated[list[str] | None, typer.Argument(
-        help="Two or more bots: built-in name, bot.py, bot.py:Class, cmd:COMMAND; NAME=SPEC "
-             "names one.")] = None,
-    games: GamesOpt = None,
-    out: OutOpt = Path("results/league"),
-    workers: WorkersOpt = None,
-    seed: SeedOpt = None,
-    variant: VariantOpt = None,
-    move_time: MoveTimeOpt = None,
-    overage: OverageOpt = None,
-    resume: ResumeOpt = False,
-    cluster: ClusterOpt = None,
-    quiet: QuietOpt = False,
-    batch_size: BatchOpt = BATCH_SIZE,
-    game_timeout: TimeoutOpt = None,
-) -> None:
-    """Round robin: every pair of bots plays --games games; results go to --out.
-
-    Re-running the command (or --resume) plays only the games not stored yet; adding a bot or
-    raising --games plays only the new games.
-    """
-    _run_command(lambda: prepare_league(game, bots or [], out=out, games=games, seed=seed,
-                                        variants=variant or [], move_time=move_time,
-                                        overage=overage, resume=resume),
-                 workers, cluster, quiet, batch_size, game_timeout)
-
-
-@app.command("gauntlet")
-def gauntlet_cmd(
-    game: Annotated[str, typer.Argument(help="Game name or alias (see `tourney games`).")],
-    challenger: Annotated[str, typer.Argument(help="The bot being tested.")],
-    opponents: Annotated[list[str], typer.Argument(help="One or more opponents.")],
-    games: GamesOpt = None,
-    out: OutOpt = Path("results/gauntlet"),
-    workers: WorkersOpt = None,
-    seed: SeedOpt = None,
-    variant: VariantOpt = None,
-    move_time: MoveTimeOpt = None,
-    overage: OverageOpt = None,
-    resume: ResumeOpt = False,
-    cluster: ClusterOpt = None,
-    quiet: QuietOpt = False,
-    batch_size: BatchOpt = BATCH_SIZE,
-    game_timeout: TimeoutOpt = None,
-) -> None:
-    """The challenger plays --games games against each opponent (same ids as a round robin)."""
-    _run_command(lambda: prepare_league(game, [challenger, *opponents], out=out, games=games,
-                                        seed=seed, variants=variant or [],
-                                        move_time=move_time, overage=overage, resume=resume,
-                                        kind="gauntlet"),
-                 workers, cluster, quiet, batch_size, game_timeout)
-
-
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
                  draw_probability: float | None = None) -> tuple[str, list[str]]:
     """The leaderboard of the games stored in ``folders``, and warnings (skipped files)."""
-    from harness import ratings, store
+    from harness.league import ratings, store
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
@@ -525,36 +393,11 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
     return ratings.render(board, fmt, h2h), loaded.skipped
 
 
-@app.command("ratings")
-def ratings_cmd(
-    folders: Annotated[list[Path], typer.Argument(help="One or more results folders.")],
-    h2h: Annotated[bool, typer.Option("--h2h", help="Add the head-to-head matrix.")] = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv or markdown.")]
-    = "table",
-    draw_probability: Annotated[float | None, typer.Option(
-        "--draw-probability", help="TrueSkill draw probability (default: from the data).")]
-    = None,
-) -> None:
-    """TrueSkill leaderboard of stored games: mu, sigma, mu-3σ, W/D/L, win rate, forfeits."""
-    from harness.store import StoreError
-
-    if draw_probability is not None and not 0 < draw_probability < 1:
-        fail(f"--draw-probability must be between 0 and 1 (got {draw_probability})")
-    try:
-        text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h,
-                                     draw_probability=draw_probability)
-    except (LeagueError, StoreError) as exc:
-        fail(str(exc))
-    for line in skipped:
-        typer.echo(f"tourney: warning: {line}", err=True)
-    typer.echo(text)
-
-
 def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[str]:
     """A stored game move by move, rebuilt from its seed, variant and moves."""
     from games import registry
     from games.protocol import GameError
-    from harness import store
+    from harness.league import store
 
     store.load_config(folder)
     table = store.load_games([folder]).games
@@ -593,21 +436,82 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     if names:
         outcome = f"won by {' + '.join(names)} (seat{plural} {won})"
     else:
-        outcome = "void (not rated)" if store.is_void(row) else "draw"
+        outcome = "void (not rated)" if is_void(row) else "draw"
     yield f"result: {outcome}; {row.termination.value}: {row.reason}"
 
 
-@app.command("replay")
-def replay_cmd(
-    folder: Annotated[Path, typer.Argument(help="The results folder.")],
-    game_id: Annotated[str, typer.Argument(help="The game's id (or a unique prefix).")],
-    boards: Annotated[bool, typer.Option(help="Draw the board after every move.")] = True,
-) -> None:
-    """Print a stored game move by move with the board."""
-    from harness.store import StoreError
 
-    try:
-        for line in replay_lines(folder, game_id, boards):
-            typer.echo(line)
-    except (LeagueError, StoreError) as exc:
-        fail(str(exc))
+
+# ----------------------------------------------------------------------------- the service
+
+
+class League:
+    """A league in its results folder: what the command line, the tests and the benchmark use.
+
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "demo"
+    >>> league = League.prepare("battleline", ["random", "other=random"], out=out, games=2)
+    >>> league.run(workers=0, progress=False).stored
+    2
+    >>> League.resume(out).run(workers=0, progress=False).already
+    2
+    """
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+
+    @classmethod
+    def prepare(cls, game: str | None, bots: Sequence[str], *, out: Path,
+                games: int | None = None, seed: int | None = None,
+                variants: Sequence[str] = (), move_time: float | None = None,
+                overage: float | None = None, resume: bool = False,
+                kind: str = "round-robin") -> League:
+        """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
+        out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`)."""
+        return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
+                                  variants=variants, move_time=move_time, overage=overage,
+                                  resume=resume, kind=kind))
+
+    @classmethod
+    def resume(cls, out: Path) -> League:
+        """The league stored in ``out``, as it was configured."""
+        return cls.prepare(None, [], out=out, resume=True)
+
+    @property
+    def out(self) -> Path:
+        return self.plan.out
+
+    @property
+    def config(self) -> LeagueConfig:
+        return self.plan.config
+
+    @property
+    def specs(self) -> list[GameSpec]:
+        return self.plan.specs
+
+    def executor(self, workers: int | None = None, cluster: str | None = None,
+                 game_timeout: float | None = None) -> Executor:
+        """The back end to run on (see :func:`make_executor`), bot logs under ``out/logs``."""
+        return make_executor(workers, self.out, cluster, game_timeout)
+
+    def run(self, executor: Executor | None = None, *, workers: int | None = None,
+            progress: bool = True, batch_size: int = BATCH_SIZE,
+            on_record: Callable[[GameRecord], None] | None = None) -> RunSummary:
+        """Play every scheduled game not stored yet (see :func:`run_league`); without an
+        ``executor``, on ``workers`` local worker processes (0: in this process)."""
+        if executor is None:
+            executor = self.executor(workers)
+        return run_league(self.plan, executor, progress=progress, batch_size=batch_size,
+                          on_record=on_record)
+
+    def summary_lines(self, summary: RunSummary) -> list[str]:
+        return _summary_lines(self.plan, summary)
+
+    def ratings(self, *, fmt: str = "table", h2h: bool = False,
+                draw_probability: float | None = None) -> tuple[str, list[str]]:
+        """The leaderboard of the games stored so far, and warnings (see :func:`ratings_text`)."""
+        return ratings_text([self.out], fmt=fmt, h2h=h2h, draw_probability=draw_probability)
+
+    def replay(self, game_id: str, boards: bool = True) -> Iterator[str]:
+        """A stored game move by move (see :func:`replay_lines`)."""
+        return replay_lines(self.out, game_id, boards)

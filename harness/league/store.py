@@ -43,8 +43,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from harness.executors import PACKED_FIELDS, PackedRecord
-from harness.records import BotRef, GameRecord, Limits, Termination
+from harness.records import (
+    PACKED_FIELDS,
+    BotRef,
+    GameRecord,
+    Limits,
+    PackedRecord,
+    Termination,
+    TourneyError,
+    tourney_version,
+)
 
 FORMAT = 1  # version of the results-folder layout
 BATCH_SIZE = 2000  # games per batch file at most; a batch is also written every FLUSH_SECONDS
@@ -89,21 +97,12 @@ MOVES_SCHEMA = pa.schema(
 )
 
 
-class StoreError(Exception):
+class StoreError(TourneyError):
     """A results folder cannot be used as asked; the message names the problem and the fix."""
 
 
 class LeagueMismatch(StoreError):
     """The folder holds a different league (game, variant, rules version, seed, bot code)."""
-
-
-def tourney_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("tourney")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 @dataclass
@@ -215,13 +214,6 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
 # ----------------------------------------------------------------------------- records -> rows
 
 
-def is_void(record: GameRecord | PackedRecord) -> bool:
-    """A forfeit with no seat to blame: the harness failed (worker died, game hung)."""
-    if isinstance(record, PackedRecord):
-        return record.void
-    return record.offender is None and record.termination.is_forfeit
-
-
 Finished = GameRecord | PackedRecord  # what the store takes: a record, or a worker's packing
 
 
@@ -291,7 +283,7 @@ def _winner_of(seats: list[str], winners: list[int]) -> str | None:
 def moves_table(records: Sequence[Finished]) -> pa.Table:
     """The moves rows of ``records`` (one per decision), in MOVES_SCHEMA.
 
-    Built from the records' packed move buffers (:data:`harness.executors.MoveBuffers`) joined
+    Built from the records' packed move buffers (:data:`harness.records.MoveBuffers`) joined
     end to end, so no move passes through a Python object.
     """
     games: list[str] = []

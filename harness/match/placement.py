@@ -24,6 +24,11 @@ def available_cpus() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
+def cpu_count() -> int:
+    """How many CPUs this process may use: the default number of league workers."""
+    return len(available_cpus()) or os.cpu_count() or 1
+
+
 def pin(cpu: int) -> bool:
     """Run this process (and the processes it starts from now on) on ``cpu`` only."""
     if not hasattr(os, "sched_setaffinity"):

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from games import registry
-from games.protocol import JSON, GameError, State, winners
-from harness.loader import BotSource, BotSpecError, InProcessAgent, open_agent, parse_spec
-from harness.protocol import (
+from games.protocol import JSON, GameError, GameInfo, State, winners
+from harness.bots import open_agent
+from harness.bots.inprocess import InProcessAgent
+from harness.bots.protocol import (
     PROTOCOL_VERSION,
     Agent,
     AgentCrash,
@@ -34,6 +35,7 @@ from harness.protocol import (
     AgentProtocolError,
     AgentTimeout,
 )
+from harness.bots.spec import BotSpec, BotSpecError, parse_spec
 from harness.records import GameRecord, GameSpec, Limits, MoveRecord, Termination
 
 MoveHook = Callable[[State, MoveRecord], None]
@@ -75,6 +77,23 @@ def bot_seed(seed: int, seat: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
+def start_info(spec: GameSpec, variant: dict[str, str], seat: int, players: int,
+               rules_version: str) -> JSON:
+    """What a bot's ``start(info)`` receives (``docs/protocol.md``): the game, its variant, the
+    bot's seat, its own random seed, and its time limits."""
+    return {
+        "game": spec.game,
+        "variant": variant,
+        "seat": seat,
+        "num_players": players,
+        "rules_version": rules_version,
+        "rng_seed": bot_seed(spec.seed, seat),
+        "game_id": spec.game_id,
+        "limits": {"move_time": spec.limits.move_time, "overage": spec.limits.overage},
+        "protocol": PROTOCOL_VERSION,
+    }
+
+
 def play_game(
     spec: GameSpec, *, log_dir: Path | None = None, on_move: MoveHook | None = None
 ) -> GameRecord:
@@ -87,12 +106,13 @@ def play_game(
     or the wrong number of seats.
     """
     started = time.perf_counter()
-    game, preset = registry.resolve(spec.game)
-    info = game.info
     try:
-        variant = info.resolve_variant({**preset, **spec.variant})
+        game, variant = registry.choose(spec.game, spec.variant)
+    except registry.UnknownGame:
+        raise
     except GameError as exc:
         raise ValueError(str(exc)) from None
+    info = game.info
     state = game.new_game(spec.seed, **variant)
     n = state.num_players
     if len(spec.seats) != n:
@@ -107,8 +127,7 @@ def play_game(
         forfeit = _seat_bots(spec, table, variant, n, info.rules_version, log_dir)
         if forfeit is None:
             forfeit = _play(state, table, moves, info.max_decisions, on_move)
-        record = _record(spec, state, table, moves, forfeit, variant, info.rules_version,
-                         info.max_decisions, started)
+        record = _record(spec, state, table, moves, forfeit, variant, info, started)
         _tell_the_end(table, record)
     finally:
         for agent in table.agents:
@@ -117,14 +136,14 @@ def play_game(
     record.logs = [agent.logs() if agent is not None else "" for agent in table.agents]
     record.duration = time.perf_counter() - started
     if log_dir is not None:
-        _write_logs(log_dir, spec.game_id, record.logs)
+        write_logs(log_dir, record)
     return record
 
 
 def _hide_outputs(log_dir: Path) -> None:
     """Bots see neither the logs folder nor, when it lies in one, the league's results folder
     (whose league.json holds the seed the deals derive from)."""
-    from harness.sandbox import hide_from_bots
+    from harness.bots.sandbox import hide_from_bots
 
     log_dir.mkdir(parents=True, exist_ok=True)
     hide_from_bots(log_dir)
@@ -132,10 +151,10 @@ def _hide_outputs(log_dir: Path) -> None:
         hide_from_bots(log_dir.parent)
 
 
-_BUILTIN_SOURCES: dict[str, BotSource] = {}
+_BUILTIN_SOURCES: dict[str, BotSpec] = {}
 
 
-def _source(spec: str) -> BotSource:
+def _source(spec: str) -> BotSpec:
     """The parsed spec; a built-in's (which names no user file) is parsed once per process."""
     source = _BUILTIN_SOURCES.get(spec)
     if source is None:
@@ -150,14 +169,14 @@ def _seat_bots(
     log_dir: Path | None,
 ) -> _Forfeit | None:
     """Load and start every bot; the first seat that fails forfeits."""
-    sources: list[BotSource] = []
+    sources: list[BotSpec] = []
     for seat, ref in enumerate(spec.seats):
         try:
             sources.append(_source(ref.spec))
         except BotSpecError as exc:
             return _Forfeit(seat, Termination.CRASH, f"{table.who(seat)} could not load: {exc}")
     if any(source.sandboxed for source in sources):
-        from harness.sandbox import harden_referee
+        from harness.bots.sandbox import harden_referee
 
         harden_referee()
         if log_dir is not None:
@@ -169,17 +188,7 @@ def _seat_bots(
             return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
     for seat, agent in enumerate(table.agents):
         assert agent is not None
-        info: JSON = {
-            "game": spec.game,
-            "variant": variant,
-            "seat": seat,
-            "num_players": n,
-            "rules_version": rules_version,
-            "rng_seed": bot_seed(spec.seed, seat),
-            "game_id": spec.game_id,
-            "limits": {"move_time": spec.limits.move_time, "overage": spec.limits.overage},
-            "protocol": PROTOCOL_VERSION,
-        }
+        info = start_info(spec, variant, seat, n, rules_version)
         try:
             agent.start(info, spec.limits.startup_time)
         except AgentError as exc:
@@ -324,16 +333,6 @@ def _why_illegal(state: State, action: str) -> str:
     return "not among the legal actions"
 
 
-def team_of(state: State) -> list[int]:
-    """Team per seat: the game's optional ``teams`` (attribute or method), else one per seat."""
-    teams = getattr(state, "teams", None)
-    if callable(teams):
-        teams = teams()
-    if isinstance(teams, list | tuple) and len(teams) == state.num_players:
-        return [int(t) for t in teams]
-    return list(range(state.num_players))
-
-
 def _record(
     spec: GameSpec,
     state: State,
@@ -341,13 +340,12 @@ def _record(
     moves: list[MoveRecord],
     forfeit: _Forfeit | None,
     variant: dict[str, str],
-    rules_version: str,
-    cap: int,
+    info: GameInfo,
     started: float,
 ) -> GameRecord:
     offender: int | None = None
+    teams = info.teams_of(state.num_players)
     if forfeit is not None:
-        teams = team_of(state)
         offender = forfeit.seat
         returns = [-1.0 if teams[s] == teams[offender] else 1.0 for s in range(state.num_players)]
         termination, reason = forfeit.termination, forfeit.reason
@@ -356,7 +354,7 @@ def _record(
         returns = [float(r) for r in state.returns()]
         if ended is None:  # the referee's own cap (the game should have ended itself)
             termination = Termination.MOVE_CAP
-            reason = f"decision cap of {cap} reached: draw by adjudication"
+            reason = f"decision cap of {info.max_decisions} reached: draw by adjudication"
             returns = [0.0] * state.num_players
         else:
             termination, reason = Termination(ended[0].value), ended[1]
@@ -364,7 +362,7 @@ def _record(
         game_id=spec.game_id,
         game=spec.game,
         variant=variant,
-        rules_version=rules_version,
+        rules_version=info.rules_version,
         seed=spec.seed,
         seats=list(table.names),
         returns=returns,
@@ -380,6 +378,7 @@ def _record(
         league=spec.league,
         offender=offender,
         finished_at=time.time(),
+        teams=list(teams),
     )
 
 
@@ -405,8 +404,11 @@ def _tell_the_end(table: _Table, record: GameRecord) -> None:
             continue
 
 
-def _write_logs(log_dir: Path, game_id: str, logs: list[str]) -> None:
-    log_dir.mkdir(parents=True, exist_ok=True)
-    for seat, text in enumerate(logs):
+def write_logs(log_dir: Path, record: GameRecord) -> None:
+    """Each seat's captured output as ``<game_id>.seat<i>.log`` under ``log_dir``: the one log
+    writer (the referee calls it when given a folder; the Dask back end for records that come
+    back from its workers)."""
+    for seat, text in enumerate(record.logs):
         if text:
-            (log_dir / f"{game_id or 'game'}.seat{seat}.log").write_text(text)
+            log_dir.mkdir(parents=True, exist_ok=True)
+            (log_dir / f"{record.game_id or 'game'}.seat{seat}.log").write_text(text)

@@ -1,35 +1,6 @@
-"""Where a league's games run: GameSpecs in, GameRecords out.
+"""Local back ends: GameSpecs in, GameRecords out, in this process or in worker processes.
 
-The executor interface
-======================
-
-Every back end (this module's :class:`InlineExecutor` and :class:`ProcessExecutor`, and the Dask
-back end in :mod:`harness.executors_dask`) implements :class:`Executor`::
-
-    class Executor(Protocol):
-        @property
-        def workers(self) -> int: ...            # games it can play at once (for display)
-        def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
-        def close(self) -> None: ...             # release workers; safe to call twice
-        def __enter__(self) -> Self: ...         # ``with executor:`` closes on the way out
-        def __exit__(self, *exc) -> None: ...
-
-The contract of ``run``:
-
-* it yields **exactly one** :class:`~harness.records.GameRecord` per spec, in *completion*
-  order (any order; the caller matches records to specs by ``game_id``);
-* it never loses a game: a game that cannot be played (its worker died too often, it hung past
-  the watchdog) still yields a record, a *void* one (:func:`void_record`: termination ``crash``
-  or ``timeout``, no offender, no winner, the reason in ``reason``) that the results store keeps
-  and the ratings skip;
-* it never yields a game twice, even when a game was re-run after a worker died;
-* the caller may stop iterating at any time (``KeyboardInterrupt``, ``break``, an error while
-  storing): closing the generator or the executor cancels the games still running, and their
-  results are discarded, so the caller stores only what it received.
-
-Records are plain picklable dataclasses, so a back end may play the games anywhere. How a game
-is played is :func:`harness.referee.play_game`; back ends take it as the ``play`` argument so
-tests can substitute a misbehaving player.
+The contract they keep is :mod:`harness.run.base`'s.
 
 Local back ends
 ===============
@@ -48,106 +19,37 @@ Local back ends
 
 from __future__ import annotations
 
-import array
 import collections
 import contextlib
-import dataclasses
 import gc
-import operator
 import os
 import pickle
 import select
 import signal
-import sys
 import time
-import traceback
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Self
 
-from harness import placement
-from harness.records import GameRecord, GameSpec, Limits, MoveRecord, Termination
-
-PlayFn = Callable[[GameSpec], GameRecord]
-DeadlineFn = Callable[[GameSpec], float]
-
-GRACE_SECONDS = 60.0  # added to a game's worst-case bot time before the watchdog steps in
-
-
-class Executor(Protocol):
-    """GameSpecs in, GameRecords out (see the module docstring for the contract)."""
-
-    @property
-    def workers(self) -> int: ...
-
-    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
-
-    def close(self) -> None: ...
-
-    def __enter__(self) -> Self: ...
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None: ...
-
-
-def default_play(log_dir: Path | None = None) -> PlayFn:
-    """The referee, with bot logs written under ``log_dir``."""
-    from harness.referee import play_game
-
-    def play(spec: GameSpec) -> GameRecord:
-        return play_game(spec, log_dir=log_dir)
-
-    return play
-
-
-def void_record(spec: GameSpec, termination: Termination, reason: str,
-                duration: float = 0.0) -> GameRecord:
-    """The record of a game the harness could not finish: no winner, no bot to blame."""
-    from games import registry
-
-    players = len(spec.seats)
-    try:
-        rules_version = registry.get(spec.game).info.rules_version
-    except Exception:  # an unknown game cannot have been scheduled, but never lose the record
-        rules_version = ""
-    return GameRecord(
-        game_id=spec.game_id, game=spec.game, variant=dict(spec.variant),
-        rules_version=rules_version, seed=spec.seed, seats=[b.name for b in spec.seats],
-        returns=[0.0] * players, scores=[0.0] * players, winners=[], termination=termination,
-        reason=reason, decisions=0, duration=duration, think_time=[0.0] * players,
-        pair_id=spec.pair_id, league=spec.league, offender=None, finished_at=time.time(),
-    )
-
-
-def safe_play(play: PlayFn, spec: GameSpec) -> GameRecord:
-    """``play(spec)``, turning an exception of the harness itself into a void record."""
-    t0 = time.perf_counter()
-    try:
-        return play(spec)
-    except Exception as exc:
-        tail = traceback.format_exception_only(exc)[-1].strip()
-        return void_record(spec, Termination.CRASH, f"the referee raised {tail}",
-                           time.perf_counter() - t0)
-
-
-def game_deadline(spec: GameSpec) -> float:
-    """Seconds a game may take before the watchdog kills it: every bot's worst case plus grace.
-
-    Per seat: start-up time, the overage bank and ``move_time`` for each of the game's maximum
-    number of decisions (shared by the seats).
-    """
-    from games import registry
-
-    lim = spec.limits
-    try:
-        max_decisions = registry.get(spec.game).info.max_decisions
-    except Exception:
-        max_decisions = 1000
-    seats = len(spec.seats)
-    return (seats * (lim.startup_time + lim.overage) + max_decisions * lim.move_time
-            + GRACE_SECONDS)
+from harness.match import placement
+from harness.records import (
+    GameRecord,
+    GameSpec,
+    PackedRecord,
+    Termination,
+    pack_record,
+    unpack_packed,
+)
+from harness.run.base import (
+    DeadlineFn,
+    Deadlines,
+    Executor,
+    PlayFn,
+    default_play,
+    safe_play,
+    void_record,
+)
 
 
 class InlineExecutor:
@@ -179,142 +81,6 @@ class InlineExecutor:
 # ----------------------------------------------------------------------------- worker processes
 
 
-MoveBuffers = tuple[bytes, bytes, bytes, bytes, bytes]
-"""A game's moves as little-endian, Arrow-ready buffers: ply (int32), seat (int8), the length of
-each action in UTF-8 bytes (int32), the actions' UTF-8 text back to back, think time (float64)."""
-
-_LITTLE_ENDIAN = sys.byteorder == "little"
-assert array.array("i").itemsize == 4 and array.array("d").itemsize == 8
-
-
-def _buffer(typecode: str, values: Iterable[Any]) -> bytes:
-    data = array.array(typecode, values)
-    if not _LITTLE_ENDIAN:
-        data.byteswap()
-    return data.tobytes()
-
-
-def _values(typecode: str, buffer: bytes) -> list[Any]:
-    data = array.array(typecode)
-    data.frombytes(buffer)
-    if not _LITTLE_ENDIAN:
-        data.byteswap()
-    return data.tolist()
-
-
-def pack_moves(moves: Sequence[MoveRecord]) -> MoveBuffers:
-    """``moves`` as :data:`MoveBuffers`."""
-    actions = [m.action for m in moves]
-    text = "".join(actions).encode()
-    lengths = [len(a) for a in actions]  # characters are bytes while the text is ASCII
-    if len(text) != sum(lengths):
-        lengths = [len(a.encode()) for a in actions]
-    return (_buffer("i", [m.ply for m in moves]), _buffer("b", [m.seat for m in moves]),
-            _buffer("i", lengths), text, _buffer("d", [m.think_time for m in moves]))
-
-
-def unpack_moves(buffers: MoveBuffers) -> list[MoveRecord]:
-    """The inverse of :func:`pack_moves`."""
-    plies, seats = _values("i", buffers[0]), _values("b", buffers[1])
-    text, actions, at = buffers[3], [], 0
-    for length in _values("i", buffers[2]):
-        actions.append(text[at:at + length].decode())
-        at += length
-    return list(map(MoveRecord, plies, seats, actions, _values("d", buffers[4])))
-
-
-PACKED_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(GameRecord)
-                                     if f.name != "moves")
-_ROW_OF = operator.attrgetter(*PACKED_FIELDS)
-_TERMINATION = PACKED_FIELDS.index("termination")
-_OFFENDER = PACKED_FIELDS.index("offender")
-_FIELD_INDEX = {name: i for i, name in enumerate(PACKED_FIELDS)}
-_TERMINATIONS = {t.value: t for t in Termination}
-_FORFEITS = frozenset(t.value for t in Termination if t.is_forfeit)
-
-
-class PackedRecord:
-    """A finished game in flat form: the record's fields as one tuple of plain values (the
-    termination as its string) and its moves as :data:`MoveBuffers`.
-
-    This is what workers send: it pickles and unpickles many times faster than a
-    :class:`GameRecord` with :class:`MoveRecord` objects, and the results store makes Arrow
-    columns of a batch's move buffers without touching a move in Python. :meth:`record` gives
-    the full :class:`GameRecord` back.
-    """
-
-    __slots__ = ("game_id", "moves", "row")
-
-    def __init__(self, row: tuple[Any, ...], moves: MoveBuffers) -> None:
-        if len(row) != len(PACKED_FIELDS) or len(moves) != 5:
-            raise TypeError(f"not a packed record: {len(row)} fields, {len(moves)} buffers")
-        self.row = row
-        self.moves = moves
-        self.game_id: str = row[0]
-
-    @classmethod
-    def of(cls, record: GameRecord) -> PackedRecord:
-        """Pack ``record``."""
-        row = _ROW_OF(record)
-        row = (*row[:_TERMINATION], record.termination.value, *row[_TERMINATION + 1:])
-        return cls(row, pack_moves(record.moves))
-
-    def field(self, name: str) -> Any:
-        """One field of the record by name (the termination as its string value)."""
-        return self.row[_FIELD_INDEX[name]]
-
-    @property
-    def seats(self) -> list[str]:
-        return list(self.field("seats"))
-
-    @property
-    def returns(self) -> list[float]:
-        return list(self.field("returns"))
-
-    @property
-    def offender(self) -> int | None:
-        offender: int | None = self.row[_OFFENDER]
-        return offender
-
-    @property
-    def termination(self) -> Termination:
-        return _TERMINATIONS[self.row[_TERMINATION]]
-
-    @property
-    def void(self) -> bool:
-        """A forfeit with no seat to blame (see :func:`harness.store.is_void`)."""
-        return self.row[_OFFENDER] is None and self.row[_TERMINATION] in _FORFEITS
-
-
-    def record(self) -> GameRecord:
-        """The full :class:`GameRecord`."""
-        values = dict(zip(PACKED_FIELDS, self.row, strict=True))
-        values["termination"] = _TERMINATIONS[values["termination"]]
-        return GameRecord(**values, moves=unpack_moves(self.moves))
-
-
-assert PACKED_FIELDS[0] == "game_id"
-
-
-def pack_record(record: GameRecord) -> bytes:
-    """A record as compact bytes (a :class:`PackedRecord`'s tuple and columns, pickled)."""
-    packed = PackedRecord.of(record)
-    return pickle.dumps((packed.row, packed.moves), pickle.HIGHEST_PROTOCOL)
-
-
-def unpack_packed(data: bytes) -> PackedRecord:
-    """The :class:`PackedRecord` in bytes from :func:`pack_record`."""
-    value = pickle.loads(data)
-    if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], tuple)):
-        raise TypeError(f"a worker sent {type(value).__name__}, not a packed record")
-    return PackedRecord(value[0], value[1])
-
-
-def unpack_record(data: bytes) -> GameRecord:
-    """The inverse of :func:`pack_record`."""
-    return unpack_packed(data).record()
-
-
 def _die_with_parent() -> None:
     """Ask Linux to kill this worker when the league process dies (best effort elsewhere)."""
     try:
@@ -332,7 +98,7 @@ def _worker_main(conn: Any, play: PlayFn, inherited: list[Any], cpu: int | None 
 
     ``inherited``: the parent's ends of every pipe, copied by fork; closing them here lets
     each worker see EOF as soon as the parent goes away. ``cpu``: the CPU this worker and the
-    bots it starts keep to during a game with a sandboxed bot (see :mod:`harness.placement`),
+    bots it starts keep to during a game with a sandboxed bot (see :mod:`harness.match.placement`),
     or None to let the kernel choose.
     """
     os.setpgrp()  # Ctrl-C goes to the parent only; the parent stops us
@@ -360,7 +126,7 @@ def _worker_main(conn: Any, play: PlayFn, inherited: list[Any], cpu: int | None 
 
 
 def _has_sandboxed_seat(spec: GameSpec) -> bool:
-    from harness.loader import is_sandboxed
+    from harness.bots.spec import is_sandboxed
 
     return any(is_sandboxed(seat.spec) for seat in spec.seats)
 
@@ -395,18 +161,17 @@ class ProcessExecutor:
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
-        self._n = workers if workers is not None else (os.cpu_count() or 1)
+        self._n = workers if workers is not None else placement.cpu_count()
         if self._n < 1:
             raise ValueError(f"workers must be at least 1 (got {self._n})")
         self._play = play
-        self._deadline = deadline
+        self._deadlines = Deadlines(deadline)
         self._retries = retries
         self._prefetch = max(1, prefetch)
         self._poll = poll_seconds
         self._min_wake = min_wake
         self._last_wake = 0.0
         self._workers: list[_Worker] = []
-        self._deadlines: dict[tuple[str, int, Limits], float] = {}
 
     @property
     def workers(self) -> int:
@@ -417,14 +182,7 @@ class ProcessExecutor:
         return [w.pid for w in self._workers if w.process.is_alive()]
 
     def _deadline_of(self, spec: GameSpec) -> float:
-        if self._deadline is None:
-            key = (spec.game, len(spec.seats), spec.limits)
-            if key not in self._deadlines:
-                self._deadlines[key] = game_deadline(spec)
-            return self._deadlines[key]
-        if callable(self._deadline):
-            return self._deadline(spec)
-        return float(self._deadline)
+        return self._deadlines(spec)
 
     def _spawn(self) -> _Worker:
         play = self._play or default_play()

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.executors_dask import LocalDaskProcesses
+from harness.run.dask.executor import LocalDaskProcesses
 
 
 @pytest.fixture(scope="session")

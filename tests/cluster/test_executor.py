@@ -16,15 +16,22 @@ from pathlib import Path
 
 import cloudpickle
 
-from harness.executors import pack_record, unpack_record
-from harness.executors_dask import (
+from harness.records import (
+    BotRef,
+    GameRecord,
+    GameSpec,
+    MoveRecord,
+    Termination,
+    pack_record,
+    unpack_record,
+)
+from harness.run.dask.executor import (
     DaskExecutor,
     LocalDaskProcesses,
     Task,
     batch_size,
     make_batches,
 )
-from harness.records import BotRef, GameRecord, GameSpec, MoveRecord, Termination
 
 # The stand-in players run on the workers, which cannot import this test package.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])

@@ -17,10 +17,10 @@ import pytest
 from distributed import Client
 from typer.testing import CliRunner, Result
 
-from harness.cli import app
-from harness.cli_league import prepare_league, run_league
-from harness.executors_dask import DaskExecutor, LocalDaskProcesses
+from harness.cli.app import app
+from harness.league.service import prepare_league, run_league
 from harness.records import GameRecord
+from harness.run.dask.executor import DaskExecutor, LocalDaskProcesses
 
 FIRST_BOT = '''"""Always the first legal action (deterministic)."""
 

@@ -11,10 +11,11 @@ import pytest
 from distributed import Client, Worker
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.executors_dask import (
+from harness.cli.app import app
+from harness.records import BotRef, GameSpec
+from harness.run.dask import ClusterError, require_dask
+from harness.run.dask.executor import (
     BotFilePlugin,
-    ClusterError,
     LocalDaskProcesses,
     ShippedBot,
     cache_root,
@@ -23,12 +24,10 @@ from harness.executors_dask import (
     connect,
     localize_spec,
     plugin_name,
-    require_dask,
     ship_bots,
     split_file_spec,
     write_cached_file,
 )
-from harness.records import BotRef, GameSpec
 
 # The helpers below run on the workers, which cannot import this test package: send them by value.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -174,7 +173,7 @@ def test_missing_dask_is_one_clear_error(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
     with pytest.raises(ClusterError, match=r"pip install 'tourney\[dask\]'"):
         require_dask()
-    monkeypatch.setitem(sys.modules, "harness.executors_dask", None)  # cannot import either
+    monkeypatch.setitem(sys.modules, "harness.run.dask.executor", None)  # cannot import either
     result = CliRunner().invoke(app, ["league", "battleline", "random", "other=random",
                                       "--out", str(tmp_path / "x"), "--cluster", "h:1"])
     assert result.exit_code == 2

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from harness.cli import app
+from harness.cli.app import app
 
 runner = CliRunner()
 

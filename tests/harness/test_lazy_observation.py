@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from games import registry
+from harness.match.referee import LazyObservation, ObservationExpired, play_game
 from harness.records import BotRef, GameSpec, Termination
-from harness.referee import LazyObservation, ObservationExpired, play_game
 
 
 def test_lazy_observation_equals_the_full_one_at_every_decision() -> None:

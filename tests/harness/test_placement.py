@@ -7,10 +7,10 @@ import dataclasses
 import os
 from pathlib import Path
 
-from harness import placement
-from harness.executors import ProcessExecutor
+from harness.match import placement
+from harness.match.referee import play_game
 from harness.records import BotRef, GameRecord, GameSpec, Limits
-from harness.referee import play_game
+from harness.run.local import ProcessExecutor
 from tests.league.helpers import record, spec
 
 

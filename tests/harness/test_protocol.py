@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.protocol import AgentCrash, AgentProtocolError, decode, encode, expect
+from harness.bots.protocol import AgentCrash, AgentProtocolError, decode, encode, expect
 
 
 def test_messages_are_one_compact_json_line() -> None:

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from games import registry
-from harness.cli import app
+from harness.cli.app import app
+from harness.match.referee import play_game
 from harness.records import BotRef, GameSpec
-from harness.referee import play_game
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from games.conformance import check_game
+from harness.match.referee import bot_seed, play_game
 from harness.records import BotRef, GameSpec, Limits, Termination
-from harness.referee import bot_seed, play_game, team_of
 from tests.harness import toygame
 
 
@@ -101,12 +102,12 @@ def test_in_process_faults_forfeit_with_a_reason(toy: str, tmp_path: Path) -> No
 
 def test_forfeit_in_a_team_game_loses_for_the_whole_team(toy: str,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(toygame.ToyState, "teams", [0, 1, 0], raising=False)
-    state = toygame.GAME.new_game(1, players="3")
-    assert team_of(state) == [0, 1, 0]
+    teamed = dataclasses.replace(toygame.INFO, teams={3: (0, 1, 0)})
+    monkeypatch.setattr(toygame.GAME, "info", teamed)
     record = play_game(spec_for("toy3", "random", "random", "inproc:nothing.py", seed=1))
     assert record.offender == 2
     assert record.returns == [-1.0, 1.0, -1.0] and record.winners == [1]
+    assert record.teams == [0, 1, 0]
 
 
 def test_hooks_get_the_game_info_and_the_result(toy: str, tmp_path: Path) -> None:

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.bots.sandbox import bot_python, sandbox_user
+from harness.match.referee import play_game
 from harness.records import BotRef, GameSpec, Limits, Termination
-from harness.referee import play_game
-from harness.sandbox import bot_python, sandbox_user
 
 # Generous time (a loaded machine must not turn a good move into a timeout) except in the
 # tests about time, which use FAST.
@@ -334,7 +334,7 @@ def test_the_cpu_limit_is_an_rlimit_in_the_bot_process(toy: str, tmp_path: Path)
 def test_results_folders_are_hidden_from_bots(toy: str, shared_dir: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """league.json holds the league seed that every deal derives from: bots must not read it."""
-    from harness import sandbox
+    from harness.bots import sandbox
 
     (shared_dir / "league.json").write_text('{"seed": 42}')
     (shared_dir / "league.json").chmod(0o644)
@@ -362,7 +362,7 @@ def test_results_folders_are_hidden_from_bots(toy: str, shared_dir: Path,
 
 def test_a_leagues_results_folder_is_hidden_when_its_logs_are_written_there(
         toy: str, shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness import sandbox
+    from harness.bots import sandbox
 
     monkeypatch.setattr(sandbox, "_HIDDEN", set())
     (shared_dir / "league.json").write_text('{"seed": 42}')
@@ -382,8 +382,8 @@ def test_a_leagues_results_folder_is_hidden_when_its_logs_are_written_there(
 
 
 def test_the_bots_files_are_removed_once_loaded_and_its_directory_at_close() -> None:
-    from harness.loader import parse_spec
-    from harness.sandbox import SandboxedAgent
+    from harness.bots.sandbox import SandboxedAgent
+    from harness.bots.spec import parse_spec
 
     agent = SandboxedAgent(parse_spec("sandbox:random"), EASY)
     assert sorted(p.name for p in agent.workdir.iterdir()) == ["random.py", "tourney_runner.py"]

@@ -33,7 +33,6 @@ INFO = GameInfo(
         Variant("players", "2", ("2", "3"), "number of players"),
         Variant("hand", "2", ("1", "2", "3"), "cards in each hand"),
     ),
-    aliases=("toy",),
 )
 
 

@@ -16,10 +16,11 @@ import pyarrow.dataset as ds
 import pytest
 from typer.testing import CliRunner
 
-from harness import executors, store
-from harness.cli import app
-from harness.cli_league import prepare_league, run_league
+from harness.cli.app import app
+from harness.league import store
+from harness.league.service import prepare_league, run_league
 from harness.records import GameRecord
+from harness.run import base, local
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,12 +134,12 @@ def test_a_full_disk_is_a_clear_error_without_partial_files(
 def test_a_damaged_batch_is_quarantined_and_replayed(tmp_path: Path) -> None:
     out = tmp_path / "lg"
     plan = prepare_league("bl", ["random", "greedy"], out=out, games=4)
-    run_league(plan, executors.InlineExecutor(), progress=False, batch_size=1)
+    run_league(plan, local.InlineExecutor(), progress=False, batch_size=1)
     damaged = store.batch_files(out / "games")[2]
     damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
     code, text = tourney("ratings", out)
     assert code == 0 and "unreadable" in text and "\n3 rated games" in text
-    summary = run_league(plan, executors.InlineExecutor(), progress=False)
+    summary = run_league(plan, local.InlineExecutor(), progress=False)
     assert summary.played == 1 and len(summary.quarantined) == 2
     assert sorted(game_ids(out)) == sorted(s.game_id for s in plan.specs)
 
@@ -146,7 +147,7 @@ def test_a_damaged_batch_is_quarantined_and_replayed(tmp_path: Path) -> None:
 def test_a_worker_killed_mid_league_loses_and_repeats_nothing(tmp_path: Path) -> None:
     out = tmp_path / "lg"
     plan = prepare_league("bl", ["r1=random", "r2=random"], out=out, games=16)
-    executor = executors.ProcessExecutor(2, executors.default_play(None))
+    executor = local.ProcessExecutor(2, base.default_play(None))
     killed: list[int] = []
 
     def kill_one(record: GameRecord) -> None:
@@ -162,7 +163,7 @@ def test_a_worker_killed_mid_league_loses_and_repeats_nothing(tmp_path: Path) ->
 
 
 def _start(out: Path, *extra: str) -> subprocess.Popen[str]:
-    cmd = [sys.executable, "-c", "from harness.cli import main; main()"]
+    cmd = [sys.executable, "-c", "from harness.cli.app import main; main()"]
     args = ["league", "bl", "greedy", "g2=greedy", "r=random", "--games", "40", "--out", str(out),
             "--workers", "2", "--batch-size", "4", *extra]
     return subprocess.Popen([*cmd, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -279,7 +280,7 @@ def test_forfeits_are_stored_and_counted_per_bot(tmp_path: Path) -> None:
 def test_soak_many_worker_kills_still_store_every_game_once(tmp_path: Path) -> None:
     out = tmp_path / "lg"
     plan = prepare_league("bl", ["r1=random", "r2=random", "greedy"], out=out, games=100)
-    executor = executors.ProcessExecutor(2, executors.default_play(None))
+    executor = local.ProcessExecutor(2, base.default_play(None))
     seen: list[str] = []
 
     def kill_now_and_then(record: GameRecord) -> None:

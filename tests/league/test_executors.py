@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.executors import InlineExecutor, PlayFn, ProcessExecutor, void_record
 from harness.records import GameRecord, GameSpec, Termination
+from harness.run.base import PlayFn, void_record
+from harness.run.local import InlineExecutor, ProcessExecutor
 
 from .helpers import record, spec
 

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 
-from harness import store
-from harness.executors import (
+from harness.league import store
+from harness.match.referee import play_game
+from harness.records import (
+    BotRef,
+    GameRecord,
+    GameSpec,
+    MoveRecord,
     PackedRecord,
-    ProcessExecutor,
+    Termination,
+    is_void,
     pack_moves,
     pack_record,
     unpack_moves,
     unpack_packed,
     unpack_record,
 )
-from harness.records import BotRef, GameRecord, GameSpec, MoveRecord, Termination
-from harness.referee import play_game
+from harness.run.local import ProcessExecutor
 
 SEATS = (BotRef("r1", "random"), BotRef("r2", "random"))
 
@@ -39,7 +44,7 @@ def test_a_void_record_packs_with_its_termination_and_offender() -> None:
     record = dataclasses.replace(_games(1)[0], termination=Termination.TIMEOUT, offender=None,
                                  winners=[], returns=[0.0, 0.0], moves=[])
     packed = PackedRecord.of(record)
-    assert store.is_void(packed) and store.is_void(record)
+    assert is_void(packed) and is_void(record)
     assert packed.record() == record
 
 

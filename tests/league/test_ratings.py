@@ -7,8 +7,8 @@ import random
 
 import trueskill
 
-from harness import ratings
-from harness.ratings import GameRow
+from harness.league import ratings
+from harness.league.ratings import GameRow
 
 
 def rows_strong_v_weak(n: int = 60, seed: int = 1) -> list[GameRow]:

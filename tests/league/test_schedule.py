@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import schedule
+from harness.league import schedule
 from harness.records import BotRef, GameSpec
 
 BOTS = [BotRef("greedy", "greedy"), BotRef("random", "random"), BotRef("zed", "z.py")]

@@ -8,7 +8,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from harness import store
+from harness.league import store
 from harness.records import BotRef, Limits, Termination
 
 from .helpers import record

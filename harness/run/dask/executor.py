@@ -1,6 +1,6 @@
 """Dask back end: a league's games run on the workers of a ``dask.distributed`` scheduler.
 
-:class:`DaskExecutor` is an executor like the local ones (:mod:`harness.executors`: GameSpecs
+:class:`DaskExecutor` is an executor like the local ones (:mod:`harness.run.base`: GameSpecs
 in, GameRecords out, one record per game). What travels:
 
 - to each worker, once: every bot *file* of the league, as a worker plugin named after the
@@ -11,7 +11,7 @@ in, GameRecords out, one record per game). What travels:
   file system, only ``tourney`` installed (``pip install tourney[dask]``).
 - with each task: a few :class:`Task` (a :class:`~harness.records.GameSpec` plus, per seat, the
   hash of its file, :class:`ShippedBot`). The worker rewrites each seat's spec to its cached
-  copy and calls :func:`harness.referee.play_game`, which always returns a record (a crashing
+  copy and calls :func:`harness.match.referee.play_game`, which always returns a record (a crashing
   bot is a game result, not a task failure). Games between in-process built-ins are batched
   (:func:`make_batches`): one alone takes less time than the scheduler's round trip.
 - back to the client: the :class:`~harness.records.GameRecord` (packed, with the bots' logs),
@@ -56,35 +56,20 @@ import cloudpickle  # type: ignore[import-untyped]  # ships no type information
 from distributed import Client, Future, as_completed, get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from harness.records import BotRef, GameRecord, GameSpec, Termination
+from harness.bots.spec import BotSpecError, parse_spec
+from harness.match.referee import write_logs
+from harness.records import BotRef, GameRecord, GameSpec, Termination, pack_record, unpack_record
+from harness.run.base import Deadlines, default_play, safe_play, void_record
+from harness.run.dask import ClusterError, ClusterLost
 
 if TYPE_CHECKING:
-    from harness.executors import DeadlineFn, PlayFn
+    from harness.run.base import DeadlineFn, PlayFn
 
 CACHE_DIRNAME = "tourney-bots"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
 WORKER_WAIT = 30.0  # seconds to wait for a first worker to join an empty scheduler
 MAX_BATCH = 20  # most games per task (games between in-process bots)
 TASKS_PER_THREAD = 8  # tasks per worker thread at least, when batching
-
-
-class ClusterError(RuntimeError):
-    """A problem with the Dask cluster the user can fix; its message is one clear line."""
-
-
-class ClusterLost(ClusterError):
-    """The connection to the scheduler was lost in the middle of a league."""
-
-
-def require_dask() -> None:
-    """Fail with one clear line when the optional Dask extra is not installed (``distributed``
-    imported, but then broken or shadowed, e.g. blocked by a test)."""
-    try:
-        import distributed  # noqa: F401
-    except ImportError as exc:
-        raise ClusterError(
-            "--cluster needs Dask, which is not installed: pip install 'tourney[dask]'"
-        ) from exc
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,18 +98,14 @@ def split_file_spec(spec: str) -> tuple[Path, str, str] | None:
     (``random``) and external commands (``cmd:./engine``) name no file to ship: they resolve on
     the worker as they are, and so does a spec the loader refuses (the game records why).
     """
-    from harness.loader import BotSpecError, parse_spec
-
     try:
         source = parse_spec(spec)
     except BotSpecError:
         return None
     if source.path is None or source.builtin:
         return None
-    text = spec.strip()
-    prefix = next((p for p in ("sandbox:", "inproc:") if text.startswith(p)), "")
     suffix = f":{source.entry}" if source.entry else ""
-    return source.path, prefix, suffix
+    return source.path, source.prefix, suffix
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -225,22 +206,20 @@ class Task:
     seats: tuple[ShippedBot | None, ...]
 
 
-Packed = bytes  # a record as :func:`harness.executors.pack_record` packs it for the trip back
+Packed = bytes  # a record as :func:`harness.records.pack_record` packs it for the trip back
 
 
 def play_batch(tasks: list[Task], play: bytes | None = None) -> list[Packed]:
     """The task a worker runs: a few games in a row, their bots read from the worker's cache.
 
     Returns the records packed as the local back end's workers pack them
-    (:func:`harness.executors.pack_record`).
+    (:func:`harness.records.pack_record`).
 
     Never raises for a game: a bot's failure is in the record (the referee judges it) and a
-    failure of the harness itself becomes a void record (:func:`harness.executors.safe_play`),
+    failure of the harness itself becomes a void record (:func:`harness.run.base.safe_play`),
     so no game spends Dask's retries; only a worker's death makes the scheduler run it again.
     ``play`` is a substitute referee pickled by cloudpickle (tests), None for the real one.
     """
-    from harness.executors import default_play, pack_record, safe_play, void_record
-
     player = cloudpickle.loads(play) if play else default_play()
     root = cache_root(get_worker().local_directory)
     records: list[Packed] = []
@@ -263,8 +242,6 @@ def runs_in_process(ref: BotRef) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _spec_runs_in_process(spec: str) -> bool:
     """Cached: a league asks once per seat of every game, and a file spec costs a stat."""
-    from harness.loader import BotSpecError, parse_spec
-
     try:
         return not parse_spec(spec).sandboxed
     except BotSpecError:
@@ -432,7 +409,7 @@ class Watchdog:
 
 class DaskExecutor:
     """Games in, records out, on the workers of one Dask scheduler (an executor, see
-    :mod:`harness.executors` for the contract).
+    :mod:`harness.run.base` for the contract).
 
     ``run`` ships the bot files, submits every game and yields records in completion order.
     Each game yields exactly one record: a worker that dies mid-game has its games run again
@@ -447,7 +424,7 @@ class DaskExecutor:
 
     A watchdog thread asks the workers every ``watchdog_seconds`` what they are running; a task
     running past its deadline (``deadline`` per game, by default
-    :func:`harness.executors.game_deadline`, summed over a batch) is cancelled and its worker
+    :func:`harness.run.base.game_deadline`, summed over a batch) is cancelled and its worker
     process ended (a thread cannot be killed; the worker's nanny starts a fresh one, and the
     scheduler moves the worker's other tasks elsewhere); a batch's games are then retried one by
     one and a game that hangs alone is recorded void (``timeout``).
@@ -462,7 +439,7 @@ class DaskExecutor:
         self.log_dir = log_dir
         self.batch = batch
         self.watchdog_seconds = watchdog_seconds
-        self._deadline = deadline
+        self._deadlines = Deadlines(deadline)
         self.lost = False
         self._play = play
         self._closed = False
@@ -539,20 +516,12 @@ class DaskExecutor:
                         list(live.values()))
 
     def _deadline_of(self, spec: GameSpec) -> float:
-        if self._deadline is None:
-            from harness.executors import game_deadline
-
-            return game_deadline(spec)
-        if callable(self._deadline):
-            return self._deadline(spec)
-        return float(self._deadline)
+        return self._deadlines(spec)
 
     def _records(self, future: Future[list[Packed]],
                  batch: list[Task]) -> list[GameRecord] | None:
         """The records of a finished batch; None when a batch of several games failed (they
         are retried one by one); a lost scheduler is a :class:`ClusterLost`."""
-        from harness.executors import unpack_record, void_record
-
         try:
             packed: list[Packed] = future.result()
         except Exception as exc:
@@ -596,14 +565,6 @@ class DaskExecutor:
         self.close()
 
 
-def write_logs(log_dir: Path, record: GameRecord) -> None:
-    """Each seat's captured output as ``<game_id>.seat<i>.log``, named as the referee names it."""
-    for seat, text in enumerate(record.logs):
-        if text:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            (log_dir / f"{record.game_id or 'game'}.seat{seat}.log").write_text(text)
-
-
 @contextlib.contextmanager
 def _quiet_logs() -> Iterator[None]:
     """Silence distributed's loggers for a moment (its reconnection tracebacks after a lost
@@ -628,7 +589,7 @@ PARENT_ENV = "TOURNEY_DASK_PARENT"  # set by LocalDaskProcesses for the preload 
 
 
 def dask_setup(server: Any) -> None:
-    """Dask preload hook (``--preload harness.executors_dask``, ``--preload-nanny`` likewise).
+    """Dask preload hook (``--preload harness.run.dask.executor``, ``--preload-nanny`` likewise).
 
     When :data:`PARENT_ENV` names a process id, a thread ends this process's whole group once
     that process is gone: the scheduler and workers :class:`LocalDaskProcesses` starts never

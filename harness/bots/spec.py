@@ -33,16 +33,11 @@ class BotSpecError(TourneyError, ValueError):
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A parsed bot spec: the one reading of the spec grammar (see the module docstring).
+    """A parsed bot spec. ``str(spec)`` is its canonical text (a bot file's path absolute, so
+    a league resumes from any directory), which parses back to an equal value.
 
-    ``str(spec)`` is its canonical text (a bot file's path made absolute, so a league resumes
-    from any directory) and parses back to an equal value:
-
-    >>> spec = parse_spec("sandbox:greedy")
-    >>> str(spec), spec.sandboxed, spec.label
-    ('sandbox:greedy', True, 'greedy')
-    >>> parse_spec(str(spec)) == spec
-    True
+    >>> str(parse_spec("sandbox:greedy")), parse_spec("greedy").sandboxed
+    ('sandbox:greedy', False)
     """
 
     path: Path | None  # the bot file (None for cmd:)
@@ -52,11 +47,6 @@ class BotSpec:
     sandboxed: bool  # run in its own process
     forced: bool = False  # the mode was asked for with a sandbox: or inproc: prefix
     command_line: str = ""  # a cmd: bot's command line as written
-
-    @classmethod
-    def parse(cls, text: str, *, check: bool = True) -> BotSpec:
-        """:func:`parse_spec`."""
-        return parse_spec(text, check=check)
 
     @property
     def prefix(self) -> str:
@@ -95,10 +85,6 @@ class BotSpec:
         if self.command:
             return self
         return replace(self, sandboxed=True, forced=self.forced or not self.sandboxed)
-
-    def at(self, path: Path) -> BotSpec:
-        """The same bot read from another copy of its file (a Dask worker's cache)."""
-        return replace(self, path=path)
 
     def sha256(self) -> str:
         """SHA-256 of the bot's file (empty for external commands): results name the exact

@@ -6,7 +6,8 @@ give the same ratings whatever order workers finished them in.
 
 * Draws are rated as draws. The draw probability fits the game: it is estimated from the rated
   games themselves (draws + 1) / (games + 2), kept within [0.001, 0.5], unless given.
-* Team games (War Chest with 4 players: seats 0 and 2 against 1 and 3) are rated as teams.
+* Team games are rated as teams, as each stored game's ``teams`` column says (War Chest with 4
+  players: seats 0 and 2 against 1 and 3); a row without teams is every seat for itself.
 * Forfeits (timeouts, crashes, illegal actions, protocol errors) are rated as losses of the
   offending bot and counted per bot. A *void* game, where the harness failed with no bot to
   blame, is stored but not rated.
@@ -28,7 +29,9 @@ from typing import Any
 
 import trueskill
 
-FORFEIT_KINDS = ("timeout", "crash", "illegal", "protocol_error")
+from harness.records import Termination
+
+FORFEIT_KINDS = tuple(t.value for t in Termination if t.is_forfeit)
 FORMATS = ("table", "json", "csv", "markdown")
 
 
@@ -42,6 +45,7 @@ class GameRow:
     termination: str
     offender: int | None
     rated: bool = True
+    teams: Sequence[int] | None = None  # team per seat; None: every seat for itself
 
 
 @dataclass
@@ -79,11 +83,16 @@ class Leaderboard:
     void_games: int
 
 
-def teams_of(players: int) -> list[list[int]]:
-    """The seats of each side: teammates sit opposite in a 4-player game."""
-    if players == 4:
-        return [[0, 2], [1, 3]]
-    return [[seat] for seat in range(players)]
+def sides_of(teams: Sequence[int]) -> list[list[int]]:
+    """The seats of each side, in order of first seat, from the team of each seat.
+
+    >>> sides_of([0, 1, 0, 1])
+    [[0, 2], [1, 3]]
+    """
+    sides: dict[int, list[int]] = {}
+    for seat, team in enumerate(teams):
+        sides.setdefault(team, []).append(seat)
+    return list(sides.values())
 
 
 def estimate_draw_probability(rows: Sequence[GameRow]) -> float:
@@ -138,7 +147,8 @@ def _sides(row: GameRow) -> tuple[list[list[str]], list[float]]:
     """Distinct bots of each side and each side's result."""
     groups: list[list[str]] = []
     results: list[float] = []
-    for seats in teams_of(len(row.bots)):
+    teams = row.teams if row.teams else range(len(row.bots))
+    for seats in sides_of(teams):
         names: list[str] = []
         for seat in seats:
             if row.bots[seat] not in names:

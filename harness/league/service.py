@@ -385,9 +385,10 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
     rows = [
         ratings.GameRow(r["game_id"], r["bots"], r["result"], r["termination"], r["offender"],
-                        r["rated"])
+                        r["rated"], r["teams"])
         for r in loaded.games.select(
-            ["game_id", "bots", "result", "termination", "offender", "rated"]).to_pylist()
+            ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
+        ).to_pylist()
     ]
     board = ratings.leaderboard(rows, draw_probability)
     return ratings.render(board, fmt, h2h), loaded.skipped

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import fcntl
 import json
 import os
@@ -83,6 +84,7 @@ GAMES_SCHEMA = pa.schema(
         ("duration", pa.float64()),  # seconds
         ("think_time", pa.list_(pa.float64())),  # per seat, seconds
         ("finished_at", pa.timestamp("ms", tz="UTC")),
+        ("teams", pa.list_(pa.int8())),  # per seat, as the game declares them; added in 0.1
     ]
 )
 
@@ -243,11 +245,12 @@ def games_table(records: Sequence[Finished]) -> pa.Table:
         if key not in texts:
             texts[key] = variant_text(variant)
         variants.append(texts[key])
+    cols_game = _column(rows, "game")
     cols: dict[str, list[Any]] = {
         "league": _column(rows, "league"),
         "game_id": _column(rows, "game_id"),
         "pair_id": _column(rows, "pair_id"),
-        "game": _column(rows, "game"),
+        "game": cols_game,
         "variant": variants,
         "rules_version": _column(rows, "rules_version"),
         "seed": _column(rows, "seed"),
@@ -268,8 +271,32 @@ def games_table(records: Sequence[Finished]) -> pa.Table:
         "duration": _column(rows, "duration"),
         "think_time": _column(rows, "think_time"),
         "finished_at": [int(t * 1000) for t in _column(rows, "finished_at")],
+        "teams": [teams or teams_of(game, len(s)) for teams, game, s in
+                  zip(_column(rows, "teams"), cols_game, seats, strict=True)],
     }
     return pa.Table.from_pydict(cols, schema=GAMES_SCHEMA)
+
+
+@functools.cache
+def teams_of(game: str, players: int) -> list[int]:
+    """The team of each seat in ``game`` with ``players``, as the game declares them (for
+    records that do not carry their teams, and batches written before the column existed)."""
+    from games import registry
+
+    try:
+        return list(registry.get(game).info.teams_of(players))
+    except registry.UnknownGame:
+        return list(range(players))
+
+
+def _with_teams(table: pa.Table) -> pa.Table:
+    """A games table read from a batch written before the ``teams`` column existed, with it."""
+    if "teams" in table.column_names:
+        return table
+    teams = [teams_of(game, players) for game, players in
+             zip(table.column("game").to_pylist(), table.column("players").to_pylist(),
+                 strict=True)]
+    return table.append_column("teams", pa.array(teams, pa.list_(pa.int8())))
 
 
 def _winner_of(seats: list[str], winners: list[int]) -> str | None:
@@ -345,6 +372,7 @@ def record_from_row(row: dict[str, Any]) -> GameRecord:
         league=row["league"],
         offender=row["offender"],
         finished_at=finished.timestamp() if finished is not None else 0.0,
+        teams=list(row.get("teams") or teams_of(row["game"], len(row["bots"]))),
     )
 
 
@@ -670,7 +698,7 @@ def load_games(roots: Iterable[Path]) -> Loaded:
         seen: set[str] = set()
         for table in _read_folder_tables(root / "games", skipped):
             if table.schema != GAMES_SCHEMA:
-                table = table.cast(GAMES_SCHEMA)
+                table = _with_teams(table).select(GAMES_SCHEMA.names).cast(GAMES_SCHEMA)
             keep = _first_seen(table.column("game_id").to_pylist(), seen)
             tables.append(table if all(keep) else table.filter(pa.array(keep)))
     if not tables:

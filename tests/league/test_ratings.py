@@ -65,16 +65,29 @@ def test_draw_probability_is_estimated_from_the_data() -> None:
 
 
 def test_team_games_are_rated_as_teams() -> None:
-    rows = [GameRow(f"g{i}", ["a", "b", "c", "d"], [1.0, -1.0, 1.0, -1.0], "normal", None, True)
-            for i in range(5)]
+    rows = [GameRow(f"g{i}", ["a", "b", "c", "d"], [1.0, -1.0, 1.0, -1.0], "normal", None, True,
+                    teams=[0, 1, 0, 1]) for i in range(5)]
     board = ratings.leaderboard(rows)
     by = {s.name: s for s in board.bots}
     assert by["a"].wins == by["c"].wins == 5 and by["b"].losses == by["d"].losses == 5
     assert abs(by["a"].mu - by["c"].mu) < 1e-9 and by["a"].mu > by["b"].mu
     same_bot_teams = [GameRow("g1", ["a", "b", "a", "b"], [1.0, -1.0, 1.0, -1.0], "normal",
-                              None, True)]
+                              None, True, teams=[0, 1, 0, 1])]
     board = ratings.leaderboard(same_bot_teams)
     assert {s.name: s.games for s in board.bots} == {"a": 1, "b": 1}
+
+
+def test_the_teams_come_from_the_row_not_from_the_player_count() -> None:
+    # Four players without teams: every seat for itself, seats 0 and 2 ahead of 1 and 3.
+    alone = ratings.leaderboard([GameRow("g1", ["a", "b", "c", "d"], [1.0, -1.0, 1.0, -1.0],
+                                         "normal", None, True)])
+    # The same seats in teams 0-1 against 2-3: a and b won together.
+    paired = ratings.leaderboard([GameRow("g1", ["a", "b", "c", "d"], [1.0, 1.0, -1.0, -1.0],
+                                          "normal", None, True, teams=[0, 0, 1, 1])])
+    mu = {s.name: s.mu for s in alone.bots}
+    assert min(mu["a"], mu["c"]) > max(mu["b"], mu["d"])
+    mu = {s.name: s.mu for s in paired.bots}
+    assert abs(mu["a"] - mu["b"]) < 1e-9 and mu["b"] > mu["c"]
 
 
 def test_forfeits_are_counted_per_bot_and_void_games_not_rated() -> None:

@@ -35,7 +35,7 @@ bench: $(STAMP) ## print the benchmark figures (engines, sandbox, leagues)
 golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/
 	$(BIN)/python -m tests.golden_gen
 
-lint: $(STAMP) ## ruff and mypy --strict
+lint: $(STAMP) ## ruff and mypy --strict over games, harness, agents and tests
 	$(BIN)/ruff check games harness agents tests
 	$(BIN)/mypy
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import fcntl
+import functools
 import json
 import os
 import secrets

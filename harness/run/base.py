@@ -10,7 +10,7 @@ implements :class:`Executor`::
     class Executor(Protocol):
         @property
         def workers(self) -> int: ...            # games it can play at once (for display)
-        def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
+        def run(self, specs: Iterable[GameSpec]) -> Generator[GameRecord, None, None]: ...
         def close(self) -> None: ...             # release workers; safe to call twice
         def __enter__(self) -> Self: ...         # ``with executor:`` closes on the way out
         def __exit__(self, *exc) -> None: ...
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
@@ -58,7 +58,7 @@ class Executor(Protocol):
     @property
     def workers(self) -> int: ...
 
-    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]: ...
+    def run(self, specs: Iterable[GameSpec]) -> Generator[GameRecord, None, None]: ...
 
     def close(self) -> None: ...
 

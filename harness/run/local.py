@@ -62,7 +62,7 @@ class InlineExecutor:
     def workers(self) -> int:
         return 1
 
-    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
+    def run(self, specs: Iterable[GameSpec]) -> Generator[GameRecord, None, None]:
         play = self._play or default_play()
         for spec in specs:
             yield safe_play(play, spec)
@@ -209,7 +209,7 @@ class ProcessExecutor:
         if worker in self._workers:
             self._workers.remove(worker)
 
-    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
+    def run(self, specs: Iterable[GameSpec]) -> Generator[GameRecord, None, None]:
         with contextlib.closing(self.run_packed(specs)) as packed:
             for record in packed:
                 yield record.record()

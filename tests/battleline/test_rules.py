@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -84,7 +85,7 @@ LEGALITY = [
 
 
 @pytest.mark.parametrize(("case", "kwargs", "yes", "no"), LEGALITY, ids=[c[0] for c in LEGALITY])
-def test_legality(case: str, kwargs: dict, yes: list[str], no: list[str]) -> None:
+def test_legality(case: str, kwargs: dict[str, Any], yes: list[str], no: list[str]) -> None:
     state = position(**kwargs)
     acts = legal(state)
     for a in yes:
@@ -184,7 +185,8 @@ def test_stalemate_when_both_players_pass_in_a_row() -> None:
     s.apply("pass")
     assert not s.is_terminal()
     s.apply("pass")
-    assert s.end() is not None and s.end()[0] is GameEnd.STALEMATE
+    ended = s.end()
+    assert ended is not None and ended[0] is GameEnd.STALEMATE
     assert s.returns() == [0.0, 0.0] and s.scores() == [0.0, 0.0]
 
 
@@ -201,7 +203,8 @@ def test_decision_cap_is_a_draw_by_adjudication() -> None:
     s = position(hands=("r1 r2", "b1 b2"))
     s.ply = MAX_DECISIONS - 1
     s.apply("play r1 1")
-    assert s.end() is not None and s.end()[0] is GameEnd.MOVE_CAP
+    ended = s.end()
+    assert ended is not None and ended[0] is GameEnd.MOVE_CAP
     assert s.returns() == [0.0, 0.0]
 
 
@@ -372,12 +375,12 @@ def test_case_and_spacing_are_forgiven_but_history_is_canonical() -> None:
 def _check_invariants(s: BattleLineState) -> None:
     """Every card is in exactly one place, and the derived masks agree with the board."""
     places: list[int] = []
-    for h in s.hands:
-        places += list(iter_bits(h))
-    for d in s.decks:
-        places += d
-    for side in s.sides:
-        places += side
+    for hand in s.hands:
+        places += list(iter_bits(hand))
+    for deck in s.decks:
+        places += deck
+    for cards in s.sides:
+        places += cards
     for pile in s.discards:
         places += pile
     places += [CARD_IDS["fog"]] * sum(1 for o in s.fog if o >= 0)

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-import cloudpickle
+import cloudpickle  # type: ignore[import-untyped]  # ships no type information
 
 from harness.records import (
     BotRef,

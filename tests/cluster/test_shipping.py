@@ -6,7 +6,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-import cloudpickle
+import cloudpickle  # type: ignore[import-untyped]  # ships no type information
 import pytest
 from distributed import Client, Worker
 from typer.testing import CliRunner

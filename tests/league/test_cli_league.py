@@ -20,7 +20,8 @@ from harness.cli.app import app
 from harness.league import store
 from harness.league.service import prepare_league, run_league
 from harness.records import GameRecord
-from harness.run import base, local
+from harness.run.base import default_play
+from harness.run.local import InlineExecutor, ProcessExecutor
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,12 +33,15 @@ def tourney(*args: str | Path) -> tuple[int, str]:
 
 
 def game_ids(out: Path) -> list[str]:
-    return ds.dataset(out / "games", format="parquet").to_table().column("game_id").to_pylist()
+    ids: list[str] = ds.dataset(out / "games", format="parquet").to_table().column(
+        "game_id").to_pylist()
+    return ids
 
 
 def test_league_reruns_and_grows_by_new_games_only(tmp_path: Path) -> None:
     out = tmp_path / "lg"
-    base = ["league", "bl", "r1=random", "greedy", "--out", out, "--workers", "0", "-q"]
+    base: list[str | Path] = ["league", "bl", "r1=random", "greedy", "--out", out,
+                              "--workers", "0", "-q"]
     code, text = tourney(*base, "--games", "4", "--seed", "3")
     assert code == 0, text
     assert "played 4 games" in text and "4 of 4 scheduled" in text
@@ -99,7 +103,8 @@ def test_bad_league_input_gives_one_clear_line(tmp_path: Path, args: list[str],
 
 def test_a_folder_of_another_league_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "lg"
-    base = ["league", "bl", "random", "greedy", "--games", "2", "--out", out, "--workers", "0"]
+    base: list[str | Path] = ["league", "bl", "random", "greedy", "--games", "2", "--out", out,
+                              "--workers", "0"]
     assert tourney(*base, "-q")[0] == 0
     code, text = tourney(*base, "--variant", "rules=no-tactics", "-q")
     assert code == 2 and "variant rules=standard, not rules=no-tactics" in text
@@ -134,12 +139,12 @@ def test_a_full_disk_is_a_clear_error_without_partial_files(
 def test_a_damaged_batch_is_quarantined_and_replayed(tmp_path: Path) -> None:
     out = tmp_path / "lg"
     plan = prepare_league("bl", ["random", "greedy"], out=out, games=4)
-    run_league(plan, local.InlineExecutor(), progress=False, batch_size=1)
+    run_league(plan, InlineExecutor(), progress=False, batch_size=1)
     damaged = store.batch_files(out / "games")[2]
     damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
     code, text = tourney("ratings", out)
     assert code == 0 and "unreadable" in text and "\n3 rated games" in text
-    summary = run_league(plan, local.InlineExecutor(), progress=False)
+    summary = run_league(plan, InlineExecutor(), progress=False)
     assert summary.played == 1 and len(summary.quarantined) == 2
     assert sorted(game_ids(out)) == sorted(s.game_id for s in plan.specs)
 
@@ -147,7 +152,7 @@ def test_a_damaged_batch_is_quarantined_and_replayed(tmp_path: Path) -> None:
 def test_a_worker_killed_mid_league_loses_and_repeats_nothing(tmp_path: Path) -> None:
     out = tmp_path / "lg"
     plan = prepare_league("bl", ["r1=random", "r2=random"], out=out, games=16)
-    executor = local.ProcessExecutor(2, base.default_play(None))
+    executor = ProcessExecutor(2, default_play(None))
     killed: list[int] = []
 
     def kill_one(record: GameRecord) -> None:
@@ -257,8 +262,8 @@ BAD_BOTS = {
 
 
 def test_forfeits_are_stored_and_counted_per_bot(tmp_path: Path) -> None:
-    for name, code in BAD_BOTS.items():
-        (tmp_path / name).write_text(code)
+    for name, source in BAD_BOTS.items():
+        (tmp_path / name).write_text(source)
     out = tmp_path / "lg"
     code, text = tourney("gauntlet", "bl", "random", *(tmp_path / n for n in BAD_BOTS),
                          "--games", "2", "--move-time", "0.2", "--overage", "0", "--out", out,
@@ -280,7 +285,7 @@ def test_forfeits_are_stored_and_counted_per_bot(tmp_path: Path) -> None:
 def test_soak_many_worker_kills_still_store_every_game_once(tmp_path: Path) -> None:
     out = tmp_path / "lg"
     plan = prepare_league("bl", ["r1=random", "r2=random", "greedy"], out=out, games=100)
-    executor = local.ProcessExecutor(2, base.default_play(None))
+    executor = ProcessExecutor(2, default_play(None))
     seen: list[str] = []
 
     def kill_now_and_then(record: GameRecord) -> None:

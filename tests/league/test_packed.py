@@ -53,7 +53,7 @@ def test_tables_from_packed_and_full_records_are_identical() -> None:
     packed = [PackedRecord.of(r) for r in records]
     assert store.games_table(packed).equals(store.games_table(records))
     assert store.moves_table(packed).equals(store.moves_table(records))
-    mixed = [records[0], packed[1], records[2], packed[3]]
+    mixed: list[GameRecord | PackedRecord] = [records[0], packed[1], records[2], packed[3]]
     assert store.moves_table(mixed).equals(store.moves_table(records))
     moves = store.moves_table(records).to_pylist()
     assert len(moves) == sum(len(r.moves) for r in records)

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from harness.league import store
-from harness.records import BotRef, Limits, Termination
+from harness.records import BotRef, GameRecord, Limits, Termination
 
 from .helpers import record
 
@@ -24,7 +24,7 @@ def config(**changes: object) -> store.LeagueConfig:
     return base
 
 
-def write(root: Path, *records: store.GameRecord, batch_size: int = 100) -> store.ScanReport:
+def write(root: Path, *records: GameRecord, batch_size: int = 100) -> store.ScanReport:
     with store.ResultsStore.open(root, config(), batch_size=batch_size) as st:
         for r in records:
             st.add(r)
@@ -154,7 +154,7 @@ def test_a_full_disk_leaves_no_partial_file(tmp_path: Path,
     def full(fd: int) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(store.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(store.StoreError, match="disk is full; free some space"):
         st.flush()
     monkeypatch.undo()

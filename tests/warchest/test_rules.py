@@ -210,7 +210,7 @@ def test_four_player_set_up_teams_and_turn_order() -> None:
     cards = [t for c in s.cards for t in c]
     assert all(len(c) == 3 for c in s.cards) and len(set(cards)) == 12
     assert s.markers_placed(0) == 3 and s.markers_placed(1) == 3 and s.markers_total == 8
-    seen = []
+    seen: list[int] = []
     while len(seen) < 4:
         seen.append(s.current_player)
         s.apply(next(a for a in s.legal_actions() if a.endswith(" pass")))

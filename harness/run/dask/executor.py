@@ -46,7 +46,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
@@ -452,7 +452,7 @@ class DaskExecutor:
         info = self.client.scheduler_info(n_workers=-1).get("workers", {})
         return sum(int(w.get("nthreads", 1)) for w in info.values())
 
-    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameRecord]:
+    def run(self, specs: Iterable[GameSpec]) -> Generator[GameRecord, None, None]:
         todo = list(specs)
         if not todo:
             return

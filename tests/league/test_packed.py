@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from harness.league import store
 from harness.match.referee import play_game
 from harness.records import (
@@ -82,3 +85,26 @@ def test_move_buffers_round_trip_any_text_and_empty_games() -> None:
     rows = store.moves_table([record, dataclasses.replace(record, game_id="e", moves=[])])
     assert rows.column("action").to_pylist() == ["plé 3", "", "play y10 3"]
     assert rows.column("seat").to_pylist() == [1, 0, 3]
+
+
+moves_strategy = st.lists(st.builds(
+    MoveRecord, st.integers(0, 2**31 - 1), st.integers(0, 3), st.text(max_size=12),
+    st.floats(0, 1e6, allow_nan=False)), max_size=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(moves_strategy)
+def test_move_buffers_round_trip_any_moves(moves: list[MoveRecord]) -> None:
+    assert unpack_moves(pack_moves(moves)) == moves
+
+
+@settings(max_examples=40, deadline=None)
+@given(moves_strategy, st.sampled_from(list(Termination)), st.one_of(st.none(), st.integers(0, 1)),
+       st.text(max_size=30))
+def test_a_packed_record_is_the_record(moves: list[MoveRecord], termination: Termination,
+                                       offender: int | None, reason: str) -> None:
+    record = dataclasses.replace(_games(1)[0], moves=moves, termination=termination,
+                                 offender=offender, reason=reason)
+    assert unpack_record(pack_record(record)) == record
+    packed = PackedRecord.of(record)
+    assert packed.record() == record and packed.void == is_void(record)

@@ -33,7 +33,6 @@ This module imports ``distributed`` at the top: import it only when a cluster is
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import importlib.metadata
 import json
@@ -56,7 +55,7 @@ import cloudpickle  # type: ignore[import-untyped]  # ships no type information
 from distributed import Client, Future, as_completed, get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from harness.bots.spec import BotSpecError, parse_spec
+from harness.bots.spec import BotSpecError, is_sandboxed, parse_spec
 from harness.match.referee import write_logs
 from harness.records import BotRef, GameRecord, GameSpec, Termination, pack_record, unpack_record
 from harness.run.base import Deadlines, default_play, safe_play, void_record
@@ -236,16 +235,7 @@ def play_batch(tasks: list[Task], play: bytes | None = None) -> list[Packed]:
 def runs_in_process(ref: BotRef) -> bool:
     """Whether the referee runs this bot inside its own process (a trusted, fast built-in)
     rather than sandboxed in a process of the bot's own."""
-    return _spec_runs_in_process(ref.spec)
-
-
-@functools.lru_cache(maxsize=4096)
-def _spec_runs_in_process(spec: str) -> bool:
-    """Cached: a league asks once per seat of every game, and a file spec costs a stat."""
-    try:
-        return not parse_spec(spec).sandboxed
-    except BotSpecError:
-        return False
+    return not is_sandboxed(ref.spec)
 
 
 def batch_size(fast_games: int, threads: int) -> int:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.league.config import LeagueConfig, StoreError, load_config
 from harness.records import (
     BotRef,
     GameRecord,
@@ -33,7 +34,7 @@ from harness.records import (
 )
 
 if TYPE_CHECKING:
-    from harness.league.store import LeagueConfig, ResultsStore
+    from harness.league.store import ResultsStore
     from harness.run.base import Executor
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -127,9 +128,9 @@ def prepare_league(
     Options left out are taken from the folder's ``league.json`` when it exists, so
     ``tourney league --resume --out FOLDER`` continues the last run.
     """
-    from harness.league import schedule, store
+    from harness.league import schedule
 
-    stored = store.load_config(out) if (out / "league.json").exists() else None
+    stored = load_config(out) if (out / "league.json").exists() else None
     if resume and stored is None:
         raise LeagueError(f"{out} holds no league to resume (no league.json); drop --resume "
                           f"to start one")
@@ -168,7 +169,7 @@ def prepare_league(
                                          players=choice.players, league=name, limits=lim)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
-    config = store.LeagueConfig(
+    config = LeagueConfig(
         name=name, game=choice.name, variant=choice.variant,
         rules_version=choice.rules_version, seed=league_seed, games_per_pair=n, bots=refs,
         limits=lim, kind=kind, challenger=refs[0].name if kind == "gauntlet" else "",
@@ -299,9 +300,9 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     except KeyboardInterrupt:
         summary.interrupted = True
     except BaseException as exc:
-        with contextlib.suppress(store.StoreError):  # keep what finished, report the cause
+        with contextlib.suppress(StoreError):  # keep what finished, report the cause
             st.flush()
-        if isinstance(exc, store.StoreError):  # a batch could not be written (full disk)
+        if isinstance(exc, StoreError):  # a batch could not be written (full disk)
             raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc
         raise
     finally:
@@ -310,7 +311,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
         summary.seconds = time.perf_counter() - t0
     try:
         st.flush()
-    except store.StoreError as exc:
+    except StoreError as exc:
         raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc
     return summary
 
@@ -373,7 +374,7 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
-    configs = [store.load_config(f) for f in folders]
+    configs = [load_config(f) for f in folders]
     kinds = {(c.game, c.rules_version) for c in configs}
     if len(kinds) > 1:
         listed = ", ".join(f"{f} ({c.game} rules {c.rules_version})"
@@ -399,8 +400,9 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     from games import registry
     from games.protocol import GameError
     from harness.league import store
+    from harness.league.schema import record_from_row
 
-    store.load_config(folder)
+    load_config(folder)
     table = store.load_games([folder]).games
     ids = table.column("game_id").to_pylist()
     hits = [i for i, gid in enumerate(ids) if gid == game_id] or [
@@ -410,7 +412,7 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
                           f"pyarrow/DuckDB on {folder}/games")
     if len({ids[i] for i in hits}) > 1:
         raise LeagueError(f"{game_id!r} matches several games; give more of the id")
-    row = store.record_from_row(table.slice(hits[0], 1).to_pylist()[0])
+    row = record_from_row(table.slice(hits[0], 1).to_pylist()[0])
     game = registry.get(row.game)
     state = game.new_game(row.seed, **row.variant)
     seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(row.seats))

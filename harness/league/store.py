@@ -2,9 +2,9 @@
 
 Layout of ``results/NAME/``::
 
-    league.json              the league's configuration (see LeagueConfig)
-    games/batch-000001-<token>.parquet   one row per game   (GAMES_SCHEMA)
-    moves/batch-000001-<token>.parquet   one row per decision (MOVES_SCHEMA)
+    league.json              the league's configuration (harness.league.config)
+    games/batch-000001-<token>.parquet   one row per game   (harness.league.schema)
+    moves/batch-000001-<token>.parquet   one row per decision (harness.league.schema)
     quarantine/              damaged or orphaned batch files moved aside, never read
     .lock                    held (flock) while a league writes here
 
@@ -28,15 +28,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import functools
 import json
 import os
 import secrets
 import signal
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,336 +43,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from harness.records import (
-    PACKED_FIELDS,
-    BotRef,
-    GameRecord,
-    Limits,
-    PackedRecord,
-    Termination,
-    TourneyError,
-    tourney_version,
+from harness.league.config import LeagueConfig, StoreError, load_config, merge_configs
+from harness.league.schema import (
+    GAMES_SCHEMA,
+    Finished,
+    games_table,
+    moves_table,
+    with_teams,
 )
+from harness.records import PackedRecord
 
-FORMAT = 1  # version of the results-folder layout
 BATCH_SIZE = 2000  # games per batch file at most; a batch is also written every FLUSH_SECONDS
 FLUSH_SECONDS = 10.0  # so a crash loses at most this much play, and a night makes few files
-
-GAMES_SCHEMA = pa.schema(
-    [
-        ("league", pa.string()),
-        ("game_id", pa.string()),
-        ("pair_id", pa.string()),
-        ("game", pa.string()),
-        ("variant", pa.string()),  # canonical JSON, keys sorted
-        ("rules_version", pa.string()),
-        ("seed", pa.int64()),
-        ("players", pa.int8()),
-        ("bots", pa.list_(pa.string())),  # per seat
-        ("winner", pa.string()),  # the winning bot ("a+b" for a mixed team); null: draw or void
-        ("winner_seats", pa.list_(pa.int8())),
-        ("draw", pa.bool_()),
-        ("result", pa.list_(pa.float64())),  # per seat: 1 win, 0 draw, -1 loss
-        ("score", pa.list_(pa.float64())),  # per seat game points (Battle Line series points)
-        ("termination", pa.string()),
-        ("reason", pa.string()),
-        ("offender", pa.int8()),  # the seat that forfeited, null if none
-        ("offender_bot", pa.string()),
-        ("rated", pa.bool_()),  # false for a void game: the harness failed, no bot to blame
-        ("decisions", pa.int32()),
-        ("duration", pa.float64()),  # seconds
-        ("think_time", pa.list_(pa.float64())),  # per seat, seconds
-        ("finished_at", pa.timestamp("ms", tz="UTC")),
-        ("teams", pa.list_(pa.int8())),  # per seat, as the game declares them; added in 0.1
-    ]
-)
-
-MOVES_SCHEMA = pa.schema(
-    [
-        ("game_id", pa.string()),
-        ("ply", pa.int32()),
-        ("seat", pa.int8()),
-        ("action", pa.string()),
-        ("think_time", pa.float64()),
-    ]
-)
-
-
-class StoreError(TourneyError):
-    """A results folder cannot be used as asked; the message names the problem and the fix."""
-
-
-class LeagueMismatch(StoreError):
-    """The folder holds a different league (game, variant, rules version, seed, bot code)."""
-
-
-@dataclass
-class LeagueConfig:
-    """What a results folder holds: written to ``league.json``."""
-
-    name: str
-    game: str
-    variant: dict[str, str]
-    rules_version: str
-    seed: int
-    games_per_pair: int
-    bots: list[BotRef]
-    limits: Limits = field(default_factory=Limits)
-    kind: str = "round-robin"  # or "gauntlet", or "mixed" once both have written here
-    challenger: str = ""  # the gauntlet's challenger
-    players: int = 2
-    schedule: dict[str, Any] = field(default_factory=dict)  # the last run: kind, bots, games
-    tourney_version: str = field(default_factory=tourney_version)
-
-    def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["format"] = FORMAT
-        return d
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> LeagueConfig:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        known["bots"] = [BotRef(**b) for b in data.get("bots", [])]
-        known["limits"] = Limits(**data.get("limits", {}))
-        known["variant"] = {str(k): str(v) for k, v in data.get("variant", {}).items()}
-        return cls(**known)
-
-    def bot(self, name: str) -> BotRef | None:
-        return next((b for b in self.bots if b.name == name), None)
-
-
-def variant_text(variant: dict[str, str]) -> str:
-    """The canonical text of a variant, as stored in the ``variant`` column."""
-    return json.dumps(variant, sort_keys=True, separators=(",", ":"))
-
-
-def describe_variant(variant: dict[str, str]) -> str:
-    return " ".join(f"{k}={v}" for k, v in sorted(variant.items())) or "(default rules)"
-
-
-def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> LeagueConfig:
-    """The configuration after ``new`` joins ``stored``; refuses anything that would mix leagues.
-
-    Adding bots and raising ``games_per_pair`` only add games. A different game, variant, rules
-    version, seed, time limit or a changed bot file would mix incomparable results.
-    """
-    where = f"{folder} holds"
-    fix = "use another --out folder"
-    if stored.game != new.game:
-        raise LeagueMismatch(f"{where} a {stored.game} league, not {new.game}; {fix}")
-    if stored.variant != new.variant:
-        raise LeagueMismatch(
-            f"{where} games with variant {describe_variant(stored.variant)}, not "
-            f"{describe_variant(new.variant)}; {fix}"
-        )
-    if stored.rules_version != new.rules_version:
-        raise LeagueMismatch(
-            f"{where} games played under {stored.game} rules {stored.rules_version}, but the "
-            f"engine is now at rules {new.rules_version}; {fix} for the new rules"
-        )
-    if stored.seed != new.seed:
-        raise LeagueMismatch(
-            f"{where} a league with --seed {stored.seed}, not {new.seed}; pass --seed "
-            f"{stored.seed} to continue it or {fix}"
-        )
-    if stored.limits != new.limits:
-        was, now = stored.limits, new.limits
-        raise LeagueMismatch(
-            f"{where} games played with --move-time {was.move_time} --overage {was.overage}, "
-            f"not --move-time {now.move_time} --overage {now.overage}; pass the same limits "
-            f"to continue it or {fix}"
-        )
-    bots = list(stored.bots)
-    for bot in new.bots:
-        old = stored.bot(bot.name)
-        if old is None:
-            bots.append(bot)
-        elif old.sha256 != bot.sha256:
-            raise LeagueMismatch(
-                f"bot {bot.name!r} changed since {folder} was started (its code hash differs); "
-                f"give the new version another name (NAME=SPEC) or {fix}"
-            )
-        elif old.spec != bot.spec:
-            bots[bots.index(old)] = bot
-    kind = stored.kind if stored.kind == new.kind else "mixed"
-    return LeagueConfig(
-        name=stored.name,
-        game=stored.game,
-        variant=stored.variant,
-        rules_version=stored.rules_version,
-        seed=stored.seed,
-        games_per_pair=max(stored.games_per_pair, new.games_per_pair),
-        bots=bots,
-        limits=stored.limits,
-        kind=kind,
-        challenger=new.challenger or stored.challenger,
-        players=stored.players,
-        schedule=new.schedule,
-        tourney_version=new.tourney_version,
-    )
-
-
-# ----------------------------------------------------------------------------- records -> rows
-
-
-Finished = GameRecord | PackedRecord  # what the store takes: a record, or a worker's packing
-
-
-def _packed(records: Sequence[Finished]) -> list[PackedRecord]:
-    return [r if isinstance(r, PackedRecord) else PackedRecord.of(r) for r in records]
-
-
-_FIELD = {name: i for i, name in enumerate(PACKED_FIELDS)}
-
-
-def _column(rows: list[tuple[Any, ...]], name: str) -> list[Any]:
-    return [row[_FIELD[name]] for row in rows]
-
-
-def games_table(records: Sequence[Finished]) -> pa.Table:
-    """The games rows of ``records`` (one per game), in GAMES_SCHEMA."""
-    rows = [p.row for p in _packed(records)]
-    seats, winners = _column(rows, "seats"), _column(rows, "winners")
-    offender, termination = _column(rows, "offender"), _column(rows, "termination")
-    forfeits = {t.value: t.is_forfeit for t in Termination}
-    void = [o is None and forfeits[t] for o, t in zip(offender, termination,
-                                                                    strict=True)]
-    texts: dict[tuple[tuple[str, str], ...], str] = {}
-    variants = []
-    for variant in _column(rows, "variant"):
-        key = tuple(variant.items())
-        if key not in texts:
-            texts[key] = variant_text(variant)
-        variants.append(texts[key])
-    cols_game = _column(rows, "game")
-    cols: dict[str, list[Any]] = {
-        "league": _column(rows, "league"),
-        "game_id": _column(rows, "game_id"),
-        "pair_id": _column(rows, "pair_id"),
-        "game": cols_game,
-        "variant": variants,
-        "rules_version": _column(rows, "rules_version"),
-        "seed": _column(rows, "seed"),
-        "players": [len(s) for s in seats],
-        "bots": seats,
-        "winner": [_winner_of(s, w) for s, w in zip(seats, winners, strict=True)],
-        "winner_seats": winners,
-        "draw": [not w and not v for w, v in zip(winners, void, strict=True)],
-        "result": _column(rows, "returns"),
-        "score": _column(rows, "scores"),
-        "termination": termination,
-        "reason": _column(rows, "reason"),
-        "offender": offender,
-        "offender_bot": [s[o] if o is not None else None for s, o in zip(seats, offender,
-                                                                         strict=True)],
-        "rated": [not v for v in void],
-        "decisions": _column(rows, "decisions"),
-        "duration": _column(rows, "duration"),
-        "think_time": _column(rows, "think_time"),
-        "finished_at": [int(t * 1000) for t in _column(rows, "finished_at")],
-        "teams": [teams or teams_of(game, len(s)) for teams, game, s in
-                  zip(_column(rows, "teams"), cols_game, seats, strict=True)],
-    }
-    return pa.Table.from_pydict(cols, schema=GAMES_SCHEMA)
-
-
-@functools.cache
-def teams_of(game: str, players: int) -> list[int]:
-    """The team of each seat in ``game`` with ``players``, as the game declares them (for
-    records that do not carry their teams, and batches written before the column existed)."""
-    from games import registry
-
-    try:
-        return list(registry.get(game).info.teams_of(players))
-    except registry.UnknownGame:
-        return list(range(players))
-
-
-def _with_teams(table: pa.Table) -> pa.Table:
-    """A games table read from a batch written before the ``teams`` column existed, with it."""
-    if "teams" in table.column_names:
-        return table
-    teams = [teams_of(game, players) for game, players in
-             zip(table.column("game").to_pylist(), table.column("players").to_pylist(),
-                 strict=True)]
-    return table.append_column("teams", pa.array(teams, pa.list_(pa.int8())))
-
-
-def _winner_of(seats: list[str], winners: list[int]) -> str | None:
-    names: list[str] = []
-    for seat in winners:
-        if seats[seat] not in names:
-            names.append(seats[seat])
-    return "+".join(names) if names else None
-
-
-def moves_table(records: Sequence[Finished]) -> pa.Table:
-    """The moves rows of ``records`` (one per decision), in MOVES_SCHEMA.
-
-    Built from the records' packed move buffers (:data:`harness.records.MoveBuffers`) joined
-    end to end, so no move passes through a Python object.
-    """
-    games: list[str] = []
-    which: list[int] = []  # per move: the index of its game in ``games``
-    plies: list[bytes] = []
-    seats: list[bytes] = []
-    lengths: list[bytes] = []
-    texts: list[bytes] = []
-    times: list[bytes] = []
-    for i, p in enumerate(_packed(records)):
-        ply, seat, length, text, think = p.moves
-        games.append(p.row[0])
-        which += [i] * len(seat)
-        plies.append(ply)
-        seats.append(seat)
-        lengths.append(length)
-        texts.append(text)
-        times.append(think)
-    n = len(which)
-    ids = pa.array(games, pa.string()).take(pa.array(which, pa.int32()))
-    ends = pc.cumulative_sum(_fixed(pa.int32(), n, lengths))
-    offsets = b"\0\0\0\0" + (ends.buffers()[1].to_pybytes()[:4 * n] if n else b"")
-    actions = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(b"".join(texts)))
-    actions.validate(full=True)
-    return pa.Table.from_arrays(
-        [ids, _fixed(pa.int32(), n, plies), _fixed(pa.int8(), n, seats), actions,
-         _fixed(pa.float64(), n, times)],
-        schema=MOVES_SCHEMA,
-    )
-
-
-def _fixed(kind: pa.DataType, n: int, parts: list[bytes]) -> pa.Array:
-    """An Arrow array of ``n`` fixed-width values from little-endian buffers joined."""
-    data = b"".join(parts)
-    if len(data) != n * kind.bit_width // 8:
-        raise StoreError(f"packed moves hold {len(data)} bytes of {kind}, expected {n} values")
-    return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])
-
-
-def record_from_row(row: dict[str, Any]) -> GameRecord:
-    """Rebuild a GameRecord (without moves) from a games row; the inverse of games_table."""
-    finished = row["finished_at"]
-    return GameRecord(
-        game_id=row["game_id"],
-        game=row["game"],
-        variant=json.loads(row["variant"]),
-        rules_version=row["rules_version"],
-        seed=row["seed"],
-        seats=list(row["bots"]),
-        returns=list(row["result"]),
-        scores=list(row["score"]),
-        winners=list(row["winner_seats"]),
-        termination=Termination(row["termination"]),
-        reason=row["reason"],
-        decisions=row["decisions"],
-        duration=row["duration"],
-        think_time=list(row["think_time"]),
-        pair_id=row["pair_id"],
-        league=row["league"],
-        offender=row["offender"],
-        finished_at=finished.timestamp() if finished is not None else 0.0,
-        teams=list(row.get("teams") or teams_of(row["game"], len(row["bots"]))),
-    )
 
 
 # ----------------------------------------------------------------------------- atomic files
@@ -653,17 +334,6 @@ def _batch_number(name: str) -> int:
 # ----------------------------------------------------------------------------- reading
 
 
-def load_config(root: Path) -> LeagueConfig:
-    path = root / "league.json"
-    if not path.exists():
-        raise StoreError(f"{root} is not a results folder (no league.json); "
-                         f"pass the folder given to `tourney league --out`")
-    try:
-        return LeagueConfig.from_json(json.loads(path.read_text()))
-    except (ValueError, TypeError, KeyError) as exc:
-        raise StoreError(f"{path} is damaged ({exc}); restore it or start a new folder") from exc
-
-
 @dataclass
 class Loaded:
     """Games read from one or more folders, with the files that could not be read."""
@@ -698,7 +368,7 @@ def load_games(roots: Iterable[Path]) -> Loaded:
         seen: set[str] = set()
         for table in _read_folder_tables(root / "games", skipped):
             if table.schema != GAMES_SCHEMA:
-                table = _with_teams(table).select(GAMES_SCHEMA.names).cast(GAMES_SCHEMA)
+                table = with_teams(table).select(GAMES_SCHEMA.names).cast(GAMES_SCHEMA)
             keep = _first_seen(table.column("game_id").to_pylist(), seen)
             tables.append(table if all(keep) else table.filter(pa.array(keep)))
     if not tables:
@@ -710,7 +380,6 @@ def load_games(roots: Iterable[Path]) -> Loaded:
 
 def load_moves(root: Path, game_id: str) -> list[dict[str, Any]]:
     """The moves of one game in ply order."""
-    import pyarrow.compute as pc
 
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []

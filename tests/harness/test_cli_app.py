@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from games import registry
 from harness.cli.app import app
-from harness.league.store import StoreError
+from harness.league.config import StoreError
 from harness.records import TourneyError
 
 runner = CliRunner()

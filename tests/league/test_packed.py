@@ -7,7 +7,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.league import store
+from harness.league import schema
 from harness.match.referee import play_game
 from harness.records import (
     BotRef,
@@ -54,11 +54,11 @@ def test_a_void_record_packs_with_its_termination_and_offender() -> None:
 def test_tables_from_packed_and_full_records_are_identical() -> None:
     records = _games(4)
     packed = [PackedRecord.of(r) for r in records]
-    assert store.games_table(packed).equals(store.games_table(records))
-    assert store.moves_table(packed).equals(store.moves_table(records))
+    assert schema.games_table(packed).equals(schema.games_table(records))
+    assert schema.moves_table(packed).equals(schema.moves_table(records))
     mixed: list[GameRecord | PackedRecord] = [records[0], packed[1], records[2], packed[3]]
-    assert store.moves_table(mixed).equals(store.moves_table(records))
-    moves = store.moves_table(records).to_pylist()
+    assert schema.moves_table(mixed).equals(schema.moves_table(records))
+    moves = schema.moves_table(records).to_pylist()
     assert len(moves) == sum(len(r.moves) for r in records)
     assert moves[0] == {"game_id": "g0", "ply": 0, "seat": records[0].moves[0].seat,
                         "action": records[0].moves[0].action,
@@ -82,7 +82,7 @@ def test_move_buffers_round_trip_any_text_and_empty_games() -> None:
     assert unpack_moves(pack_moves(moves)) == moves
     assert unpack_moves(pack_moves([])) == []
     record = dataclasses.replace(_games(1)[0], moves=moves)
-    rows = store.moves_table([record, dataclasses.replace(record, game_id="e", moves=[])])
+    rows = schema.moves_table([record, dataclasses.replace(record, game_id="e", moves=[])])
     assert rows.column("action").to_pylist() == ["plé 3", "", "play y10 3"]
     assert rows.column("seat").to_pylist() == [1, 0, 3]
 

@@ -8,14 +8,15 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from harness.league import store
+from harness.league import schema, store
+from harness.league.config import LeagueConfig, LeagueMismatch, StoreError, load_config
 from harness.records import BotRef, GameRecord, Limits, Termination
 
 from .helpers import record
 
 
-def config(**changes: object) -> store.LeagueConfig:
-    base = store.LeagueConfig(
+def config(**changes: object) -> LeagueConfig:
+    base = LeagueConfig(
         name="t", game="battleline", variant={"rules": "standard"}, rules_version="1", seed=1,
         games_per_pair=4, bots=[BotRef("a", "random", "aa"), BotRef("b", "greedy", "bb")],
     )
@@ -38,7 +39,7 @@ def test_games_and_moves_read_back_with_plain_pyarrow(tmp_path: Path) -> None:
           record("g3", seats=("a", "b", "a", "b"), returns=(-1, 1, -1, 1), moves=5),
           record("g4", termination=Termination.TIMEOUT, offender=1))
     games = ds.dataset(root / "games", format="parquet").to_table().sort_by("game_id")
-    assert games.schema == store.GAMES_SCHEMA
+    assert games.schema == schema.GAMES_SCHEMA
     rows = games.to_pylist()
     assert [r["winner"] for r in rows] == ["a", None, "b", "a"]
     assert [r["draw"] for r in rows] == [False, True, False, False]
@@ -49,7 +50,7 @@ def test_games_and_moves_read_back_with_plain_pyarrow(tmp_path: Path) -> None:
     assert moves.num_rows == 3 + 3 + 5 + 3
     assert store.load_moves(root, "g3")[4] == {
         "game_id": "g3", "ply": 4, "seat": 0, "action": "act4", "think_time": 0.0001}
-    assert store.record_from_row(rows[0]).seats == ["a", "b"]
+    assert schema.record_from_row(rows[0]).seats == ["a", "b"]
 
 
 def test_reopening_lists_finished_ids_and_drops_repeats(tmp_path: Path) -> None:
@@ -102,7 +103,7 @@ def test_a_moves_file_that_does_not_match_its_games_is_caught(tmp_path: Path) ->
     root = tmp_path / "lg"
     write(root, record("g1", moves=3))
     (moves,) = store.batch_files(root / "moves")
-    pq.write_table(store.moves_table([record("g1", moves=5)]), moves)
+    pq.write_table(schema.moves_table([record("g1", moves=5)]), moves)
     with store.ResultsStore.open(root, config()) as st:
         assert st.finished == set()
         assert f"moves/{moves.name} holds 5 moves, its games 3" in st.report.quarantined[0]
@@ -131,7 +132,7 @@ def test_another_league_is_refused(tmp_path: Path, change: dict[str, object],
                                    message: str) -> None:
     root = tmp_path / "lg"
     write(root, record("g1"))
-    with pytest.raises(store.LeagueMismatch, match=message):
+    with pytest.raises(LeagueMismatch, match=message):
         store.ResultsStore.open(root, config(**change))
 
 
@@ -142,7 +143,7 @@ def test_new_bots_and_more_games_merge(tmp_path: Path) -> None:
     with store.ResultsStore.open(root, config(bots=bots, games_per_pair=8)) as st:
         assert [b.name for b in st.config.bots] == ["a", "b", "c"]
         assert st.config.games_per_pair == 8
-    assert store.load_config(root).bot("c") == BotRef("c", "c.py", "cc")
+    assert load_config(root).bot("c") == BotRef("c", "c.py", "cc")
 
 
 def test_a_full_disk_leaves_no_partial_file(tmp_path: Path,
@@ -155,7 +156,7 @@ def test_a_full_disk_leaves_no_partial_file(tmp_path: Path,
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(os, "fsync", full)
-    with pytest.raises(store.StoreError, match="disk is full; free some space"):
+    with pytest.raises(StoreError, match="disk is full; free some space"):
         st.flush()
     monkeypatch.undo()
     st.close()
@@ -167,21 +168,21 @@ def test_a_full_disk_leaves_no_partial_file(tmp_path: Path,
 def test_unusable_folders_are_refused(tmp_path: Path) -> None:
     afile = tmp_path / "file"
     afile.write_text("x")
-    with pytest.raises(store.StoreError, match="is a file"):
+    with pytest.raises(StoreError, match="is a file"):
         store.ResultsStore.open(afile, config())
-    with pytest.raises(store.StoreError, match="cannot write results"):
+    with pytest.raises(StoreError, match="cannot write results"):
         store.ResultsStore.open(afile / "sub", config())
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
-    with pytest.raises(store.StoreError, match="not empty"):
+    with pytest.raises(StoreError, match="not empty"):
         store.ResultsStore.open(other, config())
-    with pytest.raises(store.StoreError, match=r"no league\.json"):
-        store.load_config(other)
+    with pytest.raises(StoreError, match=r"no league\.json"):
+        load_config(other)
 
 
 def test_one_writer_at_a_time(tmp_path: Path) -> None:
     root = tmp_path / "lg"
     with (store.ResultsStore.open(root, config()),
-          pytest.raises(store.StoreError, match="another tourney process")):
+          pytest.raises(StoreError, match="another tourney process")):
         store.ResultsStore.open(root, config())

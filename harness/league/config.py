@@ -1,0 +1,137 @@
+"""A league's configuration: what ``league.json`` holds, and whether a run may continue a folder.
+
+:class:`LeagueConfig` is written to ``league.json`` when a league starts and read back to
+resume it; :func:`merge_configs` decides whether new options continue the stored league (more
+bots, more games) or would mix different leagues in one folder (:class:`LeagueMismatch`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.records import BotRef, Limits, TourneyError, tourney_version
+
+FORMAT = 1  # version of the results-folder layout
+
+
+class StoreError(TourneyError):
+    """A results folder cannot be used as asked; the message names the problem and the fix."""
+
+
+class LeagueMismatch(StoreError):
+    """The folder holds a different league (game, variant, rules version, seed, bot code)."""
+
+
+@dataclass
+class LeagueConfig:
+    """What a results folder holds: written to ``league.json``."""
+
+    name: str
+    game: str
+    variant: dict[str, str]
+    rules_version: str
+    seed: int
+    games_per_pair: int
+    bots: list[BotRef]
+    limits: Limits = field(default_factory=Limits)
+    kind: str = "round-robin"  # or "gauntlet", or "mixed" once both have written here
+    challenger: str = ""  # the gauntlet's challenger
+    players: int = 2
+    schedule: dict[str, Any] = field(default_factory=dict)  # the last run: kind, bots, games
+    tourney_version: str = field(default_factory=tourney_version)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["format"] = FORMAT
+        return d
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LeagueConfig:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["bots"] = [BotRef(**b) for b in data.get("bots", [])]
+        known["limits"] = Limits(**data.get("limits", {}))
+        known["variant"] = {str(k): str(v) for k, v in data.get("variant", {}).items()}
+        return cls(**known)
+
+    def bot(self, name: str) -> BotRef | None:
+        return next((b for b in self.bots if b.name == name), None)
+
+
+def describe_variant(variant: dict[str, str]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(variant.items())) or "(default rules)"
+
+
+def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> LeagueConfig:
+    """The configuration after ``new`` joins ``stored``; refuses anything that would mix leagues.
+
+    Adding bots and raising ``games_per_pair`` only add games. A different game, variant, rules
+    version, seed, time limit or a changed bot file would mix incomparable results.
+    """
+    where = f"{folder} holds"
+    fix = "use another --out folder"
+    if stored.game != new.game:
+        raise LeagueMismatch(f"{where} a {stored.game} league, not {new.game}; {fix}")
+    if stored.variant != new.variant:
+        raise LeagueMismatch(
+            f"{where} games with variant {describe_variant(stored.variant)}, not "
+            f"{describe_variant(new.variant)}; {fix}"
+        )
+    if stored.rules_version != new.rules_version:
+        raise LeagueMismatch(
+            f"{where} games played under {stored.game} rules {stored.rules_version}, but the "
+            f"engine is now at rules {new.rules_version}; {fix} for the new rules"
+        )
+    if stored.seed != new.seed:
+        raise LeagueMismatch(
+            f"{where} a league with --seed {stored.seed}, not {new.seed}; pass --seed "
+            f"{stored.seed} to continue it or {fix}"
+        )
+    if stored.limits != new.limits:
+        was, now = stored.limits, new.limits
+        raise LeagueMismatch(
+            f"{where} games played with --move-time {was.move_time} --overage {was.overage}, "
+            f"not --move-time {now.move_time} --overage {now.overage}; pass the same limits "
+            f"to continue it or {fix}"
+        )
+    bots = list(stored.bots)
+    for bot in new.bots:
+        old = stored.bot(bot.name)
+        if old is None:
+            bots.append(bot)
+        elif old.sha256 != bot.sha256:
+            raise LeagueMismatch(
+                f"bot {bot.name!r} changed since {folder} was started (its code hash differs); "
+                f"give the new version another name (NAME=SPEC) or {fix}"
+            )
+        elif old.spec != bot.spec:
+            bots[bots.index(old)] = bot
+    kind = stored.kind if stored.kind == new.kind else "mixed"
+    return LeagueConfig(
+        name=stored.name,
+        game=stored.game,
+        variant=stored.variant,
+        rules_version=stored.rules_version,
+        seed=stored.seed,
+        games_per_pair=max(stored.games_per_pair, new.games_per_pair),
+        bots=bots,
+        limits=stored.limits,
+        kind=kind,
+        challenger=new.challenger or stored.challenger,
+        players=stored.players,
+        schedule=new.schedule,
+        tourney_version=new.tourney_version,
+    )
+
+
+def load_config(root: Path) -> LeagueConfig:
+    path = root / "league.json"
+    if not path.exists():
+        raise StoreError(f"{root} is not a results folder (no league.json); "
+                         f"pass the folder given to `tourney league --out`")
+    try:
+        return LeagueConfig.from_json(json.loads(path.read_text()))
+    except (ValueError, TypeError, KeyError) as exc:
+        raise StoreError(f"{path} is damaged ({exc}); restore it or start a new folder") from exc

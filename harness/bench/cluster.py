@@ -41,7 +41,8 @@ def _rate(executor: Executor, specs: list[GameSpec]) -> float:
 
 
 def run(quick: bool) -> None:
-    from harness.run.dask.executor import DaskExecutor, LocalDaskProcesses
+    from harness.run.dask.cluster import LocalDaskProcesses
+    from harness.run.dask.executor import DaskExecutor
     from harness.run.local import ProcessExecutor
 
     games = 60 if quick else 400

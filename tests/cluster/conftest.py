@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.run.dask.executor import LocalDaskProcesses
+from harness.run.dask.cluster import LocalDaskProcesses
 
 
 @pytest.fixture(scope="session")

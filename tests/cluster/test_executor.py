@@ -25,13 +25,9 @@ from harness.records import (
     pack_record,
     unpack_record,
 )
-from harness.run.dask.executor import (
-    DaskExecutor,
-    LocalDaskProcesses,
-    Task,
-    batch_size,
-    make_batches,
-)
+from harness.run.dask.cluster import LocalDaskProcesses
+from harness.run.dask.executor import DaskExecutor, batch_size, make_batches
+from harness.run.dask.shipping import Task
 
 # The stand-in players run on the workers, which cannot import this test package.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])

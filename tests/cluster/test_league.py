@@ -20,7 +20,8 @@ from typer.testing import CliRunner, Result
 from harness.cli.app import app
 from harness.league.service import prepare_league, run_league
 from harness.records import GameRecord
-from harness.run.dask.executor import DaskExecutor, LocalDaskProcesses
+from harness.run.dask.cluster import LocalDaskProcesses
+from harness.run.dask.executor import DaskExecutor
 
 FIRST_BOT = '''"""Always the first legal action (deterministic)."""
 

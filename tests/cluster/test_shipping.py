@@ -14,17 +14,15 @@ from typer.testing import CliRunner
 from harness.cli.app import app
 from harness.records import BotRef, GameSpec
 from harness.run.dask import ClusterError, require_dask
-from harness.run.dask.executor import (
+from harness.run.dask.cluster import LocalDaskProcesses
+from harness.run.dask.executor import check_address, connect, ship_bots
+from harness.run.dask.shipping import (
     BotFilePlugin,
-    LocalDaskProcesses,
     ShippedBot,
     cache_root,
-    check_address,
     collect_bot_files,
-    connect,
     localize_spec,
     plugin_name,
-    ship_bots,
     split_file_spec,
     write_cached_file,
 )

@@ -27,35 +27,28 @@ past its deadline (:class:`Watchdog`), is recorded void; losing the scheduler en
 local one.
 
 This module imports ``distributed`` at the top: import it only when a cluster is asked for.
-:class:`LocalDaskProcesses` starts a scheduler and workers on 127.0.0.1 (tests, bench).
+What travels is :mod:`harness.run.dask.shipping`'s; :class:`harness.run.dask.cluster.
+LocalDaskProcesses` starts a scheduler and workers on 127.0.0.1 (tests, bench).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.metadata
-import json
 import logging
 import os
-import signal
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 import cloudpickle  # type: ignore[import-untyped]  # ships no type information
 from distributed import Client, Future, as_completed, get_worker
-from distributed.diagnostics.plugin import WorkerPlugin
 
-from harness.bots.spec import BotSpecError, is_sandboxed, parse_spec
+from harness.bots.spec import is_sandboxed
 from harness.match.referee import write_logs
 from harness.records import BotRef, GameRecord, GameSpec, Termination, pack_record, unpack_record
 from harness.run.base import Deadlines, default_play, safe_play, void_record
@@ -64,145 +57,18 @@ from harness.run.dask import ClusterError, ClusterLost
 if TYPE_CHECKING:
     from harness.run.base import DeadlineFn, PlayFn
 
-CACHE_DIRNAME = "tourney-bots"
+from harness.run.dask.shipping import (
+    BotFilePlugin,
+    Task,
+    cache_root,
+    collect_bot_files,
+    localize_spec,
+)
+
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
 WORKER_WAIT = 30.0  # seconds to wait for a first worker to join an empty scheduler
 MAX_BATCH = 20  # most games per task (games between in-process bots)
 TASKS_PER_THREAD = 8  # tasks per worker thread at least, when batching
-
-
-# --------------------------------------------------------------------------------------------
-# Bot files: what travels, keyed by content hash
-
-
-@dataclass(frozen=True)
-class ShippedBot:
-    """How a worker finds a seat's bot: the file's hash and name, and the rest of the spec."""
-
-    sha256: str
-    filename: str
-    suffix: str = ""  # ":ClassName" when the spec names a class in the file
-    prefix: str = ""  # "sandbox:" or "inproc:" when the spec says how to run the bot
-
-    def local_spec(self, cache_root: Path) -> str:
-        """The seat's spec pointing at the worker's cached copy of the file."""
-        return f"{self.prefix}{cache_root / self.sha256 / self.filename}{self.suffix}"
-
-
-def split_file_spec(spec: str) -> tuple[Path, str, str] | None:
-    """The bot file a spec names, with the spec's prefix and ``:Class`` suffix, or None.
-
-    Parsed by the loader, so the syntax is the loader's: ``bots/mine.py`` -> (bots/mine.py, "",
-    ""); ``sandbox:bots/mine.py:Careful`` -> (bots/mine.py, "sandbox:", ":Careful"). Built-ins
-    (``random``) and external commands (``cmd:./engine``) name no file to ship: they resolve on
-    the worker as they are, and so does a spec the loader refuses (the game records why).
-    """
-    try:
-        source = parse_spec(spec)
-    except BotSpecError:
-        return None
-    if source.path is None or source.builtin:
-        return None
-    suffix = f":{source.entry}" if source.entry else ""
-    return source.path, source.prefix, suffix
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-class BotFilePlugin(WorkerPlugin):
-    """Carries one bot file to every worker and writes it into the worker's bot cache.
-
-    Named after the file's hash and idempotent: registering the same file again (another league,
-    a resumed run) sends nothing.
-    """
-
-    idempotent = True
-
-    def __init__(self, filename: str, data: bytes) -> None:
-        self.filename = filename
-        self.data = data
-        self.sha256 = sha256_bytes(data)
-        self.name = plugin_name(self.sha256)
-
-    def setup(self, worker: Any) -> None:
-        write_cached_file(cache_root(worker.local_directory), self.sha256, self.filename,
-                          self.data)
-
-
-def plugin_name(sha256: str) -> str:
-    return f"tourney-bot-{sha256}"
-
-
-def cache_root(local_directory: str) -> Path:
-    return Path(local_directory) / CACHE_DIRNAME
-
-
-def write_cached_file(root: Path, sha256: str, filename: str, data: bytes) -> Path:
-    """Write a bot file into a cache directory by hash, atomically (write, then rename)."""
-    if sha256_bytes(data) != sha256:
-        raise ClusterError(f"bot file {filename} does not match its hash {sha256[:12]}")
-    target = root / sha256 / filename
-    if target.is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, target)
-    return target
-
-
-def collect_bot_files(specs: Iterable[GameSpec]) -> tuple[
-        dict[str, BotFilePlugin], dict[str, ShippedBot]]:
-    """Read each distinct bot file the games use, once.
-
-    Returns the plugins to register (by hash) and, per seat spec string, how a worker finds it.
-    Seats whose spec names no file (built-ins, external commands) are left out: they resolve on
-    the worker as they are.
-    """
-    plugins: dict[str, BotFilePlugin] = {}
-    shipped: dict[str, ShippedBot] = {}
-    no_file: set[str] = set()
-    for spec in specs:
-        for seat in spec.seats:
-            if seat.spec in shipped or seat.spec in no_file:
-                continue
-            found = split_file_spec(seat.spec)
-            if found is None:
-                no_file.add(seat.spec)
-                continue
-            path, prefix, suffix = found
-            plugin = BotFilePlugin(path.name, path.read_bytes())
-            plugin = plugins.setdefault(plugin.sha256, plugin)  # same bytes: one cached copy
-            shipped[seat.spec] = ShippedBot(plugin.sha256, plugin.filename, suffix, prefix)
-    return plugins, shipped
-
-
-def localize_spec(spec: GameSpec, seats: Sequence[ShippedBot | None], root: Path) -> GameSpec:
-    """The spec with each shipped seat pointing at the cached copy under ``root``."""
-    refs: list[BotRef] = []
-    for ref, shipped in zip(spec.seats, seats, strict=True):
-        if shipped is None:
-            refs.append(ref)
-            continue
-        path = root / shipped.sha256 / shipped.filename
-        if not path.is_file():
-            raise ClusterError(
-                f"bot file {shipped.filename} ({shipped.sha256[:12]}) is missing from this "
-                f"worker's cache {root}; was its plugin registered?"
-            )
-        refs.append(replace(ref, spec=shipped.local_spec(root)))
-    return replace(spec, seats=tuple(refs))
-
-
-@dataclass(frozen=True)
-class Task:
-    """One game as it travels to a worker: its spec and, per seat, the shipped bot file."""
-
-    spec: GameSpec
-    seats: tuple[ShippedBot | None, ...]
 
 
 Packed = bytes  # a record as :func:`harness.records.pack_record` packs it for the trip back
@@ -569,177 +435,3 @@ def _quiet_logs() -> Iterator[None]:
     finally:
         for logger, disabled in zip(loggers, before, strict=True):
             logger.disabled = disabled
-
-
-# --------------------------------------------------------------------------------------------
-# A scheduler and workers as local subprocesses (tests, bench, trying it out)
-
-
-PARENT_ENV = "TOURNEY_DASK_PARENT"  # set by LocalDaskProcesses for the preload hook below
-
-
-def dask_setup(server: Any) -> None:
-    """Dask preload hook (``--preload harness.run.dask.executor``, ``--preload-nanny`` likewise).
-
-    When :data:`PARENT_ENV` names a process id, a thread ends this process's whole group once
-    that process is gone: the scheduler and workers :class:`LocalDaskProcesses` starts never
-    outlive the program that started them, even one killed without a chance to clean up.
-    """
-    parent = os.environ.get(PARENT_ENV, "")
-    if parent.isdigit():
-        threading.Thread(target=_end_with_parent, args=(int(parent),), daemon=True,
-                         name="tourney-parent-watch").start()
-
-
-def _end_with_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os.killpg(os.getpgid(0), signal.SIGKILL)
-
-
-class LocalDaskProcesses:
-    """``dask scheduler`` and N ``dask worker`` processes on 127.0.0.1, torn down on exit.
-
-    Ports are chosen by the OS (the scheduler writes its address to a scheduler file), nothing
-    listens beyond the loopback interface, and each process runs in its own process group so
-    :meth:`kill_worker` can SIGKILL a worker together with its nanny. The processes end by
-    themselves if this process dies without closing them (:func:`dask_setup`).
-    """
-
-    def __init__(self, workers: int = 2, *, threads: int = 1, directory: Path | None = None,
-                 startup_timeout: float = 60.0, config: dict[str, str] | None = None) -> None:
-        self.n_workers = workers
-        self.config = dict(config or {})  # dask settings, e.g. {"scheduler.allowed-failures": "0"}
-        self.threads = threads
-        self.startup_timeout = startup_timeout
-        self._own_dir = directory is None
-        self.directory = Path(tempfile.mkdtemp(prefix="tourney-dask-")) if directory is None \
-            else directory
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.scheduler: subprocess.Popen[bytes] | None = None
-        self.workers: list[subprocess.Popen[bytes]] = []
-        self.address = ""
-
-    # -- lifecycle
-
-    def start(self) -> LocalDaskProcesses:
-        try:
-            self.start_scheduler()
-            for _ in range(self.n_workers):
-                self.add_worker()
-            self.wait_for_workers(self.n_workers)
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def start_scheduler(self) -> str:
-        """Start a scheduler on a free loopback port; returns its address."""
-        sched_file = self.directory / f"scheduler-{uuid.uuid4().hex[:6]}.json"
-        self.scheduler = self._spawn("scheduler", [
-            "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-            "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file),
-            "--preload", __name__,
-        ])
-        deadline = time.monotonic() + self.startup_timeout
-        while True:
-            if sched_file.is_file():
-                with contextlib.suppress(ValueError, KeyError):
-                    self.address = str(json.loads(sched_file.read_text())["address"])
-                    return self.address
-            self._check_alive(self.scheduler, "scheduler")
-            if time.monotonic() > deadline:
-                raise ClusterError(f"dask scheduler did not start within "
-                                   f"{self.startup_timeout:.0f} s; see {self.directory}")
-            time.sleep(0.05)
-
-    def add_worker(self) -> subprocess.Popen[bytes]:
-        """Start one more worker process (1 process, ``threads`` threads) on loopback."""
-        n = len(self.workers)
-        proc = self._spawn(f"worker-{n}", [
-            "worker", self.address, "--host", "127.0.0.1", "--nworkers", "1",
-            "--nthreads", str(self.threads), "--no-dashboard", "--name", f"w{n}",
-            "--local-directory", str(self.directory / f"worker-{n}"),
-            "--death-timeout", "60", "--preload-nanny", __name__,
-        ])
-        self.workers.append(proc)
-        return proc
-
-    def wait_for_workers(self, n: int) -> None:
-        """Block until ``n`` workers are registered (bounded by the startup timeout)."""
-        deadline = time.monotonic() + self.startup_timeout
-        with Client(  # type: ignore[no-untyped-call]  # distributed's __init__ is untyped
-                self.address, timeout="10s", set_as_default=False) as client:
-            while len(client.scheduler_info(n_workers=-1)["workers"]) < n:
-                for i, proc in enumerate(self.workers):
-                    if proc.poll() is None:
-                        continue
-                    self._check_alive(proc, f"worker-{i}")
-                if time.monotonic() > deadline:
-                    raise ClusterError(f"{n} dask workers did not join within "
-                                       f"{self.startup_timeout:.0f} s; see {self.directory}")
-                time.sleep(0.05)
-
-    def kill_worker(self, index: int) -> None:
-        """SIGKILL a worker and its nanny (its whole process group), as a crash would."""
-        _kill_group(self.workers[index], signal.SIGKILL)
-
-    def kill_scheduler(self) -> None:
-        if self.scheduler is not None:
-            _kill_group(self.scheduler, signal.SIGKILL)
-
-    def close(self) -> None:
-        """Stop every process (SIGTERM, then SIGKILL after a grace period)."""
-        procs = [*self.workers, *([self.scheduler] if self.scheduler else [])]
-        for proc in procs:
-            _kill_group(proc, signal.SIGTERM)
-        deadline = time.monotonic() + 5.0
-        for proc in procs:
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _kill_group(proc, signal.SIGKILL)
-                proc.wait()
-            _kill_group(proc, signal.SIGKILL)  # leftovers of the group (resource tracker)
-        if self._own_dir:
-            import shutil
-
-            shutil.rmtree(self.directory, ignore_errors=True)
-
-    def __enter__(self) -> LocalDaskProcesses:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
-    # -- helpers
-
-    def _spawn(self, label: str, args: list[str]) -> subprocess.Popen[bytes]:
-        log = (self.directory / f"{label}.log").open("wb")
-        try:
-            return subprocess.Popen(
-                [sys.executable, "-m", "dask", *args], stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, cwd=self.directory, start_new_session=True,
-                env={**os.environ, **self._config_env(), PARENT_ENV: str(os.getpid())},
-            )
-        finally:
-            log.close()
-
-    def _config_env(self) -> dict[str, str]:
-        """``distributed`` settings as dask's environment variables (DASK_DISTRIBUTED__...)."""
-        def var(key: str) -> str:
-            return "DASK_DISTRIBUTED__" + "__".join(
-                part.upper().replace("-", "_") for part in key.split("."))
-
-        return {var(key): value for key, value in self.config.items()}
-
-    def _check_alive(self, proc: subprocess.Popen[bytes], label: str) -> None:
-        if proc.poll() is not None:
-            tail = (self.directory / f"{label}.log").read_text(errors="replace")[-800:]
-            raise ClusterError(f"dask {label} exited with status {proc.returncode}: {tail}")
-
-
-def _kill_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, sig)

@@ -3,7 +3,6 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .DEFAULT_GOAL := help
 .PHONY: help setup test test-slow league bench golden lint clean
@@ -26,7 +25,7 @@ test-slow: $(STAMP) ## run only the slow soak and statistical tests
 	$(BIN)/python -m pytest -q -m slow
 
 league: $(STAMP) ## run the demo league of the built-in bots on Battle Line and print ratings
-	$(BIN)/tourney league battleline random greedy --games 100 --out results/demo --workers $(WORKERS) --seed 1
+	$(BIN)/tourney league battleline random greedy --games 100 --out results/demo --seed 1
 	$(BIN)/tourney ratings results/demo --h2h
 
 bench: $(STAMP) ## print the benchmark figures (engines, sandbox, leagues)

@@ -82,12 +82,11 @@ def _column(rows: list[tuple[Any, ...]], name: str) -> list[Any]:
 
 def games_table(records: Sequence[Finished]) -> pa.Table:
     """The games rows of ``records`` (one per game), in GAMES_SCHEMA."""
-    rows = [p.row for p in _packed(records)]
+    packed = _packed(records)
+    rows = [p.row for p in packed]
     seats, winners = _column(rows, "seats"), _column(rows, "winners")
     offender, termination = _column(rows, "offender"), _column(rows, "termination")
-    forfeits = {t.value: t.is_forfeit for t in Termination}
-    void = [o is None and forfeits[t] for o, t in zip(offender, termination,
-                                                                    strict=True)]
+    void = [p.void for p in packed]
     texts: dict[tuple[tuple[str, str], ...], str] = {}
     variants = []
     for variant in _column(rows, "variant"):

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from games import registry
-from harness.match.referee import LazyObservation, ObservationExpired, play_game
+from harness.match.observation import LazyObservation, ObservationExpired
+from harness.match.referee import play_game
 from harness.records import BotRef, GameSpec, Termination
 
 

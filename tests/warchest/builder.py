@@ -47,8 +47,8 @@ def position(
     for spec in units.split():
         body, _, height = spec.partition("x")
         name, _, where = body.partition("@")
-        hx, _, owner = where.partition(":")
-        h = board.by_name[hx]
+        hex_name, _, owner = where.partition(":")
+        h = board.by_name[hex_name]
         t = UNIT_BY_NAME[name]
         s.cell_unit[h] = t
         s.cell_owner[h] = int(owner)

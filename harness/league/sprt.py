@@ -133,12 +133,15 @@ def logistic_score(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+class _Infeasible(ArithmeticError):
+    """No reweighting of the outcomes meets the constraint as linearised here."""
+
+
 def _solve_lambda(p_hat: Sequence[float], v: Sequence[float], start: float) -> float:
     """The root of h(λ) = Σ p̂_i v_i / (1 + λ v_i), decreasing on where every 1 + λ v_i > 0."""
     hi_v, lo_v = max(v), min(v)
     if hi_v <= 0.0 or lo_v >= 0.0:
-        raise ValueError("the SPRT hypothesis lies outside what pair results can show; "
-                         "choose elo0 and elo1 closer to 0")
+        raise _Infeasible
     lo, hi = -1.0 / hi_v, -1.0 / lo_v
     lam = start if lo < start < hi else 0.0
     for _ in range(100):
@@ -167,25 +170,163 @@ def constrained_mle(p_hat: Sequence[float], elo: float, model: Model,
                     start: tuple[list[float], float] | None = None) -> tuple[list[float], float]:
     """The distribution over the five outcomes nearest ``p_hat`` (maximum likelihood) whose Elo
     in ``model`` is ``elo``, and its Lagrange multiplier λ (to warm-start the next call)."""
-    if model == "logistic":
-        target = logistic_score(elo)
-        v = [a - target for a in SCORES]
-        lam = _solve_lambda(p_hat, v, start[1] if start else 0.0)
-        return [p / (1.0 + lam * x) for p, x in zip(p_hat, v, strict=True)], lam
-    s = math.sqrt(2.0) * elo / NELO_PER_T  # (μ − ½) / sd(pair score / 2) under the hypothesis
-    p, lam = (list(start[0]), start[1]) if start else (list(p_hat), 0.0)
-    for _ in range(200):
+    try:
+        if model == "logistic":
+            target = logistic_score(elo)
+            v = [a - target for a in SCORES]
+            lam = _solve_lambda(p_hat, v, start[1] if start else 0.0)
+            return [p / (1.0 + lam * x) for p, x in zip(p_hat, v, strict=True)], lam
+        if elo == 0.0:  # (μ − ½)/σ = 0 is the linear constraint μ = ½
+            return constrained_mle(p_hat, 0.0, "logistic", start)
+        for begin in ([] if start is None else [start[0]]) + [[0.2] * 5]:
+            try:  # fast: the fixed point, from the last fit, else from the uniform distribution
+                return _fixed_point(p_hat, elo, begin)
+            except _Infeasible:
+                pass
+        return _normalized_mle(p_hat, elo, None)  # slower, and safe
+    except _Infeasible:
+        raise ValueError(f"an Elo of {elo:g} lies outside what pair results can show; "
+                         f"choose elo0 and elo1 closer to 0") from None
+
+
+def _fixed_point(p_hat: Sequence[float], elo: float,
+                 p: list[float]) -> tuple[list[float], float]:
+    """Iterate p ← p̂ / (1 + λ·v(p)), v_i = a_i − ½ − s·((a_i − μ)²/σ + σ)/2 with (μ, σ) p's own
+    mean and standard deviation, λ the root of Σ p̂_i v_i / (1 + λ v_i). Under p, v has mean
+    μ − ½ − s·σ, so a fixed point meets the constraint and is stationary on it. Fast from a
+    nearby start; raises _Infeasible when the linearisation loses its way."""
+    s = math.sqrt(2.0) * elo / NELO_PER_T
+    lam, last = 0.0, (math.nan, math.nan)
+    for _ in range(100):
         mu = sum(q * a for q, a in zip(p, SCORES, strict=True))
         sigma = math.sqrt(max(sum(q * (a - mu) ** 2 for q, a in zip(p, SCORES, strict=True)),
                               1e-300))
+        if abs(mu - last[0]) < 1e-13 and abs(sigma - last[1]) < 1e-13:
+            return p, mu
+        last = (mu, sigma)
         v = [a - 0.5 - 0.5 * s * ((a - mu) ** 2 / sigma + sigma) for a in SCORES]
         lam = _solve_lambda(p_hat, v, lam)
-        new = [q / (1.0 + lam * x) for q, x in zip(p_hat, v, strict=True)]
-        change = max(abs(x - y) for x, y in zip(new, p, strict=True))
-        p = new
-        if change < 1e-13:
+        p = [q / (1.0 + lam * x) for q, x in zip(p_hat, v, strict=True)]
+    raise _Infeasible
+
+
+def _el_two(p_hat: Sequence[float], u1: Sequence[float], u2: Sequence[float],
+            lam: tuple[float, float]) -> tuple[float, float, float]:
+    """Empirical likelihood with two moment constraints Σ p u1 = Σ p u2 = 0: the multipliers
+    (λ1, λ2) minimising the convex F(λ) = −Σ p̂_i log(1 + λ1 u1_i + λ2 u2_i), and F there.
+    Newton's method, the step halved to stay where every 1 + λ·u_i > 0 and F decreases."""
+    def value(l1: float, l2: float) -> float:
+        total = 0.0
+        for p, x, y in zip(p_hat, u1, u2, strict=True):
+            d = 1.0 + l1 * x + l2 * y
+            if d <= 0.0:
+                return math.inf
+            total -= p * math.log(d)
+        return total
+
+    l1, l2 = lam
+    f = value(l1, l2)
+    if not math.isfinite(f):
+        l1, l2 = 0.0, 0.0
+        f = 0.0
+    for _ in range(100):
+        g1 = g2 = h11 = h12 = h22 = 0.0
+        for p, x, y in zip(p_hat, u1, u2, strict=True):
+            w = p / (1.0 + l1 * x + l2 * y)
+            g1 -= w * x
+            g2 -= w * y
+            w2 = w / (1.0 + l1 * x + l2 * y)
+            h11 += w2 * x * x
+            h12 += w2 * x * y
+            h22 += w2 * y * y
+        det = h11 * h22 - h12 * h12
+        if det <= 0.0:
+            raise _Infeasible
+        d1 = -(h22 * g1 - h12 * g2) / det
+        d2 = -(h11 * g2 - h12 * g1) / det
+        if -(g1 * d1 + g2 * d2) < 1e-20:  # Newton decrement: F is within 1e-20 of its minimum
+            return l1, l2, f
+        step = 1.0
+        while True:
+            trial = value(l1 + step * d1, l2 + step * d2)
+            if trial <= f + 1e-16 * abs(f) or step < 1e-12:
+                break
+            step *= 0.5
+        l1, l2 = l1 + step * d1, l2 + step * d2
+        f = trial
+    raise _Infeasible
+
+
+def _min_variance(m: float) -> float:
+    """The least variance of a distribution over the five outcomes with mean m."""
+    k = min(int(m * 4.0), 3)
+    lo, hi = k / 4.0, (k + 1) / 4.0
+    return (m - lo) * (hi - m)
+
+
+def _normalized_mle(p_hat: Sequence[float], elo: float,
+                    start: tuple[list[float], float] | None) -> tuple[list[float], float]:
+    """The likeliest distribution with (μ − ½) / σ = s, s = √2·nElo·ln10/800 (σ: sd of the pair
+    score / 2), found as the maximum over μ = m of the likelihood with two linear constraints:
+    mean m and variance σ_m² = ((m − ½)/s)² (``_el_two``). By the envelope theorem the profile's
+    slope is λ1 + 2 λ2 (m − ½)/s², whose root is bracketed between the least m whose σ_m² a
+    distribution over the outcomes can reach and the largest (σ_m² = m(1 − m), all on 0 and 1).
+    For s < 0 the outcomes are mirrored. Returns p and the optimal m (to warm-start)."""
+    s = math.sqrt(2.0) * elo / NELO_PER_T
+    if s < 0.0:
+        mirrored = None if start is None else (start[0][::-1], 1.0 - start[1])
+        p, m = _normalized_mle(p_hat[::-1], -elo, mirrored)
+        return p[::-1], 1.0 - m
+    lo = 0.5  # the least feasible m: σ_m² rises above the least variance at m
+    hi = 0.5 + 0.5 * s / math.sqrt(1.0 + s * s)  # σ_m² = m (1 − m)
+    a, b = lo, hi
+    for _ in range(60):
+        mid = 0.5 * (a + b)
+        if ((mid - 0.5) / s) ** 2 > _min_variance(mid):
+            b = mid
+        else:
+            a = mid
+    lo = b
+    lam = (0.0, 0.0)
+    cache: dict[float, tuple[float, float, float]] = {}
+    data_mu = sum(q * x for q, x in zip(p_hat, SCORES, strict=True))
+    data_var = sum(q * (x - data_mu) ** 2 for q, x in zip(p_hat, SCORES, strict=True))
+
+    def slope(m: float) -> float:
+        nonlocal lam
+        var = ((m - 0.5) / s) ** 2
+        u1 = [x - m for x in SCORES]
+        u2 = [(x - m) ** 2 - var for x in SCORES]
+        try:
+            l1, l2, _ = _el_two(p_hat, u1, u2, lam)
+        except _Infeasible:  # out of reach numerically: far too little or too much variance
+            return math.inf if var < data_var else -math.inf
+        lam = (l1, l2)
+        cache[m] = (l1, l2, var)
+        return l1 + 2.0 * l2 * (m - 0.5) / (s * s)
+
+    a, b, fa, fb = lo, hi, math.inf, -math.inf
+    m = start[1] if start is not None and a < start[1] < b else 0.5 * (a + b)
+    fm = slope(m)
+    for k in range(300):  # secant inside the shrinking bracket, every third step a bisection
+        if fm > 0.0:
+            a, fa = m, fm
+        else:
+            b, fb = m, fm
+        if (b - a < 1e-13 or abs(fm) < 1e-9) and m in cache:
             break
-    return p, lam
+        nxt = 0.5 * (a + b)
+        if k % 3 != 2 and math.isfinite(fa - fb):
+            secant = b - fb * (b - a) / (fb - fa)
+            if a + 0.001 * (b - a) < secant < b - 0.001 * (b - a):
+                nxt = secant
+        m, fm = nxt, slope(nxt)
+    if m not in cache:
+        raise _Infeasible
+    l1, l2, var = cache[m]
+    p = [q / (1.0 + l1 * (x - m) + l2 * ((x - m) ** 2 - var))
+         for q, x in zip(p_hat, SCORES, strict=True)]
+    return p, m
 
 
 def regularized(counts: Sequence[int]) -> list[float]:

@@ -339,7 +339,8 @@ def _newton(x: FloatArray, n: FloatArray, s: FloatArray) -> tuple[FloatArray, Fl
         raise ValueError("the Elo fit did not converge; give a larger prior_draws")
     p = _expit(_C * (x @ theta))
     info = (x.T * (_C * _C * n * p * (1.0 - p))) @ x
-    return theta, np.linalg.inv(info)
+    cov: FloatArray = np.asarray(np.linalg.inv(info), dtype=np.float64)
+    return theta, cov
 
 
 def _newton_batch(x: FloatArray, n: FloatArray, s: FloatArray, theta0: FloatArray) -> FloatArray:

@@ -130,7 +130,7 @@ def parse_sprt(spec: str) -> SprtParams:
 
 def logistic_score(elo: float) -> float:
     """Expected score of an Elo difference: 1 / (1 + 10^(−elo/400))."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 class _Infeasible(ArithmeticError):

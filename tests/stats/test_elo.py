@@ -49,7 +49,8 @@ def test_two_bots_match_the_closed_form() -> None:
     assert b.elo == pytest.approx(-diff / 2, abs=1e-6)
     assert a.se == pytest.approx(se_diff / 2, rel=1e-6)
     z = NormalDist().inv_cdf(0.975)
-    assert (a.low, a.high) == pytest.approx((diff / 2 - z * se_diff / 2, diff / 2 + z * se_diff / 2))
+    half = z * se_diff / 2
+    assert (a.low, a.high) == pytest.approx((diff / 2 - half, diff / 2 + half))
     assert fit.los_of("a", "b") == pytest.approx(NormalDist().cdf(diff / se_diff), rel=1e-6)
     anchored = fit_elo(duel("a", "b", 7, 2, 3), anchor="b")
     assert anchored.bot("a").elo == pytest.approx(diff, abs=1e-6)

@@ -164,5 +164,5 @@ def test_parse_reads_every_setting() -> None:
 
 
 def test_update_rejects_impossible_pair_points() -> None:
-    with pytest.raises(ValueError, match="0, 0.5, 1, 1.5 or 2"):
+    with pytest.raises(ValueError, match=r"0, 0\.5, 1, 1\.5 or 2"):
         Sprt(SprtParams(0, 10)).update(0.7)

@@ -169,7 +169,8 @@ def _solve_lambda(p_hat: Sequence[float], v: Sequence[float], start: float) -> f
 def constrained_mle(p_hat: Sequence[float], elo: float, model: Model,
                     start: tuple[list[float], float] | None = None) -> tuple[list[float], float]:
     """The distribution over the five outcomes nearest ``p_hat`` (maximum likelihood) whose Elo
-    in ``model`` is ``elo``, and its Lagrange multiplier λ (to warm-start the next call)."""
+    in ``model`` is ``elo``, and a number that, passed back with it as ``start``, warm-starts
+    the next call on nearby data (λ in the logistic model, the fitted mean otherwise)."""
     try:
         if model == "logistic":
             target = logistic_score(elo)

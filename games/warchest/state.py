@@ -11,34 +11,45 @@ Everything is small ints and flat lists so that a clone is a handful of list cop
   picks uniformly among its coins with the state's own random generator (an xorshift64* state
   kept in ``rng``), so clone, pickle, JSON and replay are exact;
 * effects that need a further decision sit on the ``pending`` stack as small tuples
-  ``(kind, seat, *ints)``; the top frame's seat decides next.
+  ``(kind, seat, *ints)`` (:mod:`games.warchest.ops` names each shape); the top frame's seat
+  decides next.
 
 Legal actions are computed once per position into a map ``action string -> operation`` that
 ``apply`` reuses, so a caller that asks for the legal actions and applies one pays for move
 generation once.
+
+The rest of the engine lives beside this module: :mod:`setup` (a new game), :mod:`observe`
+(a seat's view and states sampled from it), :mod:`codec` (JSON), :mod:`explain` (why an action
+is illegal) and :mod:`render` (``str``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from games.protocol import JSON, GameEnd, IllegalAction
+from games.protocol import JSON, GameEnd, GameError, IllegalAction
 from games.warchest.board import Board, board_for
 from games.warchest.notation import canonical
-from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, ROYAL, UNITS, Args
+from games.warchest.ops import (
+    PAY_FREE,
+    PAY_STACK,
+    DiscardOp,
+    FootmanFrame,
+    Frame,
+    GuardFrame,
+    ManeuverOp,
+    Op,
+    PlaceOp,
+    RecruitOp,
+    Verb,
+)
+from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, ROYAL, UNITS
 
 MASK64 = (1 << 64) - 1
 #: Hard cap on decisions; reaching it ends the game as a draw by adjudication.
 MAX_DECISIONS = 1000
 #: Control markers per team (2 players: 6 each; 4 players: 8 per team).
 MARKERS = {2: 6, 4: 8}
-
-PAY_STACK = -1  # Berserker: the coin comes off its own stack
-PAY_FREE = -2  # a free maneuver granted by an effect
-
-Op = tuple[Any, ...]
-Frame = tuple[Any, ...]
 
 _NEEDS_BOLSTERED = tuple(u.needs_bolstered_attacker for u in UNITS)
 _NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
@@ -349,22 +360,22 @@ class WarChestState:
 
     def _frame_actions(self, frame: Frame, out: dict[str, Op]) -> None:
         """The decisions a pending frame offers."""
-        kind, seat = frame[0], frame[1]
+        seat = frame[1]
         names = self.board.name
-        if kind == "use":
+        if frame[0] == "use":
             self._coin_actions(seat, frame[2], out)
             return
-        if kind == "guard":
+        if frame[0] == "guard":
             out["guard supply"] = ("guard", seat, True)
             out["guard unit"] = ("guard", seat, False)
             return
         out["stop"] = ("stop", seat)
-        if kind == "repeat":
+        if frame[0] == "repeat":
             h = frame[2]
             if self.cell_h[h] >= 2:
                 self._maneuvers(seat, h, PAY_STACK, f"repeat {names[h]}", self.cell_h[h] - 1,
                                 out, moves_only=False)
-        elif kind == "sword":
+        elif frame[0] == "sword":
             h = frame[2]
             self._maneuvers(seat, h, PAY_FREE, f"free {names[h]}", 0, out, moves_only=True)
         else:  # footman, merc: one free maneuver by one of the listed units
@@ -401,50 +412,50 @@ class WarChestState:
         self._perform(op)
 
     def _perform(self, op: Op) -> None:
-        kind = op[0]
         frame = self.pending.pop() if self.pending else None
-        seat = op[1]
-        if kind == "pick":
-            self._pick(seat, op[2])
+        if op[0] == "pick":
+            self._pick(op[1], op[2])
             return
-        if kind == "guard":
-            assert frame is not None
+        if op[0] == "guard":
+            assert frame is not None and frame[0] == "guard"
             self._resolve_guard(frame, op[2])
-        elif kind == "stop":
-            pass
-        elif kind == "man":
-            pay, h = op[2], op[3]
+        elif op[0] == "man":
             if frame is not None and frame[0] == "footman":
                 # The other Footman units keep their maneuver. Whether they have one is judged
                 # when the frame comes back on top (this maneuver may open or close their way).
-                rest = tuple(x for x in frame[2:] if x != h)
+                rest = tuple(x for x in frame[2:] if x != op[3])
                 if rest:
-                    self.pending.append(("footman", seat, *rest))
-            self._maneuver(seat, pay, h, op[4], op[5])
-        else:
-            c = op[2]
-            hand = self.hand[seat]
-            hand[c] -= 1
-            if kind == "deploy":
-                h = op[3]
-                self.cell_unit[h] = c
-                self.cell_owner[h] = seat
-                self.cell_h[h] = 1
-            elif kind == "bolster":
-                self.cell_h[op[3]] += 1
-            else:
-                self.facedown[seat][c] += 1
-                if kind == "init":
-                    self.initiative = seat
-                    self.init_changed = True
-                elif kind == "recruit":
-                    t = op[3]
-                    self.supply[seat][t] -= 1
-                    self.faceup[seat][t] += 1
-                    if UNITS[t].maneuver_on_recruit:
-                        for h in self.units_of(seat, t):
-                            self._push_if_choice(("merc", seat, h))
+                    left: FootmanFrame = ("footman", op[1], *rest)
+                    self.pending.append(left)
+            self._maneuver(op)
+        elif op[0] != "stop":
+            self._spend(op)
         self._settle()
+
+    def _spend(self, op: PlaceOp | DiscardOp | RecruitOp) -> None:
+        """A coin from the hand onto the board, or discarded face down for its action."""
+        seat, c = op[1], op[2]
+        self.hand[seat][c] -= 1
+        if op[0] == "deploy":
+            h = op[3]
+            self.cell_unit[h] = c
+            self.cell_owner[h] = seat
+            self.cell_h[h] = 1
+            return
+        if op[0] == "bolster":
+            self.cell_h[op[3]] += 1
+            return
+        self.facedown[seat][c] += 1
+        if op[0] == "init":
+            self.initiative = seat
+            self.init_changed = True
+        elif op[0] == "recruit":
+            t = op[3]
+            self.supply[seat][t] -= 1
+            self.faceup[seat][t] += 1
+            if UNITS[t].maneuver_on_recruit:
+                for h in self.units_of(seat, t):
+                    self._push_if_choice(("merc", seat, h))
 
     def _settle(self) -> None:
         """After a decision: stop on a win, wait for pending decisions, or pass the turn."""
@@ -482,20 +493,21 @@ class WarChestState:
 
     # ------------------------------------------------------------------ maneuvers and effects
 
-    def _maneuver(self, seat: int, pay: int, h: int, kind: str, args: Args) -> None:
+    def _maneuver(self, op: ManeuverOp) -> None:
+        _, seat, pay, h, verb, args = op
         if pay >= 0:
             self.hand[seat][pay] -= 1
             self.faceup[seat][pay] += 1
         elif pay == PAY_STACK:
             self.cell_h[h] -= 1
             self.faceup[self.cell_owner[h]][self.cell_unit[h]] += 1
-        if kind == "move":
+        if verb == "move":
             self.move_unit(h, args[0])
             self.after_maneuver(args[0], "move")
-        elif kind == "control":
+        elif verb == "control":
             self.control(seat, h)
             self.after_maneuver(h, "control")
-        elif kind == "attack":
+        elif verb == "attack":
             self.attack(seat, h, args[0], triggers=True)
         else:
             perform = UNITS[self.cell_unit[h]].perform
@@ -546,7 +558,7 @@ class WarChestState:
         if triggers:
             self.after_maneuver(src, "attack")
 
-    def _resolve_guard(self, frame: Frame, from_supply: bool) -> None:
+    def _resolve_guard(self, frame: GuardFrame, from_supply: bool) -> None:
         _, owner, tgt, src, triggers = frame
         if from_supply:
             t = self.cell_unit[tgt]
@@ -557,7 +569,7 @@ class WarChestState:
         if triggers:
             self.after_maneuver(src, "attack")
 
-    def after_maneuver(self, h: int, kind: str) -> None:
+    def after_maneuver(self, h: int, kind: Verb) -> None:
         """Triggered attributes of the unit now on ``h`` after it maneuvered (owner decides)."""
         if self.winner >= 0:
             return
@@ -581,110 +593,16 @@ class WarChestState:
         t = next(i for i, u in enumerate(UNITS) if u.max_units > 1)
         cells = self.units_of(seat, t)
         if cells:
-            self._push_if_choice(("footman", seat, *cells))
+            frame: FootmanFrame = ("footman", seat, *tuple(cells))
+            self._push_if_choice(frame)
 
     # ------------------------------------------------------------------ errors
 
     def _why_illegal(self, action: str) -> str:
-        """A readable reason why a well-formed ``action`` is not legal now."""
-        head = f"illegal War Chest action {action!r}: "
-        if self.is_terminal():
-            return head + "the game is over"
-        toks = action.split()
-        seat = self.current_player
-        if self.draft_order:
-            if toks[0] != "pick":
-                return head + f"seat {seat} must draft a unit card first ('pick <unit>')"
-            return head + "that card is not in the draft pool (or already taken)"
-        if toks[0] == "pick":
-            return head + "the draft is over"
-        top = self.pending[-1] if self.pending else None
-        if top is not None:
-            kind = top[0]
-            if kind == "guard" and toks[0] != "guard":
-                return head + (f"seat {seat} must first decide where its attacked Royal Guard "
-                               "loses a coin ('guard supply' or 'guard unit')")
-            if kind == "use" and toks[0] != COIN_NAMES[top[2]]:
-                return head + (f"seat {seat} must use the coin its Warrior Priest drew "
-                               f"({COIN_NAMES[top[2]]}) before anything else")
-            if kind in ("repeat", "sword", "footman", "merc") and toks[0] not in (
-                "repeat", "free", "stop"
-            ):
-                return head + (f"seat {seat} must first finish an optional effect "
-                               f"({kind}): one of {', '.join(sorted(self._legal_map()))}")
-        elif toks[0] in ("repeat", "free", "stop", "guard"):
-            return head + "no effect is waiting for that decision"
-        if toks[0] in COIN_NAMES and (top is None or top[0] == "use"):
-            c = COIN_NAMES.index(toks[0])
-            if not self.hand[seat][c]:
-                return head + f"seat {seat} holds no {toks[0]} coin"
-        options = sorted(a for a in self._legal_map() if a.split()[0] == toks[0])
-        hint = f" (legal with {toks[0]!r}: {', '.join(options[:12])})" if options else ""
-        return head + self._reason(seat, toks) + hint
+        """Why a well-formed ``action`` is not legal now (slow path: see :mod:`explain`)."""
+        from games.warchest.explain import why_illegal
 
-    def _reason(self, seat: int, toks: list[str]) -> str:
-        """The most specific reason found why a well-formed action fails (for messages)."""
-        b = self.board
-        for tok in toks[1:]:
-            if len(tok) == 2 and tok[1].isdigit() and tok not in b.by_name:
-                return f"hex {tok} is not on the {self.n}-player board"
-        head, verb = toks[0], toks[1] if len(toks) > 1 else ""
-        team = seat % 2
-        if head in COIN_BY_NAME:
-            c = COIN_BY_NAME[head]
-            if verb == "initiative":
-                if self.initiative % 2 == team:
-                    return "your side already holds the initiative"
-                return "the initiative has already changed hands this round"
-            if verb == "recruit":
-                t = COIN_BY_NAME[toks[2]]
-                if t not in self.cards[seat]:
-                    return f"seat {seat} does not play {toks[2]}"
-                return f"no {toks[2]} coin is left in seat {seat}'s supply"
-            if c == ROYAL and verb != "tactic":
-                return "the Royal Coin never deploys, bolsters or maneuvers (except paying the " \
-                       "Royal Guard's tactic)"
-            if verb == "deploy":
-                spec = UNITS[c]
-                if len(self.units_of(seat, c)) >= spec.max_units:
-                    return f"seat {seat} already has its {head} unit(s) on the board"
-                return f"{toks[2]} is not an empty location your side controls"
-        if verb in ("bolster", "tactic", "move", "attack", "control") or toks[1] in b.by_name:
-            h = b.by_name[toks[1]] if verb != "bolster" else b.by_name[toks[2]]
-            t = self.cell_unit[h]
-            if t < 0 or self.cell_owner[h] != seat:
-                return f"seat {seat} has no unit on {b.name[h]}"
-            spec = UNITS[t]
-            if head in COIN_BY_NAME and head != spec.name and not (
-                head == "royal" and spec.royal_tactic
-            ):
-                return f"a {head} coin cannot act for the {spec.name} on {b.name[h]}"
-            verb = toks[2] if verb != "bolster" else verb
-            if verb == "tactic":
-                if spec.options is None:
-                    return f"the {spec.name} has no tactic"
-                if spec.royal_tactic and head != "royal":
-                    return f"the {spec.name}'s tactic is paid with the Royal Coin"
-                return f"that {spec.name} tactic is not possible here"
-            if verb in ("move", "attack"):
-                d = b.by_name[toks[3]]
-                if b.dist[h][d] != 1:
-                    return f"{toks[3]} is not adjacent to {toks[1]}"
-                if verb == "move":
-                    if self.cell_unit[d] >= 0:
-                        return f"{toks[3]} is occupied"
-                elif not spec.normal_attack:
-                    return f"the {spec.name} cannot make a normal attack"
-                elif not self.is_enemy_at(seat, d):
-                    return f"there is no enemy unit on {toks[3]}"
-                elif not self.can_hit(self.cell_h[h] - (head == "repeat"), d):
-                    return "a Knight can only be attacked by a bolstered unit"
-            if verb == "control":
-                if not b.is_location[h]:
-                    return f"{toks[1]} is not a location"
-                if self.ctrl[h] == team:
-                    return f"your side already controls {toks[1]}"
-        return "not possible in this position"
+        return why_illegal(self, action)
 
     # ------------------------------------------------------------------ copies and JSON
 
@@ -729,51 +647,17 @@ class WarChestState:
             object.__setattr__(self, slot, getattr(restored, slot))
 
     def to_json(self) -> JSON:
-        return {
-            "game": "warchest",
-            "seed": self.seed,
-            "variant": dict(self.variant),
-            "history": list(self.history),
-            "offset": self.offset,
-            "cards": [list(x) for x in self.cards],
-            "cell_unit": list(self.cell_unit),
-            "cell_owner": list(self.cell_owner),
-            "cell_h": list(self.cell_h),
-            "ctrl": list(self.ctrl),
-            "bag": [list(x) for x in self.bag],
-            "hand": [list(x) for x in self.hand],
-            "faceup": [list(x) for x in self.faceup],
-            "facedown": [list(x) for x in self.facedown],
-            "supply": [list(x) for x in self.supply],
-            "box": [list(x) for x in self.box],
-            "initiative": self.initiative,
-            "init_changed": self.init_changed,
-            "turn": self.turn,
-            "round": self.round,
-            "pending": [list(f) for f in self.pending],
-            "rng": self.rng,
-            "draft_pool": list(self.draft_pool),
-            "draft_order": list(self.draft_order),
-            "winner": self.winner,
-        }
+        """The full state as JSON (hidden coins included: see :mod:`codec`)."""
+        from games.warchest.codec import to_json
+
+        return to_json(self)
 
     @classmethod
     def from_json(cls, data: JSON) -> WarChestState:
-        s = cls(int(data["seed"]), dict(data["variant"]))
-        s.history = [str(a) for a in data["history"]]
-        s.offset = int(data["offset"])
-        for key in ("cards", "bag", "hand", "faceup", "facedown", "supply", "box"):
-            setattr(s, key, [[int(v) for v in row] for row in data[key]])
-        for key in ("cell_unit", "cell_owner", "cell_h", "ctrl", "draft_pool", "draft_order"):
-            setattr(s, key, [int(v) for v in data[key]])
-        s.initiative = int(data["initiative"])
-        s.init_changed = bool(data["init_changed"])
-        s.turn = int(data["turn"])
-        s.round = int(data["round"])
-        s.pending = [(str(f[0]), *(int(v) for v in f[1:])) for f in data["pending"]]
-        s.rng = int(data["rng"])
-        s.winner = int(data["winner"])
-        return s
+        """Rebuild a state from :meth:`to_json` (see :mod:`codec`)."""
+        from games.warchest.codec import from_json
+
+        return from_json(data)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, WarChestState) and self.to_json() == other.to_json()
@@ -791,10 +675,16 @@ class WarChestState:
         return state
 
     def __repr__(self) -> str:
-        """An expression that rebuilds this state (by replay, or from JSON for a sampled one)."""
-        if self.offset:
-            return f"WarChestState.from_json({self.to_json()!r})"
-        return f"WarChestState.replay({self.seed!r}, {self.variant!r}, {self.history!r})"
+        """An expression that rebuilds this state: a replay of its history from its seed, or,
+        for a position no replay reaches (sampled or built by hand), its full JSON."""
+        if not self.offset:
+            try:
+                if WarChestState.replay(self.seed, self.variant, self.history) == self:
+                    return (f"WarChestState.replay({self.seed!r}, {self.variant!r}, "
+                            f"{self.history!r})")
+            except GameError:
+                pass
+        return f"WarChestState.from_json({self.to_json()!r})"
 
     def __str__(self) -> str:
         from games.warchest.render import render
@@ -804,7 +694,7 @@ class WarChestState:
     # ------------------------------------------------------------------ observation
 
     def observation(self, seat: int) -> JSON:
-        from games.warchest.view import observe
+        from games.warchest.observe import observe
 
         return observe(self, seat)
 

@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from games.warchest.ops import Args
+
 if TYPE_CHECKING:
     from games.warchest.state import WarChestState
 
-Args = tuple[int, ...]
 Options = Callable[["WarChestState", int, int], Iterator[Args]]
 Perform = Callable[["WarChestState", int, int, Args], None]
 

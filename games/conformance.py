@@ -17,7 +17,8 @@ and at the end. The rules, by the name a failure carries:
   ``clone()`` forgot to copy);
 * ``legal``/``history``: every legal action applies and is recorded;
 * ``distinct``: no two legal actions of a position lead to equal positions (the same decision
-  offered under two strings over-weights it for random and search bots);
+  offered under two strings over-weights it for random and search bots), unless the game
+  names the rule that makes them different decisions (:class:`ExplainsSameResults`);
 * ``replay``, ``json``, ``pickle``, ``sample``: replay, round trips and sampling.
 
 >>> from games.registry import get
@@ -36,6 +37,7 @@ import random
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from games.protocol import (
     JSON,
@@ -308,16 +310,29 @@ def rule_legal_actions_apply(p: Ply) -> None:
             p.fail("history", f"apply({action!r}) not recorded in history")
 
 
+@runtime_checkable
+class ExplainsSameResults(Protocol):
+    """A state that can say why two of its legal actions are different decisions of the rules
+    although they reach the same position (optional: a game without it may have no such pair).
+    """
+
+    def same_result_reason(self, a: str, b: str) -> str | None: ...
+
+
 def rule_distinct_results(p: Ply) -> None:
-    """No two legal actions lead to equal positions: one string per distinct decision."""
+    """No two legal actions lead to equal positions, unless the game names the rule that makes
+    them different decisions (:class:`ExplainsSameResults`): one string per distinct decision.
+    """
     if p.terminal:
         return
-    seen: dict[str, str] = {}
+    explains = p.state if isinstance(p.state, ExplainsSameResults) else None
+    seen: dict[str, list[str]] = {}
     for action, probe in p.successors().items():
         key = json.dumps(position_of(probe), sort_keys=True)
-        other = seen.setdefault(key, action)
-        if other != action:
-            p.fail("distinct", f"{other!r} and {action!r} lead to the same position")
+        for other in seen.setdefault(key, []):
+            if explains is None or not explains.same_result_reason(other, action):
+                p.fail("distinct", f"{other!r} and {action!r} lead to the same position")
+        seen[key].append(action)
 
 
 def rule_clone_independent(p: Ply) -> None:
@@ -400,7 +415,7 @@ EVERY_PLY: tuple[Rule, ...] = (
 )
 #: The expensive rules, checked every few plies and at the end.
 DEEP: tuple[Rule, ...] = (
-    rule_clone_equal, rule_clone_shares_nothing, rule_legal_actions_apply,
+    rule_clone_equal, rule_clone_shares_nothing, rule_legal_actions_apply, rule_distinct_results,
     rule_clone_independent, rule_replay, rule_codecs, rule_observations,
 )
 
@@ -480,6 +495,6 @@ def _check_ply(p: Ply, deep: bool) -> None:
 
 
 __all__: list[str] = [
-    "DEEP", "EVERY_PLY", "KNOWN_SHARED", "ConformanceError", "Ply", "Report", "check_game",
-    "mutable_objects", "position_of", "shared_mutables",
+    "DEEP", "EVERY_PLY", "KNOWN_SHARED", "ConformanceError", "ExplainsSameResults", "Ply",
+    "Report", "check_game", "mutable_objects", "position_of", "shared_mutables",
 ]

@@ -18,7 +18,7 @@ from games.warchest.observe import sample
 from games.warchest.setup import new_state
 from games.warchest.state import MAX_DECISIONS, WarChestState
 
-RULES_VERSION = "wc-2"
+RULES_VERSION = "wc-3"
 
 INFO = GameInfo(
     name="warchest",

@@ -35,9 +35,11 @@ def why_illegal(s: WarChestState, action: str) -> str:
         if top[0] == "use" and toks[0] != COIN_NAMES[top[2]]:
             return head + (f"seat {seat} must use the coin its Warrior Priest drew "
                            f"({COIN_NAMES[top[2]]}) before anything else")
-        if kind in ("repeat", "sword", "footman", "merc") and toks[0] not in (
-            "repeat", "free", "stop"
-        ):
+        if kind == "footman" and toks[0] != "free":
+            return head + (f"seat {seat} must first finish its Footman tactic: each Footman "
+                           "that can maneuver must (one of "
+                           f"{', '.join(sorted(s._legal_map()))})")
+        if kind in ("repeat", "sword", "merc") and toks[0] not in ("repeat", "free", "stop"):
             return head + (f"seat {seat} must first finish an optional effect "
                            f"({kind}): one of {', '.join(sorted(s._legal_map()))}")
     elif toks[0] in ("repeat", "free", "stop", "guard"):
@@ -78,6 +80,10 @@ def _reason(s: WarChestState, seat: int, toks: list[str]) -> str:
             if len(s.units_of(seat, c)) >= spec.max_units:
                 return f"seat {seat} already has its {head} unit(s) on the board"
             return f"{toks[2]} is not an empty location your side controls"
+        if verb == "tactic":  # the army tactic ('footman tactic'): the only 2-token tactic
+            if not s.units_of(seat, c):
+                return f"seat {seat} has no {head} unit on the board"
+            return f"no {head} unit of seat {seat} can make a maneuver (move, control, attack)"
     if verb in ("bolster", "tactic", "move", "attack", "control") or toks[1] in b.by_name:
         h = b.by_name[toks[1]] if verb != "bolster" else b.by_name[toks[2]]
         t = s.cell_unit[h]
@@ -94,6 +100,12 @@ def _reason(s: WarChestState, seat: int, toks: list[str]) -> str:
                 return f"the {spec.name} has no tactic"
             if spec.royal_tactic and head != "royal":
                 return f"the {spec.name}'s tactic is paid with the Royal Coin"
+            if spec.army_tactic:
+                return f"the {spec.title} tactic names no hex: use '{spec.name} tactic'"
+            if spec.name == "light-cavalry" and len(toks) == 4 and b.dist[h][
+                    b.by_name[toks[3]]] == 1:
+                return (f"the Light Cavalry tactic moves exactly 2 hexes; a 1-hex move is "
+                        f"'{head} {toks[1]} move {toks[3]}'")
             return f"that {spec.name} tactic is not possible here"
         if verb in ("move", "attack"):
             d = b.by_name[toks[3]]

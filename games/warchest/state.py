@@ -329,14 +329,18 @@ class WarChestState:
                 for h in range(b.size):
                     if cu[h] < 0 and any(self.is_friend_at(seat, x) for x in b.neighbours[h]):
                         out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
+        own_tactic = spec.options if not (spec.royal_tactic or spec.army_tactic) else None
         for h in mine:
             out[f"{cn} bolster {names[h]}"] = ("bolster", seat, c, h)
             prefix = f"{cn} {names[h]}"
             self._maneuvers(seat, h, c, prefix, self.cell_h[h], out, moves_only=False)
-            if spec.options is not None and not spec.royal_tactic:
-                for args in spec.options(self, seat, h):
+            if own_tactic is not None:
+                for args in own_tactic(self, seat, h):
                     tail = "".join(" " + names[a] for a in args)
                     out[f"{prefix} tactic{tail}"] = ("man", seat, c, h, "tactic", args)
+        if spec.army_tactic and mine and spec.options is not None:
+            for args in spec.options(self, seat, mine[0]):  # one decision for the whole army
+                out[f"{cn} tactic"] = ("man", seat, c, mine[0], "tactic", args)
 
     def _maneuvers(
         self, seat: int, h: int, pay: int, prefix: str, height: int, out: dict[str, Op],
@@ -369,7 +373,8 @@ class WarChestState:
             out["guard supply"] = ("guard", seat, True)
             out["guard unit"] = ("guard", seat, False)
             return
-        out["stop"] = ("stop", seat)
+        if frame[0] != "footman":  # each Footman that can maneuver must; the others may stop
+            out["stop"] = ("stop", seat)
         if frame[0] == "repeat":
             h = frame[2]
             if self.cell_h[h] >= 2:
@@ -385,11 +390,15 @@ class WarChestState:
                                     moves_only=False)
 
     def _push_if_choice(self, frame: Frame) -> None:
-        """Push an optional-effect frame only if it offers more than ``stop``."""
+        """Push an effect's frame only if it offers something besides ``stop``."""
+        if self._frame_has_choice(frame):
+            self.pending.append(frame)
+
+    def _frame_has_choice(self, frame: Frame) -> bool:
+        """Whether a frame offers some decision other than ``stop``."""
         probe: dict[str, Op] = {}
         self._frame_actions(frame, probe)
-        if len(probe) > 1:
-            self.pending.append(frame)
+        return len(probe) > ("stop" in probe)
 
     # ------------------------------------------------------------------ apply
 
@@ -474,11 +483,9 @@ class WarChestState:
         self.new_round()
 
     def _drop_idle_footman_frame(self) -> None:
-        """Drop a Footman-tactic frame on top that offers nothing but ``stop`` by now."""
+        """Drop a Footman-tactic frame on top whose remaining Footmen have no maneuver now."""
         while self.pending and self.pending[-1][0] == "footman":
-            probe: dict[str, Op] = {}
-            self._frame_actions(self.pending[-1], probe)
-            if len(probe) > 1:
+            if self._frame_has_choice(self.pending[-1]):
                 return
             self.pending.pop()
 
@@ -549,6 +556,10 @@ class WarChestState:
         t = self.cell_unit[tgt]
         owner = self.cell_owner[tgt]
         if UNITS[t].supply_soak and self.supply[owner][t] > 0:
+            if triggers:
+                # ruling: a Warrior Priest's coin is drawn before the owner decides (as the
+                # online game does); it is used after that decision (the stack is LIFO)
+                self._draw_trigger(src)
             self.pending.append(("guard", owner, tgt, src, int(triggers)))
             return
         counter = UNITS[t].counter_loss and self.board.dist[src][tgt] == 1
@@ -567,10 +578,13 @@ class WarChestState:
         else:
             self.remove_coin(tgt)
         if triggers:
-            self.after_maneuver(src, "attack")
+            self.after_maneuver(src, "attack", drawn=True)
 
-    def after_maneuver(self, h: int, kind: Verb) -> None:
-        """Triggered attributes of the unit now on ``h`` after it maneuvered (owner decides)."""
+    def after_maneuver(self, h: int, kind: Verb, drawn: bool = False) -> None:
+        """Triggered attributes of the unit now on ``h`` after it maneuvered (owner decides).
+
+        ``drawn``: a Warrior Priest's coin was already drawn (attacking a soaking Royal Guard).
+        """
         if self.winner >= 0:
             return
         t = self.cell_unit[h]
@@ -582,19 +596,62 @@ class WarChestState:
             self._push_if_choice(("repeat", owner, h))
         if spec.move_after_attack and kind == "attack":
             self._push_if_choice(("sword", owner, h))
-        if spec.draw_after_attack_or_control and kind in ("attack", "control"):
-            c = self.draw(owner)
-            if c >= 0:
-                self.hand[owner][c] += 1
-                self.pending.append(("use", owner, c))
+        if kind in ("attack", "control") and not drawn:
+            self._draw_trigger(h)
 
-    def start_footman_tactic(self, seat: int) -> None:
-        """Footman tactic: each of ``seat``'s Footman units may make one maneuver."""
-        t = next(i for i, u in enumerate(UNITS) if u.max_units > 1)
-        cells = self.units_of(seat, t)
-        if cells:
-            frame: FootmanFrame = ("footman", seat, *tuple(cells))
-            self._push_if_choice(frame)
+    def _draw_trigger(self, h: int) -> None:
+        """Warrior Priest on ``h`` (any other unit: nothing): its owner draws a coin and must
+        use it at once (a ``use`` frame)."""
+        if not UNITS[self.cell_unit[h]].draw_after_attack_or_control:
+            return
+        owner = self.cell_owner[h]
+        c = self.draw(owner)
+        if c >= 0:
+            self.hand[owner][c] += 1
+            self.pending.append(("use", owner, c))
+
+    def _army_frame(self, seat: int, t: int) -> FootmanFrame:
+        """The Footman-tactic frame of ``seat``'s units of type ``t``."""
+        return ("footman", seat, *tuple(self.units_of(seat, t)))
+
+    def army_can_maneuver(self, seat: int, t: int) -> bool:
+        """Whether one of ``seat``'s units of type ``t`` can make a maneuver (Footman tactic)."""
+        return self._frame_has_choice(self._army_frame(seat, t))
+
+    def start_army_tactic(self, seat: int, t: int) -> None:
+        """Footman tactic: each of ``seat``'s units of type ``t`` performs one maneuver, in the
+        order the player chooses; a unit left without a maneuver when its turn comes skips."""
+        self._push_if_choice(self._army_frame(seat, t))
+
+    # ------------------------------------------------------------------ distinct decisions
+
+    def _attack_target(self, action: str) -> int:
+        """The hex a legal action attacks (a normal attack or an attacking tactic), or -1."""
+        op = self._legal_map().get(action)
+        if op is None or op[0] != "man":
+            return -1
+        _, _, pay, h, verb, args = op
+        if verb == "attack":
+            return args[0]
+        if verb == "tactic" and pay != ROYAL:
+            k = UNITS[self.cell_unit[h]].tactic_target
+            return args[k] if k >= 0 else -1
+        return -1
+
+    def same_result_reason(self, a: str, b: str) -> str | None:
+        """Why the legal actions ``a`` and ``b`` are different decisions though they reach the
+        same position here, or None (read by the conformance rule ``distinct``).
+
+        Two attacks on the same unit by different attackers or different paths (a normal
+        attack and a Marshall's order, a Cavalry charge from two hexes, two Footmen) differ in
+        the rules; their results coincide only when nothing tells the attackers apart
+        afterwards, e.g. no trigger fired or a Pikeman's counter-loss removed the attacker.
+        """
+        target = self._attack_target(a)
+        if target >= 0 and target == self._attack_target(b):
+            return (f"both attack the unit on {self.board.name[target]}, with another attacker "
+                    "or path; the results coincide in this position only")
+        return None
 
     # ------------------------------------------------------------------ errors
 

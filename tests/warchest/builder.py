@@ -47,13 +47,13 @@ def position(
     for spec in units.split():
         body, _, height = spec.partition("x")
         name, _, where = body.partition("@")
-        hx, _, seat = where.partition(":")
-        h = board.by_name[hx]
+        hex_name, _, owner = where.partition(":")
+        h = board.by_name[hex_name]
         t = UNIT_BY_NAME[name]
         s.cell_unit[h] = t
-        s.cell_owner[h] = int(seat)
+        s.cell_owner[h] = int(owner)
         s.cell_h[h] = int(height or 1)
-        owned[int(seat)].add(t)
+        owned[int(owner)].add(t)
     piles = {"hand": hands, "bag": bags, "faceup": faceup, "facedown": facedown,
              "supply": supply}
     for attr, given in piles.items():

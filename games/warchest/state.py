@@ -33,14 +33,11 @@ from games.warchest.notation import canonical
 from games.warchest.ops import (
     PAY_FREE,
     PAY_STACK,
-    DiscardOp,
     FootmanFrame,
     Frame,
     GuardFrame,
     ManeuverOp,
     Op,
-    PlaceOp,
-    RecruitOp,
     Verb,
 )
 from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, ROYAL, UNITS
@@ -53,6 +50,11 @@ MARKERS = {2: 6, 4: 8}
 
 _NEEDS_BOLSTERED = tuple(u.needs_bolstered_attacker for u in UNITS)
 _NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
+#: Per unit type, the tactic a coin of that type pays on one unit's hex, or None (no tactic,
+#: the Royal Guard's which the Royal Coin pays, the Footman's which acts for all units).
+_UNIT_TACTIC = tuple(None if u.royal_tactic or u.army_tactic else u.options for u in UNITS)
+#: Per unit type, the tactic that acts with every unit of the type (Footman), or None.
+_ARMY_TACTIC = tuple(u.options if u.army_tactic else None for u in UNITS)
 _TEAM_NAME = ("A", "B")
 _EMPTY_PILE = (0,) * NUM_COINS
 
@@ -329,7 +331,9 @@ class WarChestState:
                 for h in range(b.size):
                     if cu[h] < 0 and any(self.is_friend_at(seat, x) for x in b.neighbours[h]):
                         out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
-        own_tactic = spec.options if not (spec.royal_tactic or spec.army_tactic) else None
+        if not mine:
+            return
+        own_tactic = _UNIT_TACTIC[c]
         for h in mine:
             out[f"{cn} bolster {names[h]}"] = ("bolster", seat, c, h)
             prefix = f"{cn} {names[h]}"
@@ -338,8 +342,9 @@ class WarChestState:
                 for args in own_tactic(self, seat, h):
                     tail = "".join(" " + names[a] for a in args)
                     out[f"{prefix} tactic{tail}"] = ("man", seat, c, h, "tactic", args)
-        if spec.army_tactic and mine and spec.options is not None:
-            for args in spec.options(self, seat, mine[0]):  # one decision for the whole army
+        army_tactic = _ARMY_TACTIC[c]
+        if army_tactic is not None:
+            for args in army_tactic(self, seat, mine[0]):  # one decision for the whole army
                 out[f"{cn} tactic"] = ("man", seat, c, mine[0], "tactic", args)
 
     def _maneuvers(
@@ -422,13 +427,7 @@ class WarChestState:
 
     def _perform(self, op: Op) -> None:
         frame = self.pending.pop() if self.pending else None
-        if op[0] == "pick":
-            self._pick(op[1], op[2])
-            return
-        if op[0] == "guard":
-            assert frame is not None and frame[0] == "guard"
-            self._resolve_guard(frame, op[2])
-        elif op[0] == "man":
+        if op[0] == "man":
             if frame is not None and frame[0] == "footman":
                 # The other Footman units keep their maneuver. Whether they have one is judged
                 # when the frame comes back on top (this maneuver may open or close their way).
@@ -437,34 +436,36 @@ class WarChestState:
                     left: FootmanFrame = ("footman", op[1], *rest)
                     self.pending.append(left)
             self._maneuver(op)
+        elif op[0] == "pick":
+            self._pick(op[1], op[2])
+            return
+        elif op[0] == "guard":
+            assert frame is not None and frame[0] == "guard"
+            self._resolve_guard(frame, op[2])
         elif op[0] != "stop":
-            self._spend(op)
+            # a coin from the hand onto the board, or discarded face down for its action
+            seat, c = op[1], op[2]
+            self.hand[seat][c] -= 1
+            if op[0] == "deploy":
+                h = op[3]
+                self.cell_unit[h] = c
+                self.cell_owner[h] = seat
+                self.cell_h[h] = 1
+            elif op[0] == "bolster":
+                self.cell_h[op[3]] += 1
+            else:
+                self.facedown[seat][c] += 1
+                if op[0] == "init":
+                    self.initiative = seat
+                    self.init_changed = True
+                elif op[0] == "recruit":
+                    t = op[3]
+                    self.supply[seat][t] -= 1
+                    self.faceup[seat][t] += 1
+                    if UNITS[t].maneuver_on_recruit:
+                        for h in self.units_of(seat, t):
+                            self._push_if_choice(("merc", seat, h))
         self._settle()
-
-    def _spend(self, op: PlaceOp | DiscardOp | RecruitOp) -> None:
-        """A coin from the hand onto the board, or discarded face down for its action."""
-        seat, c = op[1], op[2]
-        self.hand[seat][c] -= 1
-        if op[0] == "deploy":
-            h = op[3]
-            self.cell_unit[h] = c
-            self.cell_owner[h] = seat
-            self.cell_h[h] = 1
-            return
-        if op[0] == "bolster":
-            self.cell_h[op[3]] += 1
-            return
-        self.facedown[seat][c] += 1
-        if op[0] == "init":
-            self.initiative = seat
-            self.init_changed = True
-        elif op[0] == "recruit":
-            t = op[3]
-            self.supply[seat][t] -= 1
-            self.faceup[seat][t] += 1
-            if UNITS[t].maneuver_on_recruit:
-                for h in self.units_of(seat, t):
-                    self._push_if_choice(("merc", seat, h))
 
     def _settle(self) -> None:
         """After a decision: stop on a win, wait for pending decisions, or pass the turn."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import random
 
-from games.protocol import JSON, GameInfo, Variant, VariantError
+from games.protocol import JSON, GameInfo, Variant
+from games.warchest.observe import sample
+from games.warchest.setup import new_state
 from games.warchest.state import MAX_DECISIONS, WarChestState
-from games.warchest.units import FIRST_GAME, NUM_TYPES
-from games.warchest.view import sample
 
-RULES_VERSION = "wc-2"
+RULES_VERSION = "wc-3"
 
 INFO = GameInfo(
     name="warchest",
@@ -45,33 +45,7 @@ class WarChestGame:
     info = INFO
 
     def new_game(self, seed: int, **variant: str) -> WarChestState:
-        var = INFO.resolve_variant(variant)
-        players = int(var["players"])
-        if players == 4 and var["setup"] != "random":
-            raise VariantError(
-                f"warchest setup={var['setup']} is for 2 players only; with players=4 use "
-                "setup=random (each player is dealt 3 unit cards)"
-            )
-        s = WarChestState(seed, var)
-        s.place_start_markers()
-        if var["setup"] == "draft":
-            deck = s.shuffled(list(range(NUM_TYPES)))
-            s.draft_pool = sorted(deck[:8])
-            first = s.rand_below(2)
-            second = 1 - first
-            s.draft_order = [first, second, second, first, first, second, second, first]
-            s.initiative = second
-            return s
-        if var["setup"] == "first-game":
-            s.cards = [sorted(FIRST_GAME[0]), sorted(FIRST_GAME[1])]
-            s.initiative = 0
-        else:
-            per = 4 if players == 2 else 3
-            deck = s.shuffled(list(range(NUM_TYPES)))
-            s.cards = [sorted(deck[p * per:(p + 1) * per]) for p in range(players)]
-            s.initiative = s.rand_below(players)
-        s.start_play()
-        return s
+        return new_state(seed, INFO.resolve_variant(variant))
 
     def state_from_json(self, data: JSON) -> WarChestState:
         return WarChestState.from_json(data)

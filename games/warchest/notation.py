@@ -12,7 +12,8 @@ Tokens are separated by single spaces; hexes are named as in :mod:`games.warches
 ``<coin> <hex> move <hex>``        discard face up; the unit on the first hex moves
 ``<coin> <hex> control``           discard face up; the unit controls its location
 ``<coin> <hex> attack <hex>``      discard face up; the unit attacks the second hex
-``<coin> <hex> tactic [hex…]``     discard face up; the unit's tactic (0-2 hexes, per unit)
+``<coin> <hex> tactic [hex…]``     discard face up; the unit's tactic (1-2 hexes, per unit)
+``footman tactic``                 discard face up; the Footman tactic (all Footman units)
 ``repeat <hex> move|control|attack …``  Berserker: pay a coin from its stack, maneuver again
 ``free <hex> move|control|attack …``    a free maneuver (Footman tactic, Mercenary, Swordsman)
 ``stop``                           decline the rest of an optional effect
@@ -28,7 +29,10 @@ from __future__ import annotations
 
 from games.protocol import InvalidAction
 from games.warchest.board import ALL_HEX_NAMES
-from games.warchest.units import COIN_BY_NAME, UNIT_BY_NAME
+from games.warchest.units import COIN_BY_NAME, UNIT_BY_NAME, UNITS
+
+#: Coins whose tactic acts with every unit of the type and so names no hex (Footman).
+ARMY_TACTIC_COINS = frozenset(u.name for u in UNITS if u.army_tactic)
 
 FACE_DOWN_VERBS = ("initiative", "recruit", "pass")
 MANEUVERS = ("move", "control", "attack")
@@ -102,6 +106,10 @@ def canonical(action: str) -> str:
         elif verb == "recruit":
             if n != 3 or toks[2] not in UNIT_BY_NAME:
                 raise _bad(action, "use '<coin> recruit <unit>', e.g. 'royal recruit archer'")
+        elif verb == "tactic" and n == 2:
+            if head not in ARMY_TACTIC_COINS:
+                raise _bad(action, f"a {head} tactic names the hex of the unit that acts, e.g. "
+                                   f"'{head} f4 tactic ...' (only 'footman tactic' names none)")
         elif n >= 3:
             _check_maneuver(action, toks, allow_tactic=True)
         else:

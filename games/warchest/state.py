@@ -11,22 +11,36 @@ Everything is small ints and flat lists so that a clone is a handful of list cop
   picks uniformly among its coins with the state's own random generator (an xorshift64* state
   kept in ``rng``), so clone, pickle, JSON and replay are exact;
 * effects that need a further decision sit on the ``pending`` stack as small tuples
-  ``(kind, seat, *ints)``; the top frame's seat decides next.
+  ``(kind, seat, *ints)`` (:mod:`games.warchest.ops` names each shape); the top frame's seat
+  decides next.
 
 Legal actions are computed once per position into a map ``action string -> operation`` that
 ``apply`` reuses, so a caller that asks for the legal actions and applies one pays for move
 generation once.
+
+The rest of the engine lives beside this module: :mod:`setup` (a new game), :mod:`observe`
+(a seat's view and states sampled from it), :mod:`codec` (JSON), :mod:`explain` (why an action
+is illegal) and :mod:`render` (``str``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from games.protocol import JSON, GameEnd, IllegalAction
+from games.protocol import JSON, GameEnd, GameError, IllegalAction
 from games.warchest.board import Board, board_for
 from games.warchest.notation import canonical
-from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, ROYAL, UNITS, Args
+from games.warchest.ops import (
+    PAY_FREE,
+    PAY_STACK,
+    FootmanFrame,
+    Frame,
+    GuardFrame,
+    ManeuverOp,
+    Op,
+    Verb,
+)
+from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, ROYAL, UNITS
 
 MASK64 = (1 << 64) - 1
 #: Hard cap on decisions; reaching it ends the game as a draw by adjudication.
@@ -34,14 +48,13 @@ MAX_DECISIONS = 1000
 #: Control markers per team (2 players: 6 each; 4 players: 8 per team).
 MARKERS = {2: 6, 4: 8}
 
-PAY_STACK = -1  # Berserker: the coin comes off its own stack
-PAY_FREE = -2  # a free maneuver granted by an effect
-
-Op = tuple[Any, ...]
-Frame = tuple[Any, ...]
-
 _NEEDS_BOLSTERED = tuple(u.needs_bolstered_attacker for u in UNITS)
 _NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
+#: Per unit type, the tactic a coin of that type pays on one unit's hex, or None (no tactic,
+#: the Royal Guard's which the Royal Coin pays, the Footman's which acts for all units).
+_UNIT_TACTIC = tuple(None if u.royal_tactic or u.army_tactic else u.options for u in UNITS)
+#: Per unit type, the tactic that acts with every unit of the type (Footman), or None.
+_ARMY_TACTIC = tuple(u.options if u.army_tactic else None for u in UNITS)
 _TEAM_NAME = ("A", "B")
 _EMPTY_PILE = (0,) * NUM_COINS
 
@@ -318,14 +331,21 @@ class WarChestState:
                 for h in range(b.size):
                     if cu[h] < 0 and any(self.is_friend_at(seat, x) for x in b.neighbours[h]):
                         out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
+        if not mine:
+            return
+        own_tactic = _UNIT_TACTIC[c]
         for h in mine:
             out[f"{cn} bolster {names[h]}"] = ("bolster", seat, c, h)
             prefix = f"{cn} {names[h]}"
             self._maneuvers(seat, h, c, prefix, self.cell_h[h], out, moves_only=False)
-            if spec.options is not None and not spec.royal_tactic:
-                for args in spec.options(self, seat, h):
+            if own_tactic is not None:
+                for args in own_tactic(self, seat, h):
                     tail = "".join(" " + names[a] for a in args)
                     out[f"{prefix} tactic{tail}"] = ("man", seat, c, h, "tactic", args)
+        army_tactic = _ARMY_TACTIC[c]
+        if army_tactic is not None:
+            for args in army_tactic(self, seat, mine[0]):  # one decision for the whole army
+                out[f"{cn} tactic"] = ("man", seat, c, mine[0], "tactic", args)
 
     def _maneuvers(
         self, seat: int, h: int, pay: int, prefix: str, height: int, out: dict[str, Op],
@@ -349,22 +369,23 @@ class WarChestState:
 
     def _frame_actions(self, frame: Frame, out: dict[str, Op]) -> None:
         """The decisions a pending frame offers."""
-        kind, seat = frame[0], frame[1]
+        seat = frame[1]
         names = self.board.name
-        if kind == "use":
+        if frame[0] == "use":
             self._coin_actions(seat, frame[2], out)
             return
-        if kind == "guard":
+        if frame[0] == "guard":
             out["guard supply"] = ("guard", seat, True)
             out["guard unit"] = ("guard", seat, False)
             return
-        out["stop"] = ("stop", seat)
-        if kind == "repeat":
+        if frame[0] != "footman":  # each Footman that can maneuver must; the others may stop
+            out["stop"] = ("stop", seat)
+        if frame[0] == "repeat":
             h = frame[2]
             if self.cell_h[h] >= 2:
                 self._maneuvers(seat, h, PAY_STACK, f"repeat {names[h]}", self.cell_h[h] - 1,
                                 out, moves_only=False)
-        elif kind == "sword":
+        elif frame[0] == "sword":
             h = frame[2]
             self._maneuvers(seat, h, PAY_FREE, f"free {names[h]}", 0, out, moves_only=True)
         else:  # footman, merc: one free maneuver by one of the listed units
@@ -374,11 +395,15 @@ class WarChestState:
                                     moves_only=False)
 
     def _push_if_choice(self, frame: Frame) -> None:
-        """Push an optional-effect frame only if it offers more than ``stop``."""
+        """Push an effect's frame only if it offers something besides ``stop``."""
+        if self._frame_has_choice(frame):
+            self.pending.append(frame)
+
+    def _frame_has_choice(self, frame: Frame) -> bool:
+        """Whether a frame offers some decision other than ``stop``."""
         probe: dict[str, Op] = {}
         self._frame_actions(frame, probe)
-        if len(probe) > 1:
-            self.pending.append(frame)
+        return len(probe) > ("stop" in probe)
 
     # ------------------------------------------------------------------ apply
 
@@ -401,43 +426,39 @@ class WarChestState:
         self._perform(op)
 
     def _perform(self, op: Op) -> None:
-        kind = op[0]
         frame = self.pending.pop() if self.pending else None
-        seat = op[1]
-        if kind == "pick":
-            self._pick(seat, op[2])
-            return
-        if kind == "guard":
-            assert frame is not None
-            self._resolve_guard(frame, op[2])
-        elif kind == "stop":
-            pass
-        elif kind == "man":
-            pay, h = op[2], op[3]
+        if op[0] == "man":
             if frame is not None and frame[0] == "footman":
                 # The other Footman units keep their maneuver. Whether they have one is judged
                 # when the frame comes back on top (this maneuver may open or close their way).
-                rest = tuple(x for x in frame[2:] if x != h)
+                rest = tuple(x for x in frame[2:] if x != op[3])
                 if rest:
-                    self.pending.append(("footman", seat, *rest))
-            self._maneuver(seat, pay, h, op[4], op[5])
-        else:
-            c = op[2]
-            hand = self.hand[seat]
-            hand[c] -= 1
-            if kind == "deploy":
+                    left: FootmanFrame = ("footman", op[1], *rest)
+                    self.pending.append(left)
+            self._maneuver(op)
+        elif op[0] == "pick":
+            self._pick(op[1], op[2])
+            return
+        elif op[0] == "guard":
+            assert frame is not None and frame[0] == "guard"
+            self._resolve_guard(frame, op[2])
+        elif op[0] != "stop":
+            # a coin from the hand onto the board, or discarded face down for its action
+            seat, c = op[1], op[2]
+            self.hand[seat][c] -= 1
+            if op[0] == "deploy":
                 h = op[3]
                 self.cell_unit[h] = c
                 self.cell_owner[h] = seat
                 self.cell_h[h] = 1
-            elif kind == "bolster":
+            elif op[0] == "bolster":
                 self.cell_h[op[3]] += 1
             else:
                 self.facedown[seat][c] += 1
-                if kind == "init":
+                if op[0] == "init":
                     self.initiative = seat
                     self.init_changed = True
-                elif kind == "recruit":
+                elif op[0] == "recruit":
                     t = op[3]
                     self.supply[seat][t] -= 1
                     self.faceup[seat][t] += 1
@@ -463,11 +484,9 @@ class WarChestState:
         self.new_round()
 
     def _drop_idle_footman_frame(self) -> None:
-        """Drop a Footman-tactic frame on top that offers nothing but ``stop`` by now."""
+        """Drop a Footman-tactic frame on top whose remaining Footmen have no maneuver now."""
         while self.pending and self.pending[-1][0] == "footman":
-            probe: dict[str, Op] = {}
-            self._frame_actions(self.pending[-1], probe)
-            if len(probe) > 1:
+            if self._frame_has_choice(self.pending[-1]):
                 return
             self.pending.pop()
 
@@ -482,20 +501,21 @@ class WarChestState:
 
     # ------------------------------------------------------------------ maneuvers and effects
 
-    def _maneuver(self, seat: int, pay: int, h: int, kind: str, args: Args) -> None:
+    def _maneuver(self, op: ManeuverOp) -> None:
+        _, seat, pay, h, verb, args = op
         if pay >= 0:
             self.hand[seat][pay] -= 1
             self.faceup[seat][pay] += 1
         elif pay == PAY_STACK:
             self.cell_h[h] -= 1
             self.faceup[self.cell_owner[h]][self.cell_unit[h]] += 1
-        if kind == "move":
+        if verb == "move":
             self.move_unit(h, args[0])
             self.after_maneuver(args[0], "move")
-        elif kind == "control":
+        elif verb == "control":
             self.control(seat, h)
             self.after_maneuver(h, "control")
-        elif kind == "attack":
+        elif verb == "attack":
             self.attack(seat, h, args[0], triggers=True)
         else:
             perform = UNITS[self.cell_unit[h]].perform
@@ -537,6 +557,10 @@ class WarChestState:
         t = self.cell_unit[tgt]
         owner = self.cell_owner[tgt]
         if UNITS[t].supply_soak and self.supply[owner][t] > 0:
+            if triggers:
+                # ruling: a Warrior Priest's coin is drawn before the owner decides (as the
+                # online game does); it is used after that decision (the stack is LIFO)
+                self._draw_trigger(src)
             self.pending.append(("guard", owner, tgt, src, int(triggers)))
             return
         counter = UNITS[t].counter_loss and self.board.dist[src][tgt] == 1
@@ -546,7 +570,7 @@ class WarChestState:
         if triggers:
             self.after_maneuver(src, "attack")
 
-    def _resolve_guard(self, frame: Frame, from_supply: bool) -> None:
+    def _resolve_guard(self, frame: GuardFrame, from_supply: bool) -> None:
         _, owner, tgt, src, triggers = frame
         if from_supply:
             t = self.cell_unit[tgt]
@@ -555,10 +579,13 @@ class WarChestState:
         else:
             self.remove_coin(tgt)
         if triggers:
-            self.after_maneuver(src, "attack")
+            self.after_maneuver(src, "attack", drawn=True)
 
-    def after_maneuver(self, h: int, kind: str) -> None:
-        """Triggered attributes of the unit now on ``h`` after it maneuvered (owner decides)."""
+    def after_maneuver(self, h: int, kind: Verb, drawn: bool = False) -> None:
+        """Triggered attributes of the unit now on ``h`` after it maneuvered (owner decides).
+
+        ``drawn``: a Warrior Priest's coin was already drawn (attacking a soaking Royal Guard).
+        """
         if self.winner >= 0:
             return
         t = self.cell_unit[h]
@@ -570,121 +597,70 @@ class WarChestState:
             self._push_if_choice(("repeat", owner, h))
         if spec.move_after_attack and kind == "attack":
             self._push_if_choice(("sword", owner, h))
-        if spec.draw_after_attack_or_control and kind in ("attack", "control"):
-            c = self.draw(owner)
-            if c >= 0:
-                self.hand[owner][c] += 1
-                self.pending.append(("use", owner, c))
+        if kind in ("attack", "control") and not drawn:
+            self._draw_trigger(h)
 
-    def start_footman_tactic(self, seat: int) -> None:
-        """Footman tactic: each of ``seat``'s Footman units may make one maneuver."""
-        t = next(i for i, u in enumerate(UNITS) if u.max_units > 1)
-        cells = self.units_of(seat, t)
-        if cells:
-            self._push_if_choice(("footman", seat, *cells))
+    def _draw_trigger(self, h: int) -> None:
+        """Warrior Priest on ``h`` (any other unit: nothing): its owner draws a coin and must
+        use it at once (a ``use`` frame)."""
+        if not UNITS[self.cell_unit[h]].draw_after_attack_or_control:
+            return
+        owner = self.cell_owner[h]
+        c = self.draw(owner)
+        if c >= 0:
+            self.hand[owner][c] += 1
+            self.pending.append(("use", owner, c))
+
+    def _army_frame(self, seat: int, t: int) -> FootmanFrame:
+        """The Footman-tactic frame of ``seat``'s units of type ``t``."""
+        return ("footman", seat, *tuple(self.units_of(seat, t)))
+
+    def army_can_maneuver(self, seat: int, t: int) -> bool:
+        """Whether one of ``seat``'s units of type ``t`` can make a maneuver (Footman tactic)."""
+        return self._frame_has_choice(self._army_frame(seat, t))
+
+    def start_army_tactic(self, seat: int, t: int) -> None:
+        """Footman tactic: each of ``seat``'s units of type ``t`` performs one maneuver, in the
+        order the player chooses; a unit left without a maneuver when its turn comes skips."""
+        self._push_if_choice(self._army_frame(seat, t))
+
+    # ------------------------------------------------------------------ distinct decisions
+
+    def _attack_target(self, action: str) -> int:
+        """The hex a legal action attacks (a normal attack or an attacking tactic), or -1."""
+        op = self._legal_map().get(action)
+        if op is None or op[0] != "man":
+            return -1
+        _, _, pay, h, verb, args = op
+        if verb == "attack":
+            return args[0]
+        if verb == "tactic" and pay != ROYAL:
+            k = UNITS[self.cell_unit[h]].tactic_target
+            return args[k] if k >= 0 else -1
+        return -1
+
+    def same_result_reason(self, a: str, b: str) -> str | None:
+        """Why the legal actions ``a`` and ``b`` are different decisions though they reach the
+        same position here, or None (read by the conformance rule ``distinct``).
+
+        Two attacks on the same unit by different attackers or different paths (a normal
+        attack and a Marshall's order, a Cavalry charge from two hexes, two Footmen) differ in
+        the rules; their results coincide only when nothing tells the attackers apart
+        afterwards, e.g. no trigger fired or a Pikeman's counter-loss removed the attacker.
+        """
+        target = self._attack_target(a)
+        if target >= 0 and target == self._attack_target(b):
+            return (f"both attack the unit on {self.board.name[target]}, with another attacker "
+                    "or path; the results coincide in this position only")
+        return None
 
     # ------------------------------------------------------------------ errors
 
     def _why_illegal(self, action: str) -> str:
-        """A readable reason why a well-formed ``action`` is not legal now."""
-        head = f"illegal War Chest action {action!r}: "
-        if self.is_terminal():
-            return head + "the game is over"
-        toks = action.split()
-        seat = self.current_player
-        if self.draft_order:
-            if toks[0] != "pick":
-                return head + f"seat {seat} must draft a unit card first ('pick <unit>')"
-            return head + "that card is not in the draft pool (or already taken)"
-        if toks[0] == "pick":
-            return head + "the draft is over"
-        top = self.pending[-1] if self.pending else None
-        if top is not None:
-            kind = top[0]
-            if kind == "guard" and toks[0] != "guard":
-                return head + (f"seat {seat} must first decide where its attacked Royal Guard "
-                               "loses a coin ('guard supply' or 'guard unit')")
-            if kind == "use" and toks[0] != COIN_NAMES[top[2]]:
-                return head + (f"seat {seat} must use the coin its Warrior Priest drew "
-                               f"({COIN_NAMES[top[2]]}) before anything else")
-            if kind in ("repeat", "sword", "footman", "merc") and toks[0] not in (
-                "repeat", "free", "stop"
-            ):
-                return head + (f"seat {seat} must first finish an optional effect "
-                               f"({kind}): one of {', '.join(sorted(self._legal_map()))}")
-        elif toks[0] in ("repeat", "free", "stop", "guard"):
-            return head + "no effect is waiting for that decision"
-        if toks[0] in COIN_NAMES and (top is None or top[0] == "use"):
-            c = COIN_NAMES.index(toks[0])
-            if not self.hand[seat][c]:
-                return head + f"seat {seat} holds no {toks[0]} coin"
-        options = sorted(a for a in self._legal_map() if a.split()[0] == toks[0])
-        hint = f" (legal with {toks[0]!r}: {', '.join(options[:12])})" if options else ""
-        return head + self._reason(seat, toks) + hint
+        """Why a well-formed ``action`` is not legal now (slow path: see :mod:`explain`)."""
+        from games.warchest.explain import why_illegal
 
-    def _reason(self, seat: int, toks: list[str]) -> str:
-        """The most specific reason found why a well-formed action fails (for messages)."""
-        b = self.board
-        for tok in toks[1:]:
-            if len(tok) == 2 and tok[1].isdigit() and tok not in b.by_name:
-                return f"hex {tok} is not on the {self.n}-player board"
-        head, verb = toks[0], toks[1] if len(toks) > 1 else ""
-        team = seat % 2
-        if head in COIN_BY_NAME:
-            c = COIN_BY_NAME[head]
-            if verb == "initiative":
-                if self.initiative % 2 == team:
-                    return "your side already holds the initiative"
-                return "the initiative has already changed hands this round"
-            if verb == "recruit":
-                t = COIN_BY_NAME[toks[2]]
-                if t not in self.cards[seat]:
-                    return f"seat {seat} does not play {toks[2]}"
-                return f"no {toks[2]} coin is left in seat {seat}'s supply"
-            if c == ROYAL and verb != "tactic":
-                return "the Royal Coin never deploys, bolsters or maneuvers (except paying the " \
-                       "Royal Guard's tactic)"
-            if verb == "deploy":
-                spec = UNITS[c]
-                if len(self.units_of(seat, c)) >= spec.max_units:
-                    return f"seat {seat} already has its {head} unit(s) on the board"
-                return f"{toks[2]} is not an empty location your side controls"
-        if verb in ("bolster", "tactic", "move", "attack", "control") or toks[1] in b.by_name:
-            h = b.by_name[toks[1]] if verb != "bolster" else b.by_name[toks[2]]
-            t = self.cell_unit[h]
-            if t < 0 or self.cell_owner[h] != seat:
-                return f"seat {seat} has no unit on {b.name[h]}"
-            spec = UNITS[t]
-            if head in COIN_BY_NAME and head != spec.name and not (
-                head == "royal" and spec.royal_tactic
-            ):
-                return f"a {head} coin cannot act for the {spec.name} on {b.name[h]}"
-            verb = toks[2] if verb != "bolster" else verb
-            if verb == "tactic":
-                if spec.options is None:
-                    return f"the {spec.name} has no tactic"
-                if spec.royal_tactic and head != "royal":
-                    return f"the {spec.name}'s tactic is paid with the Royal Coin"
-                return f"that {spec.name} tactic is not possible here"
-            if verb in ("move", "attack"):
-                d = b.by_name[toks[3]]
-                if b.dist[h][d] != 1:
-                    return f"{toks[3]} is not adjacent to {toks[1]}"
-                if verb == "move":
-                    if self.cell_unit[d] >= 0:
-                        return f"{toks[3]} is occupied"
-                elif not spec.normal_attack:
-                    return f"the {spec.name} cannot make a normal attack"
-                elif not self.is_enemy_at(seat, d):
-                    return f"there is no enemy unit on {toks[3]}"
-                elif not self.can_hit(self.cell_h[h] - (head == "repeat"), d):
-                    return "a Knight can only be attacked by a bolstered unit"
-            if verb == "control":
-                if not b.is_location[h]:
-                    return f"{toks[1]} is not a location"
-                if self.ctrl[h] == team:
-                    return f"your side already controls {toks[1]}"
-        return "not possible in this position"
+        return why_illegal(self, action)
 
     # ------------------------------------------------------------------ copies and JSON
 
@@ -729,51 +705,17 @@ class WarChestState:
             object.__setattr__(self, slot, getattr(restored, slot))
 
     def to_json(self) -> JSON:
-        return {
-            "game": "warchest",
-            "seed": self.seed,
-            "variant": dict(self.variant),
-            "history": list(self.history),
-            "offset": self.offset,
-            "cards": [list(x) for x in self.cards],
-            "cell_unit": list(self.cell_unit),
-            "cell_owner": list(self.cell_owner),
-            "cell_h": list(self.cell_h),
-            "ctrl": list(self.ctrl),
-            "bag": [list(x) for x in self.bag],
-            "hand": [list(x) for x in self.hand],
-            "faceup": [list(x) for x in self.faceup],
-            "facedown": [list(x) for x in self.facedown],
-            "supply": [list(x) for x in self.supply],
-            "box": [list(x) for x in self.box],
-            "initiative": self.initiative,
-            "init_changed": self.init_changed,
-            "turn": self.turn,
-            "round": self.round,
-            "pending": [list(f) for f in self.pending],
-            "rng": self.rng,
-            "draft_pool": list(self.draft_pool),
-            "draft_order": list(self.draft_order),
-            "winner": self.winner,
-        }
+        """The full state as JSON (hidden coins included: see :mod:`codec`)."""
+        from games.warchest.codec import to_json
+
+        return to_json(self)
 
     @classmethod
     def from_json(cls, data: JSON) -> WarChestState:
-        s = cls(int(data["seed"]), dict(data["variant"]))
-        s.history = [str(a) for a in data["history"]]
-        s.offset = int(data["offset"])
-        for key in ("cards", "bag", "hand", "faceup", "facedown", "supply", "box"):
-            setattr(s, key, [[int(v) for v in row] for row in data[key]])
-        for key in ("cell_unit", "cell_owner", "cell_h", "ctrl", "draft_pool", "draft_order"):
-            setattr(s, key, [int(v) for v in data[key]])
-        s.initiative = int(data["initiative"])
-        s.init_changed = bool(data["init_changed"])
-        s.turn = int(data["turn"])
-        s.round = int(data["round"])
-        s.pending = [(str(f[0]), *(int(v) for v in f[1:])) for f in data["pending"]]
-        s.rng = int(data["rng"])
-        s.winner = int(data["winner"])
-        return s
+        """Rebuild a state from :meth:`to_json` (see :mod:`codec`)."""
+        from games.warchest.codec import from_json
+
+        return from_json(data)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, WarChestState) and self.to_json() == other.to_json()
@@ -791,10 +733,16 @@ class WarChestState:
         return state
 
     def __repr__(self) -> str:
-        """An expression that rebuilds this state (by replay, or from JSON for a sampled one)."""
-        if self.offset:
-            return f"WarChestState.from_json({self.to_json()!r})"
-        return f"WarChestState.replay({self.seed!r}, {self.variant!r}, {self.history!r})"
+        """An expression that rebuilds this state: a replay of its history from its seed, or,
+        for a position no replay reaches (sampled or built by hand), its full JSON."""
+        if not self.offset:
+            try:
+                if WarChestState.replay(self.seed, self.variant, self.history) == self:
+                    return (f"WarChestState.replay({self.seed!r}, {self.variant!r}, "
+                            f"{self.history!r})")
+            except GameError:
+                pass
+        return f"WarChestState.from_json({self.to_json()!r})"
 
     def __str__(self) -> str:
         from games.warchest.render import render
@@ -804,7 +752,7 @@ class WarChestState:
     # ------------------------------------------------------------------ observation
 
     def observation(self, seat: int) -> JSON:
-        from games.warchest.view import observe
+        from games.warchest.observe import observe
 
         return observe(self, seat)
 

@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from games.warchest.ops import Args
+
 if TYPE_CHECKING:
     from games.warchest.state import WarChestState
 
-Args = tuple[int, ...]
 Options = Callable[["WarChestState", int, int], Iterator[Args]]
 Perform = Callable[["WarChestState", int, int, Args], None]
 
@@ -33,6 +34,8 @@ class UnitSpec:
     coins: int  # coins of this type in the box
     code: str  # two letters for the board drawing
     tactic_args: int = -1  # hexes the tactic takes in the notation; -1: no tactic
+    army_tactic: bool = False  # Footman: one tactic for all units of the type, named by no hex
+    tactic_target: int = -1  # which hex of the tactic's notation it attacks; -1: no attack
     normal_attack: bool = True  # False: Archer and Lancer may not make a normal attack
     max_units: int = 1  # Footman: 2
     deploy_next_to_friend: bool = False  # Scout
@@ -116,8 +119,11 @@ def _reach2(s: WarChestState, h: int) -> list[int]:
 
 
 def _light_cavalry_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
+    # "move two spaces": the end hex is 2 away; a 1-hex move is the plain move action
+    dist = s.board.dist[h]
     for d in _reach2(s, h):
-        yield (d,)
+        if dist[d] == 2:
+            yield (d,)
 
 
 def _move_to(s: WarChestState, seat: int, h: int, args: Args) -> None:
@@ -154,11 +160,13 @@ def _marshall_perform(s: WarChestState, seat: int, h: int, args: Args) -> None:
 
 
 def _footman_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
-    yield ()
+    # only when it does something: some Footman unit has a maneuver (each one that has must)
+    if s.army_can_maneuver(seat, s.cell_unit[h]):
+        yield ()
 
 
 def _footman_perform(s: WarChestState, seat: int, h: int, args: Args) -> None:
-    s.start_footman_tactic(seat)
+    s.start_army_tactic(seat, s.cell_unit[h])
 
 
 def _royal_guard_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
@@ -174,22 +182,22 @@ def _royal_guard_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
 
 
 UNITS: tuple[UnitSpec, ...] = (
-    UnitSpec("archer", "Archer", 4, "Ar", 1, normal_attack=False,
+    UnitSpec("archer", "Archer", 4, "Ar", 1, normal_attack=False, tactic_target=0,
              options=_archer_options, perform=_ranged_attack),
     UnitSpec("berserker", "Berserker", 5, "Be", repeat_from_stack=True),
-    UnitSpec("cavalry", "Cavalry", 4, "Ca", 2, options=_cavalry_options,
+    UnitSpec("cavalry", "Cavalry", 4, "Ca", 2, tactic_target=1, options=_cavalry_options,
              perform=_move_then_attack),
-    UnitSpec("crossbowman", "Crossbowman", 5, "Cr", 1, options=_crossbow_options,
-             perform=_ranged_attack),
+    UnitSpec("crossbowman", "Crossbowman", 5, "Cr", 1, tactic_target=0,
+             options=_crossbow_options, perform=_ranged_attack),
     UnitSpec("ensign", "Ensign", 5, "En", 2, options=_ensign_options, perform=_ensign_perform),
-    UnitSpec("footman", "Footman", 5, "Fo", 0, max_units=2, options=_footman_options,
-             perform=_footman_perform),
+    UnitSpec("footman", "Footman", 5, "Fo", 0, max_units=2, army_tactic=True,
+             options=_footman_options, perform=_footman_perform),
     UnitSpec("knight", "Knight", 4, "Kn", needs_bolstered_attacker=True),
-    UnitSpec("lancer", "Lancer", 4, "La", 2, normal_attack=False, options=_lancer_options,
-             perform=_move_then_attack),
+    UnitSpec("lancer", "Lancer", 4, "La", 2, normal_attack=False, tactic_target=1,
+             options=_lancer_options, perform=_move_then_attack),
     UnitSpec("light-cavalry", "Light Cavalry", 5, "LC", 1, options=_light_cavalry_options,
              perform=_move_to),
-    UnitSpec("marshall", "Marshall", 5, "Ma", 2, options=_marshall_options,
+    UnitSpec("marshall", "Marshall", 5, "Ma", 2, tactic_target=1, options=_marshall_options,
              perform=_marshall_perform),
     UnitSpec("mercenary", "Mercenary", 5, "Me", maneuver_on_recruit=True),
     UnitSpec("pikeman", "Pikeman", 4, "Pi", counter_loss=True),

@@ -11,6 +11,7 @@ import random
 import pytest
 
 from games.protocol import IllegalAction, InvalidAction
+from games.warchest.ops import Frame, frame_from_ints
 from games.warchest.state import WarChestState
 from games.warchest.units import COIN_BY_NAME, UNIT_BY_NAME
 from tests.warchest.builder import position, unit_at
@@ -31,7 +32,7 @@ def test_footman_tactic_second_footman_may_use_the_hex_the_first_one_left() -> N
     # until the Footman on h2 moves away; it must still get its maneuver then.
     s = position("footman@h2:0 footman@i1:0 knight@h1:0 archer@i2:0",
                  hands={0: "footman", 1: "royal"})
-    s.apply("footman h2 tactic")
+    s.apply("footman tactic")
     s.apply("free h2 move g2")
     assert s.current_player == 0
     assert "free i1 move h2" in s.legal_actions()
@@ -44,7 +45,7 @@ def test_footman_tactic_asks_nothing_of_a_footman_left_without_a_maneuver() -> N
     # so no pointless stop-only decision is asked and the turn passes.
     s = position("footman@g1:0 footman@i1:0 knight@h2:0 archer@i2:0",
                  hands={0: "footman", 1: "royal"})
-    s.apply("footman g1 tactic")
+    s.apply("footman tactic")
     assert "free i1 move h1" in s.legal_actions()
     s.apply("free g1 move h1")
     assert s.current_player == 1 and not s.pending
@@ -157,7 +158,8 @@ def test_ensign_moves_only_friends_within_two_to_hexes_within_two() -> None:
 def test_light_cavalry_path_may_bend_but_not_pass_through_a_unit() -> None:
     s = position("light-cavalry@i1:0 scout@h2:1", hands={0: "light-cavalry", 1: "royal"})
     dests = {a.split()[-1] for a in legal_with(s, "light-cavalry i1 tactic")}
-    assert dests == {"h1", "g1", "g2", "i2", "h3", "i3"}  # g2 by a bend via h1; not g3
+    # exactly 2 away (h1 and i2 are the plain move); g2 by a bend via h1; not g3
+    assert dests == {"g1", "g2", "h3", "i3"}
 
 
 def test_royal_guard_tactic_cannot_pass_a_unit_nor_end_on_an_occupied_location() -> None:
@@ -293,15 +295,15 @@ def _half_turn(s: WarChestState) -> WarChestState:
         rows = getattr(s, name)
         setattr(t, name, [list(rows[1]), list(rows[0])])
     t.turn, t.initiative = 1 - s.turn, 1 - s.initiative
-    frames = []
+    frames: list[Frame] = []
     for f in s.pending:
-        kind, seat, *rest = f
+        kind, seat, rest = f[0], f[1], list(f[2:])
         if kind == "use":
-            frames.append((kind, 1 - seat, *rest))
+            frames.append(frame_from_ints(kind, 1 - seat, rest))
         elif kind == "guard":
-            frames.append((kind, 1 - seat, rot[rest[0]], rot[rest[1]], rest[2]))
+            frames.append(frame_from_ints(kind, 1 - seat, [rot[rest[0]], rot[rest[1]], rest[2]]))
         else:
-            frames.append((kind, 1 - seat, *(rot[h] for h in rest)))
+            frames.append(frame_from_ints(kind, 1 - seat, [rot[h] for h in rest]))
     t.pending = frames
     t._legal = None
     return t
@@ -383,6 +385,11 @@ def _reference_actions(s: WarChestState, seat: int = -1, only: int = -1) -> set[
         one = {m for m in nbrs(p) if empty(m)}
         return (one | {d for m in one for d in nbrs(m) if empty(d)}) - {p}
 
+    def can_maneuver(p: tuple[int, int]) -> bool:
+        """A move, control or attack (Footman tactic: mandatory for each one that can)."""
+        return (any(empty(m) for m in nbrs(p)) or (p in locs and ctrl[p] != team)
+                or any(hittable(units[p][2], t) for t in nbrs(p)))
+
     cards = [UNITS[t].name for t in s.cards[seat]]
     out: set[str] = set()
     for c, count in enumerate(s.hand[seat]):
@@ -436,9 +443,9 @@ def _reference_actions(s: WarChestState, seat: int = -1, only: int = -1) -> set[
                         if all(empty(x) for x in path) and t in hexes and hittable(k, t):
                             out.add(f"{tac} {_name(path[-1])} {_name(t)}")
             elif coin == "light-cavalry":
-                out |= {f"{tac} {_name(d)}" for d in reach2(p)}
-            elif coin == "footman":
-                out.add(tac)
+                out |= {f"{tac} {_name(d)}" for d in reach2(p) if _dist(p, d) == 2}
+            elif coin == "footman" and any(can_maneuver(f) for f in mine):
+                out.add(f"{coin} tactic")  # one string, whichever Footman units act
             elif coin in ("ensign", "marshall"):
                 for f in units:
                     if side(f) != team or not 1 <= _dist(p, f) <= 2:
@@ -462,7 +469,7 @@ def _reference_frame_actions(s: WarChestState) -> set[str]:
     if kind == "guard":
         return {"guard supply", "guard unit"}
     coords = s.board.coords
-    out = {"stop"}
+    out = set() if kind == "footman" else {"stop"}  # every Footman that can must maneuver
     for h in args[:1] if kind in ("repeat", "sword") else args:
         if s.cell_owner[h] != seat:
             continue

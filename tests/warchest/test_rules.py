@@ -60,7 +60,7 @@ def test_win_the_instant_the_last_marker_is_placed_even_mid_chain() -> None:
     control = {"e2": 0, "h1": 0, "g3": 0, "i2": 0, "h4": 0, "d7": 1, "g6": 1}
     s = position("footman@d4:0 footman@f4:0 scout@g4:1", hands={0: "footman", 1: "royal"},
                  control=control)
-    s.apply("footman f4 tactic")
+    s.apply("footman tactic")
     s.apply("free d4 control")  # the sixth marker: the other footman never acts
     assert s.is_terminal() and s.current_player == -1 and s.legal_actions() == []
     assert s.returns() == [1.0, -1.0]

@@ -10,10 +10,10 @@ generator (so the next bag draw cannot be predicted).
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from games.protocol import JSON
 from games.warchest.board import board_for
+from games.warchest.ops import Frame, frame_from_ints
 from games.warchest.state import WarChestState
 from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, UNIT_BY_NAME, UNITS
 
@@ -29,13 +29,13 @@ def _uncount(d: dict[str, int]) -> list[int]:
     return row
 
 
-def _frame_view(s: WarChestState, frame: tuple[Any, ...], seat: int) -> JSON:
-    kind, who = frame[0], frame[1]
+def _frame_view(s: WarChestState, frame: Frame, seat: int) -> JSON:
+    who = frame[1]
     names = s.board.name
-    out: JSON = {"kind": kind, "seat": who}
-    if kind == "use":
+    out: JSON = {"kind": frame[0], "seat": who}
+    if frame[0] == "use":
         out["coin"] = COIN_NAMES[frame[2]] if who == seat else None
-    elif kind == "guard":
+    elif frame[0] == "guard":
         out["hexes"] = [names[frame[2]], names[frame[3]]]
         out["triggers"] = bool(frame[4])
     else:
@@ -150,7 +150,7 @@ def sample(obs: JSON, rng: random.Random) -> WarChestState:
             hexes = [board.by_name[x] for x in f["hexes"]]
             s.pending.append(("guard", who, hexes[0], hexes[1], int(bool(f["triggers"]))))
         else:
-            s.pending.append((kind, who, *(board.by_name[x] for x in f["hexes"])))
+            s.pending.append(frame_from_ints(kind, who, [board.by_name[x] for x in f["hexes"]]))
     s.draft_pool = [UNIT_BY_NAME[name] for name in obs["draft"]["pool"]]
     s.draft_order = [int(x) for x in obs["draft"]["order"]]
     end = obs["end"]

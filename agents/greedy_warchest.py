@@ -19,7 +19,7 @@ from games.warchest.units import ROYAL
 WIN = 1_000_000.0
 
 
-def _evaluate(s: WarChestState, team: int) -> float:
+def evaluate(s: WarChestState, team: int) -> float:
     """Score of a position for ``team`` (higher is better)."""
     if s.winner >= 0:
         return WIN if s.winner == team else -WIN
@@ -56,7 +56,7 @@ def choose(observation: dict[str, Any], legal_actions: list[str], rng: random.Ra
     for action in legal_actions:
         trial = base.clone()
         trial.apply(action)
-        value = _evaluate(trial, team)
+        value = evaluate(trial, team)
         if value > best_score:
             best, best_score = [action], value
         elif value == best_score:

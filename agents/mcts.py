@@ -27,9 +27,13 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
 * ``iters`` (default 200): iterations per decision. The default is a fixed budget, so a game is
   reproducible from its seed whatever the machine's load; the time limit still caps it.
 * ``ms``: time per decision in milliseconds instead of a fixed budget (``ms=200``).
-* ``c``: the UCB exploration constant; ``depth``: rollout length before the evaluation hook;
-  ``worlds``: 0 samples a fresh world every iteration, K > 0 cycles through K worlds per decision;
-  ``rollout``: ``policy`` (the game's hook, the default) or ``random``.
+* ``c``: the UCB exploration constant (default: the game's hook, else 0.7); ``depth``: rollout
+  length before the evaluation (default: the game's hook, else to the end);
+  ``worlds``: 0 (default) samples a fresh world every iteration, K > 0 cycles through K worlds;
+  ``rollout``: ``policy`` (the game's hook, the default), ``random`` or ``greedy`` (the built-in
+  greedy bot's choice, from each mover's observation);
+  ``prior`` (default 4): virtual visits that seed each root action with its one-step
+  evaluation, so a small budget goes to the actions the evaluation already likes.
 
 Whatever the budget, each decision stops by the time ``start(info)`` allows: ``move_time``
 less a safety margin, never counting on the overage bank (which only absorbs hiccups).
@@ -57,7 +61,8 @@ _SAFETY_FLOOR = 0.02  # seconds always left unused
 
 @dataclass(frozen=True)
 class Hooks:
-    """A game's optional knowledge: a rollout policy, an evaluation and the rollout depth."""
+    """A game's optional knowledge: a rollout policy, an evaluation, the rollout depth and the
+    exploration constant that suits the evaluation's spread of values."""
 
     policy: Policy | None = None
     evaluate: Evaluate | None = None  # per seat, -1 .. 1, for a position that has not ended
@@ -145,7 +150,8 @@ class MctsBot:
         allowed = set(legal)
         root = _Node()
         if evaluate is not None and self.prior > 0:
-            self._seed_root(root, game.sample_state(observation, rng), me, legal, evaluate)
+            self._seed_root(root, game.sample_state(observation, rng), me, legal, evaluate,
+                            deadline)
         pool: list[State] = []
         budget = self.iters if self.iters is not None else 1 << 62
         clock = time.perf_counter
@@ -168,10 +174,13 @@ class MctsBot:
         return root.children
 
     def _seed_root(self, root: _Node, world: State, me: int, legal: list[str],
-                   evaluate: Evaluate) -> None:
+                   evaluate: Evaluate, deadline: float) -> None:
         """Give each root action ``prior`` virtual visits worth its one-step evaluation, so a
-        small budget is spent on the actions the evaluation already likes."""
+        small budget is spent on the actions the evaluation already likes. Actions left when
+        the deadline comes stay untried (the search expands them as usual)."""
         for action in legal:
+            if time.perf_counter() >= deadline:
+                return
             trial = world.clone()
             trial.apply(action)
             value = trial.returns()[me] if trial.is_terminal() else evaluate(trial)[me]
@@ -345,7 +354,9 @@ def _warchest_evaluate(state: State) -> list[float]:
     from games.warchest.state import WarChestState
 
     assert isinstance(state, WarChestState)
-    zero = math.tanh(evaluate(state, 0) / 300.0)
+    # the heuristic is not antisymmetric (it measures only its own team's approach to targets):
+    # score both teams from their own side
+    zero = math.tanh((evaluate(state, 0) - evaluate(state, 1)) / 600.0)
     return [zero if seat % 2 == 0 else -zero for seat in range(state.num_players)]
 
 

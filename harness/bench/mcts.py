@@ -87,55 +87,11 @@ def interval(points: float, games: int) -> tuple[float, float, float]:
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _midgame(game: str, variant: dict[str, str], seed: int, decisions: int) -> State:
-    state = registry.get(game).new_game(seed, **variant)
-    rng = random.Random(seed)
-    while not state.is_terminal() and len(state.history) < decisions:
-        state.apply(rng.choice(state.legal_actions()))
-    return state
-
-
-def run(quick: bool) -> None:
-    """Print search iterations/s and the samples/s and clones/s it relies on, per game."""
-    for game, variant in GAMES:
-        label = game + "".join(f" {k}={v}" for k, v in variant.items())
-        bot = MctsBot(iters=50 if quick else 300)
-        iterations = 0
-        seconds = 0.0
-        samples = 0
-        sample_seconds = 0.0
-        positions = 2 if quick else 6
-        for seed in range(positions):
-            state = _midgame(game, variant, seed, 20 + 10 * seed)
-            if state.is_terminal():
-                continue
-            seat = state.current_player
-            bot.start({"game": game, "variant": variant, "seat": seat, "rng_seed": seed,
-                       "limits": {"move_time": 60.0, "overage": 0.0}})
-            observation = state.observation(seat)
-            legal = state.legal_actions()
-            t0 = time.perf_counter()
-            bot.search(observation, legal, t0 + 60.0)
-            seconds += time.perf_counter() - t0
-            iterations += bot.last_iterations
-            sampler = registry.get(game)
-            rng = random.Random(seed)
-            t0 = time.perf_counter()
-            for _ in range(100):
-                sampler.sample_state(observation, rng)
-            sample_seconds += time.perf_counter() - t0
-            samples += 100
-        figure(f"{label} mcts iterations/s", iterations / seconds, "it/s",
-               f"default hooks, {positions} positions")
-        figure(f"{label} sample_state", samples / sample_seconds, "samples/s")
-
-
-def calibrate(game: str, variant: dict[str, str], options: str, ms: float = 50.0,
-              positions: int = 8) -> float:
-    """Mean iterations ``mcts:<options>`` completes in ``ms`` from positions of greedy play."""
-    total = 0
-    counted = 0
-    for seed in range(positions):
+def positions(game: str, variant: dict[str, str], count: int) -> list[State]:
+    """Decision points of greedy-against-greedy games, from the opening to the late middle game
+    (the positions a search bot meets; random play reaches unrepresentative ones)."""
+    out: list[State] = []
+    for seed in range(count):
         state = registry.get(game).new_game(900 + seed, **variant)
         bots = [GreedyBot() for _ in range(state.num_players)]
         for seat, bot in enumerate(bots):
@@ -146,15 +102,67 @@ def calibrate(game: str, variant: dict[str, str], options: str, ms: float = 50.0
             state.apply(bots[seat].act(state.observation(seat), state.legal_actions()))
         while not state.is_terminal() and len(state.legal_actions()) < 2:
             state.apply(state.legal_actions()[0])
-        if state.is_terminal():
-            continue
-        searcher = MctsBot(**{**parse_options(options), "ms": ms, "iters": None})
-        searcher.start({"game": game, "seat": state.current_player, "rng_seed": seed,
-                   "limits": {"move_time": 60.0, "overage": 0.0}})
-        searcher.act(state.observation(state.current_player), state.legal_actions())
-        total += searcher.last_iterations
-        counted += 1
-    return total / max(1, counted)
+        if not state.is_terminal():
+            out.append(state)
+    return out
+
+
+def _search_rate(game: str, states: list[State], options: str, iters: int) -> float:
+    """Iterations per second of ``mcts:<options>`` at a fixed budget over ``states``."""
+    done = 0
+    seconds = 0.0
+    for i, state in enumerate(states):
+        bot = MctsBot(**{**parse_options(options), "iters": iters, "ms": None})
+        seat = state.current_player
+        bot.start({"game": game, "seat": seat, "rng_seed": i,
+                   "limits": {"move_time": 600.0, "overage": 0.0}})
+        t0 = time.perf_counter()
+        bot.act(state.observation(seat), state.legal_actions())
+        seconds += time.perf_counter() - t0
+        done += bot.last_iterations
+    return done / seconds
+
+
+def _within(game: str, states: list[State], options: str, ms: float) -> float:
+    """Mean iterations ``mcts:<options>`` completes in ``ms`` per decision over ``states``
+    (the root's one-step seeding included, as in a real decision)."""
+    total = 0
+    for i, state in enumerate(states):
+        bot = MctsBot(**{**parse_options(options), "ms": ms, "iters": None})
+        seat = state.current_player
+        bot.start({"game": game, "seat": seat, "rng_seed": i,
+                   "limits": {"move_time": 600.0, "overage": 0.0}})
+        bot.act(state.observation(seat), state.legal_actions())
+        total += bot.last_iterations
+    return total / max(1, len(states))
+
+
+def calibrate(game: str, variant: dict[str, str], options: str, ms: float = 50.0,
+              count: int = 8) -> float:
+    """Mean iterations ``mcts:<options>`` completes in ``ms`` from positions of greedy play."""
+    return _within(game, positions(game, variant, count), options, ms)
+
+
+def run(quick: bool) -> None:
+    """Print search iterations/s (and per 50 ms) and the samples/s it relies on, per game."""
+    for game, variant in GAMES:
+        label = game + "".join(f" {k}={v}" for k, v in variant.items())
+        states = positions(game, variant, 3 if quick else 8)
+        rate = _search_rate(game, states, "", 30 if quick else 200)
+        figure(f"{label} mcts iterations/s", rate, "it/s",
+               f"default options, {len(states)} positions of greedy play")
+        figure(f"{label} mcts iterations in 50 ms", _within(game, states, "", 50.0), "it",
+               "what ms=50 reaches: the iters equivalent of a 50 ms budget")
+        sampler = registry.get(game)
+        rng = random.Random(0)
+        reps = 50 if quick else 300
+        t0 = time.perf_counter()
+        for state in states:
+            observation = state.observation(state.current_player)
+            for _ in range(reps):
+                sampler.sample_state(observation, rng)
+        figure(f"{label} sample_state", reps * len(states) / (time.perf_counter() - t0),
+               "samples/s")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -107,12 +107,14 @@ def positions(game: str, variant: dict[str, str], count: int) -> list[State]:
     return out
 
 
-def _search_rate(game: str, states: list[State], options: str, iters: int) -> float:
-    """Iterations per second of ``mcts:<options>`` at a fixed budget over ``states``."""
+def _decide(game: str, states: list[State], options: str, budget: dict[str, Any]
+            ) -> tuple[int, float]:
+    """One ``mcts:<options>`` decision per state with ``budget`` (iters or ms): the iterations
+    done and the seconds taken (the root's one-step seeding included, as in a real game)."""
     done = 0
     seconds = 0.0
     for i, state in enumerate(states):
-        bot = MctsBot(**{**parse_options(options), "iters": iters, "ms": None})
+        bot = MctsBot(**{**parse_options(options), "iters": None, "ms": None, **budget})
         seat = state.current_player
         bot.start({"game": game, "seat": seat, "rng_seed": i,
                    "limits": {"move_time": 600.0, "overage": 0.0}})
@@ -120,21 +122,19 @@ def _search_rate(game: str, states: list[State], options: str, iters: int) -> fl
         bot.act(state.observation(seat), state.legal_actions())
         seconds += time.perf_counter() - t0
         done += bot.last_iterations
+    return done, seconds
+
+
+def _search_rate(game: str, states: list[State], options: str, iters: int) -> float:
+    """Iterations per second of ``mcts:<options>`` at a fixed budget over ``states``."""
+    done, seconds = _decide(game, states, options, {"iters": iters})
     return done / seconds
 
 
 def _within(game: str, states: list[State], options: str, ms: float) -> float:
-    """Mean iterations ``mcts:<options>`` completes in ``ms`` per decision over ``states``
-    (the root's one-step seeding included, as in a real decision)."""
-    total = 0
-    for i, state in enumerate(states):
-        bot = MctsBot(**{**parse_options(options), "ms": ms, "iters": None})
-        seat = state.current_player
-        bot.start({"game": game, "seat": seat, "rng_seed": i,
-                   "limits": {"move_time": 600.0, "overage": 0.0}})
-        bot.act(state.observation(seat), state.legal_actions())
-        total += bot.last_iterations
-    return total / max(1, len(states))
+    """Mean iterations ``mcts:<options>`` completes in ``ms`` per decision over ``states``."""
+    done, _ = _decide(game, states, options, {"ms": ms})
+    return done / max(1, len(states))
 
 
 def calibrate(game: str, variant: dict[str, str], options: str, ms: float = 50.0,

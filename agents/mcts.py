@@ -48,8 +48,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agents.greedy import chooser_for
+from agents.greedy_battleline import Board
+from agents.greedy_warchest import evaluate as warchest_score
 from games import registry
+from games.battleline.formations import CAT_SHIFT
 from games.protocol import State
+from games.warchest.state import WarChestState
 
 Policy = Callable[[State, list[str], random.Random], str]
 Evaluate = Callable[[State], list[float]]
@@ -115,6 +120,7 @@ class MctsBot:
     def _load(self, game: str) -> None:
         self.game_name = game
         self.hooks = hooks_for(game)
+        registry.get(game)  # import the engine now, not inside the first decision's time
 
     def time_allowed(self) -> float:
         """Seconds this decision may search: the budget, capped by the move time's safe part."""
@@ -252,8 +258,6 @@ def _rollout(world: State, rng: random.Random, policy: Policy | None,
 
 def _greedy_policy(game: str) -> Policy:
     """The built-in greedy bot's choice for the seat to move, from that seat's observation."""
-    from agents.greedy import chooser_for
-
     choose = chooser_for(game)
 
     def policy(state: State, legal: list[str], rng: random.Random) -> str:
@@ -311,9 +315,6 @@ _TACTIC_VALUE = 0.25  # of a flag
 
 def _battleline_evaluate(state: State) -> list[float]:
     """Flags won, and at open flags the best formation each side can still reach."""
-    from agents.greedy_battleline import Board
-    from games.battleline.formations import CAT_SHIFT
-
     observation = state.observation(0)
     board = Board(observation)
     total = 0.0
@@ -332,15 +333,15 @@ def _battleline_evaluate(state: State) -> list[float]:
 
 def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:
     """The greedy heuristic on the world itself: the action whose result scores best."""
-    from agents.greedy_warchest import evaluate
-
+    assert isinstance(state, WarChestState)
     team = state.current_player % 2
     best: list[str] = []
     best_score = -math.inf
     for action in legal:
         trial = state.clone()
         trial.apply(action)
-        score = evaluate(trial, team)  # type: ignore[arg-type]
+        assert isinstance(trial, WarChestState)
+        score = warchest_score(trial, team)
         if score > best_score:
             best, best_score = [action], score
         elif score == best_score:
@@ -350,13 +351,10 @@ def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:
 
 def _warchest_evaluate(state: State) -> list[float]:
     """The greedy heuristic's score for each seat's team, squashed to -1 .. 1."""
-    from agents.greedy_warchest import evaluate
-    from games.warchest.state import WarChestState
-
     assert isinstance(state, WarChestState)
     # the heuristic is not antisymmetric (it measures only its own team's approach to targets):
     # score both teams from their own side
-    zero = math.tanh((evaluate(state, 0) - evaluate(state, 1)) / 600.0)
+    zero = math.tanh((warchest_score(state, 0) - warchest_score(state, 1)) / 600.0)
     return [zero if seat % 2 == 0 else -zero for seat in range(state.num_players)]
 
 

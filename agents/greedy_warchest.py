@@ -50,11 +50,17 @@ def choose(observation: dict[str, Any], legal_actions: list[str], rng: random.Ra
     game = registry.get("warchest")
     base = game.sample_state(observation, rng)
     assert isinstance(base, WarChestState)
-    team = int(observation["seat"]) % 2
+    return best_action(base, legal_actions, int(observation["seat"]) % 2, rng)
+
+
+def best_action(state: WarChestState, legal_actions: list[str], team: int,
+                rng: random.Random) -> str:
+    """The action whose result on a copy of ``state`` scores best for ``team`` (ties at random);
+    also the rollout policy of the ``mcts`` bot, which already holds a full state."""
     best: list[str] = []
     best_score = -float("inf")
     for action in legal_actions:
-        trial = base.clone()
+        trial = state.clone()
         trial.apply(action)
         value = evaluate(trial, team)
         if value > best_score:

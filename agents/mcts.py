@@ -50,6 +50,7 @@ from typing import Any
 
 from agents.greedy import chooser_for
 from agents.greedy_battleline import Board
+from agents.greedy_warchest import best_action as warchest_best
 from agents.greedy_warchest import evaluate as warchest_score
 from games import registry
 from games.battleline.formations import CAT_SHIFT
@@ -334,19 +335,7 @@ def _battleline_evaluate(state: State) -> list[float]:
 def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:
     """The greedy heuristic on the world itself: the action whose result scores best."""
     assert isinstance(state, WarChestState)
-    team = state.current_player % 2
-    best: list[str] = []
-    best_score = -math.inf
-    for action in legal:
-        trial = state.clone()
-        trial.apply(action)
-        assert isinstance(trial, WarChestState)
-        score = warchest_score(trial, team)
-        if score > best_score:
-            best, best_score = [action], score
-        elif score == best_score:
-            best.append(action)
-    return rng.choice(best)
+    return warchest_best(state, legal, state.current_player % 2, rng)
 
 
 def _warchest_evaluate(state: State) -> list[float]:

@@ -54,7 +54,7 @@ def _pick_return(legal: list[str]) -> str:
     return min(legal, key=usefulness)
 
 
-class _Board:
+class Board:
     """The observation's board as masks, for quick formation questions."""
 
     def __init__(self, observation: Observation) -> None:
@@ -113,7 +113,7 @@ class _Board:
 
 
 def _pick_play(observation: Observation, legal: list[str], rng: random.Random) -> str:
-    board = _Board(observation)
+    board = Board(observation)
     best_score = float("-inf")
     best: list[str] = []
     for action in legal:
@@ -125,7 +125,7 @@ def _pick_play(observation: Observation, legal: list[str], rng: random.Random) -
     return rng.choice(best) if best else rng.choice(legal)
 
 
-def _score(board: _Board, action: str) -> float:
+def _score(board: Board, action: str) -> float:
     words = action.split()
     verb = words[0]
     if verb == "play":

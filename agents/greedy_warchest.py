@@ -19,7 +19,7 @@ from games.warchest.units import ROYAL
 WIN = 1_000_000.0
 
 
-def _evaluate(s: WarChestState, team: int) -> float:
+def evaluate(s: WarChestState, team: int) -> float:
     """Score of a position for ``team`` (higher is better)."""
     if s.winner >= 0:
         return WIN if s.winner == team else -WIN
@@ -50,13 +50,19 @@ def choose(observation: dict[str, Any], legal_actions: list[str], rng: random.Ra
     game = registry.get("warchest")
     base = game.sample_state(observation, rng)
     assert isinstance(base, WarChestState)
-    team = int(observation["seat"]) % 2
+    return best_action(base, legal_actions, int(observation["seat"]) % 2, rng)
+
+
+def best_action(state: WarChestState, legal_actions: list[str], team: int,
+                rng: random.Random) -> str:
+    """The action whose result on a copy of ``state`` scores best for ``team`` (ties at random);
+    also the rollout policy of the ``mcts`` bot, which already holds a full state."""
     best: list[str] = []
     best_score = -float("inf")
     for action in legal_actions:
-        trial = base.clone()
+        trial = state.clone()
         trial.apply(action)
-        value = _evaluate(trial, team)
+        value = evaluate(trial, team)
         if value > best_score:
             best, best_score = [action], value
         elif value == best_score:

@@ -1,0 +1,358 @@
+"""The built-in search bot: single-observer information-set Monte Carlo tree search (SO-ISMCTS).
+
+An ordinary bot file, as a user could write it: it sees only its observation and its legal
+actions, and it looks ahead on full game states that ``sample_state(observation, rng)`` deals
+consistently with what it sees. Every iteration of the search
+
+1. *determinises*: takes a fresh world (a full state) consistent with the observation;
+2. *selects* down one shared tree, keyed by action strings, choosing among the actions legal in
+   that world by UCB1 with availability counts (an action's exploration term counts only the
+   visits in which it was legal, so rare actions are not starved);
+3. *expands* one untried action;
+4. *rolls out* with the game's rollout policy (uniformly random unless the game has a hook) for
+   at most ``depth`` decisions, then scores the end with the game's evaluation hook (or the real
+   returns if the game ended);
+5. *backs up* each seat's result (0 loss .. 1 win) into the edges that seat chose.
+
+Why one tree over many worlds rather than determinised UCT (a tree per world, then a vote): all
+iterations feed one set of statistics, so a small budget is not split into thin per-world trees,
+and the tree never plans on hidden cards it could not know (strategy fusion is avoided at the
+searching seat's own nodes). Opponents' nodes see the actions their sampled hands allow.
+
+Any number of seats works, and team games too: a seat's edges keep the seat's own entry of
+``returns()``, which in a team game is its team's result, so the bot plays for its team.
+
+Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200``):
+
+* ``iters`` (default 200): iterations per decision. The default is a fixed budget, so a game is
+  reproducible from its seed whatever the machine's load; the time limit still caps it.
+* ``ms``: time per decision in milliseconds instead of a fixed budget (``ms=200``).
+* ``c``: the UCB exploration constant (default: the game's hook, else 0.7); ``depth``: rollout
+  length before the evaluation (default: the game's hook, else to the end);
+  ``worlds``: 0 (default) samples a fresh world every iteration, K > 0 cycles through K worlds;
+  ``rollout``: ``policy`` (the game's hook, the default), ``random`` or ``greedy`` (the built-in
+  greedy bot's choice, from each mover's observation);
+  ``prior`` (default 4): virtual visits that seed each root action with its one-step
+  evaluation, so a small budget goes to the actions the evaluation already likes.
+
+Whatever the budget, each decision stops by the time ``start(info)`` allows: ``move_time``
+less a safety margin, never counting on the overage bank (which only absorbs hiccups).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agents.greedy import chooser_for
+from agents.greedy_battleline import Board
+from agents.greedy_warchest import best_action as warchest_best
+from agents.greedy_warchest import evaluate as warchest_score
+from games import registry
+from games.battleline.formations import CAT_SHIFT
+from games.protocol import State
+from games.warchest.state import WarChestState
+
+Policy = Callable[[State, list[str], random.Random], str]
+Evaluate = Callable[[State], list[float]]
+
+DEFAULT_ITERS = 200
+_SAFETY_FRACTION = 0.7  # of move_time: the rest covers the wire, the referee and load spikes
+_SAFETY_FLOOR = 0.02  # seconds always left unused
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """A game's optional knowledge: a rollout policy, an evaluation, the rollout depth and the
+    exploration constant that suits the evaluation's spread of values."""
+
+    policy: Policy | None = None
+    evaluate: Evaluate | None = None  # per seat, -1 .. 1, for a position that has not ended
+    depth: int = 1000  # decisions a rollout plays before it is scored
+    c: float = 0.7  # UCB exploration suited to how widely the evaluation's values spread
+
+
+class _Node:
+    """One edge of the tree (the action that led here) and the node it leads to."""
+
+    __slots__ = ("avail", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Node] = {}
+        self.visits = 0
+        self.avail = 1
+        self.total = 0.0  # sum of the results of the seat that chose this edge
+
+
+class MctsBot:
+    """Information-set MCTS on worlds sampled from the observation."""
+
+    def __init__(self, iters: int | None = None, ms: float | None = None, c: float | None = None,
+                 depth: int | None = None, worlds: int = 0, rollout: str = "policy",
+                 prior: int = 4) -> None:
+        if iters is not None and iters < 1:
+            raise ValueError(f"mcts iters={iters}: give at least 1 iteration")
+        if ms is not None and ms <= 0:
+            raise ValueError(f"mcts ms={ms}: give a positive time per decision")
+        if rollout not in ("policy", "random", "greedy"):
+            raise ValueError(f"mcts rollout={rollout!r}: choose policy, random or greedy")
+        self.iters = iters if iters is not None or ms is not None else DEFAULT_ITERS
+        self.ms = ms
+        self.c = c
+        self.depth = depth
+        self.worlds = worlds
+        self.rollout = rollout
+        self.prior = prior
+        self.rng = random.Random(0)
+        self.move_time = 1.0
+        self.game_name = ""
+        self.hooks = Hooks()
+        self.last_iterations = 0  # iterations of the latest decision (for benches and tests)
+
+    def start(self, info: dict[str, Any]) -> None:
+        self.rng = random.Random(info.get("rng_seed", 0))
+        self.move_time = float(info.get("limits", {}).get("move_time", 1.0))
+        self._load(str(info["game"]))
+
+    def _load(self, game: str) -> None:
+        self.game_name = game
+        self.hooks = hooks_for(game)
+        registry.get(game)  # import the engine now, not inside the first decision's time
+
+    def time_allowed(self) -> float:
+        """Seconds this decision may search: the budget, capped by the move time's safe part."""
+        cap = max(0.0, min(self.move_time * _SAFETY_FRACTION, self.move_time - _SAFETY_FLOOR))
+        if self.ms is not None:
+            return min(self.ms / 1000.0, cap)
+        return cap
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        started = time.perf_counter()
+        if len(legal_actions) == 1:
+            self.last_iterations = 0
+            return legal_actions[0]
+        if not self.game_name:
+            self._load(str(observation["game"]))
+        stats = self.search(observation, legal_actions, started + self.time_allowed())
+        if not stats:
+            return self.rng.choice(legal_actions)
+        return max(legal_actions, key=lambda a: _rank(stats.get(a)))
+
+    def search(self, observation: dict[str, Any], legal: list[str],
+               deadline: float) -> dict[str, _Node]:
+        """Run the search until the budget or the deadline; the root's edges by action."""
+        game = registry.get(self.game_name)
+        me = int(observation["seat"])
+        rng = self.rng
+        hooks = self.hooks
+        policy = hooks.policy if self.rollout == "policy" else None
+        if self.rollout == "greedy":
+            policy = _greedy_policy(self.game_name)
+        evaluate = hooks.evaluate
+        depth = hooks.depth if self.depth is None else self.depth
+        allowed = set(legal)
+        root = _Node()
+        if evaluate is not None and self.prior > 0:
+            self._seed_root(root, game.sample_state(observation, rng), me, legal, evaluate,
+                            deadline)
+        pool: list[State] = []
+        budget = self.iters if self.iters is not None else 1 << 62
+        clock = time.perf_counter
+        now = clock()
+        slowest = 0.0
+        done = 0
+        while done < budget and now + slowest < deadline:
+            if self.worlds > 0:
+                if len(pool) < self.worlds:
+                    pool.append(game.sample_state(observation, rng))
+                world = pool[done % self.worlds].clone()
+            else:
+                world = game.sample_state(observation, rng)
+            self._iterate(root, world, me, allowed, policy, evaluate, depth)
+            done += 1
+            later = clock()
+            slowest = max(slowest * 0.9, later - now)  # an iteration must fit before the deadline
+            now = later
+        self.last_iterations = done
+        return root.children
+
+    def _seed_root(self, root: _Node, world: State, me: int, legal: list[str],
+                   evaluate: Evaluate, deadline: float) -> None:
+        """Give each root action ``prior`` virtual visits worth its one-step evaluation, so a
+        small budget is spent on the actions the evaluation already likes. Actions left when
+        the deadline comes stay untried (the search expands them as usual)."""
+        for action in legal:
+            if time.perf_counter() >= deadline:
+                return
+            trial = world.clone()
+            trial.apply(action)
+            value = trial.returns()[me] if trial.is_terminal() else evaluate(trial)[me]
+            edge = root.children[action] = _Node()
+            edge.visits = self.prior
+            edge.total = self.prior * (value + 1.0) * 0.5
+
+    def _iterate(self, root: _Node, world: State, me: int, allowed: set[str],
+                 policy: Policy | None, evaluate: Evaluate | None, depth: int) -> None:
+        rng = self.rng
+        c = self.hooks.c if self.c is None else self.c
+        path: list[tuple[_Node, int]] = []  # (edge, seat that chose it)
+        node = root
+        at_root = True
+        while not world.is_terminal():
+            seat = world.current_player
+            legal = world.legal_actions()
+            if at_root:
+                legal = [a for a in legal if a in allowed] or legal
+                at_root = False
+            children = node.children
+            untried = [a for a in legal if a not in children]
+            if untried:
+                action = rng.choice(untried)
+                child = children[action] = _Node()
+                for a in legal:
+                    other = children.get(a)
+                    if other is not None and other is not child:
+                        other.avail += 1
+                world.apply(action)
+                path.append((child, seat))
+                break
+            best_score = -1.0
+            best: _Node | None = None
+            action = legal[0]
+            for a in legal:
+                edge = children[a]
+                edge.avail += 1
+                score = edge.total / edge.visits + c * math.sqrt(math.log(edge.avail) / edge.visits)
+                if score > best_score:
+                    best_score, best, action = score, edge, a
+            assert best is not None
+            world.apply(action)
+            path.append((best, seat))
+            node = best
+        results = _rollout(world, rng, policy, evaluate, depth)
+        for edge, seat in path:
+            edge.visits += 1
+            edge.total += results[seat]
+
+
+def _rollout(world: State, rng: random.Random, policy: Policy | None,
+             evaluate: Evaluate | None, depth: int) -> list[float]:
+    """Play on from ``world``; each seat's result scaled to 0 (loss) .. 1 (win)."""
+    steps = 0
+    choice = rng.choice
+    while not world.is_terminal() and steps < depth:
+        legal = world.legal_actions()
+        world.apply(policy(world, legal, rng) if policy is not None else choice(legal))
+        steps += 1
+    if world.is_terminal():
+        values = world.returns()
+    elif evaluate is not None:
+        values = evaluate(world)
+    else:
+        values = [0.0] * world.num_players
+    return [(v + 1.0) * 0.5 for v in values]
+
+
+def _greedy_policy(game: str) -> Policy:
+    """The built-in greedy bot's choice for the seat to move, from that seat's observation."""
+    choose = chooser_for(game)
+
+    def policy(state: State, legal: list[str], rng: random.Random) -> str:
+        return choose(state.observation(state.current_player), legal, rng)
+
+    return policy
+
+
+def _rank(edge: _Node | None) -> tuple[int, float]:
+    """Most visited first, then the best mean result."""
+    if edge is None or edge.visits == 0:
+        return (0, 0.0)
+    return (edge.visits, edge.total / edge.visits)
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``"ms=200,c=0.5"`` -> keyword arguments of :class:`MctsBot`.
+
+    >>> parse_options("iters=800, c=0.5")
+    {'iters': 800, 'c': 0.5}
+    """
+    kinds: dict[str, Callable[[str], Any]] = {
+        "iters": int, "ms": float, "c": float, "depth": int, "worlds": int, "rollout": str,
+        "prior": int,
+    }
+    out: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in kinds:
+            raise ValueError(f"mcts option {part!r}: write key=value with key one of "
+                             f"{', '.join(kinds)}")
+        try:
+            out[key] = kinds[key](value.strip())
+        except ValueError:
+            raise ValueError(f"mcts option {part!r}: {value.strip()!r} is not a valid "
+                             f"{kinds[key].__name__}") from None
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# per-game hooks: optional knowledge that makes rollouts cheaper or better informed
+
+
+def _battleline_policy(state: State, legal: list[str], rng: random.Random) -> str:
+    """Claim whenever a claim is on offer (claims only help), else a uniformly random action."""
+    for action in legal:
+        if action.startswith("claim"):
+            return action
+    return rng.choice(legal)
+
+
+_TACTIC_VALUE = 0.25  # of a flag
+
+
+def _battleline_evaluate(state: State) -> list[float]:
+    """Flags won, and at open flags the best formation each side can still reach."""
+    observation = state.observation(0)
+    board = Board(observation)
+    total = 0.0
+    for flag, shown in enumerate(observation["flags"]):
+        if shown["claimed"] >= 0:
+            total += 1.0 if shown["claimed"] == 0 else -1.0
+            continue
+        mine = board.prospect(flag, board.sides[0][flag], board.counts[0][flag], board.avail)
+        theirs = board.prospect(flag, board.sides[1][flag], board.counts[1][flag], board.avail)
+        total += 0.5 * math.tanh((mine - theirs) / CAT_SHIFT)
+    spent = observation["tactics_played"]
+    total -= _TACTIC_VALUE * (spent[0] - spent[1])  # a tactic kept is worth something
+    zero = math.tanh(total / 3.0)
+    return [zero, -zero]
+
+
+def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:
+    """The greedy heuristic on the world itself: the action whose result scores best."""
+    assert isinstance(state, WarChestState)
+    return warchest_best(state, legal, state.current_player % 2, rng)
+
+
+def _warchest_evaluate(state: State) -> list[float]:
+    """The greedy heuristic's score for each seat's team, squashed to -1 .. 1."""
+    assert isinstance(state, WarChestState)
+    # the heuristic is not antisymmetric (it measures only its own team's approach to targets):
+    # score both teams from their own side
+    zero = math.tanh((warchest_score(state, 0) - warchest_score(state, 1)) / 600.0)
+    return [zero if seat % 2 == 0 else -zero for seat in range(state.num_players)]
+
+
+_HOOKS: dict[str, Hooks] = {
+    "battleline": Hooks(policy=_battleline_policy, evaluate=_battleline_evaluate, depth=4, c=0.25),
+    "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=2),
+}
+
+
+def hooks_for(game: str) -> Hooks:
+    """The game's hooks, or none (random rollouts to the end) for a game without any."""
+    return _HOOKS.get(game, Hooks())

@@ -1,0 +1,199 @@
+"""The ``mcts`` search bot: legal in every game, stops in time, plays for its team, beats random.
+
+Strength against ``greedy`` and the scaling figures are measured outside the tests (README,
+``python -m harness.bench.mcts duel``); these tests use fixed seeds and fixed iteration budgets,
+so they are deterministic and independent of the machine's speed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agents.mcts as mcts
+from agents.mcts import MctsBot, parse_options
+from agents.random import RandomBot
+from games import registry
+from harness.bot_runner import load_bot_file
+from tests.harness import toygame
+
+AGENTS = Path(mcts.__file__).resolve().parent
+
+
+@pytest.fixture
+def toy() -> Iterator[str]:
+    """A game with no mcts hooks and a three-player variant: the bot must work unchanged."""
+    registry.register_game(toygame.GAME)
+    yield toygame.INFO.name
+    registry.unregister(toygame.INFO.name)
+
+
+def _variants(name: str) -> list[dict[str, str]]:
+    """Every combination of a game's variant choices that the game accepts."""
+    info = registry.get(name).info
+    keys = [v.key for v in info.variants]
+    out = []
+    for values in itertools.product(*(v.choices for v in info.variants)):
+        variant = dict(zip(keys, values, strict=True))
+        try:
+            registry.get(name).new_game(0, **variant)
+        except ValueError:
+            continue  # e.g. the War Chest draft is 2-player only
+        out.append(variant)
+    return out
+
+
+def play(game: str, variant: dict[str, str], seed: int, bots: list[Any],
+         cap: int | None = None) -> list[float]:
+    """Play bots against each other, checking that every answer is legal; final returns."""
+    state = registry.get(game).new_game(seed, **variant)
+    for seat, bot in enumerate(bots):
+        bot.start({"game": game, "variant": variant, "seat": seat,
+                   "num_players": state.num_players, "rng_seed": seed * 10 + seat,
+                   "limits": {"move_time": 60.0, "overage": 0.0}})
+    while not state.is_terminal() and (cap is None or len(state.history) < cap):
+        seat = state.current_player
+        legal = state.legal_actions()
+        action = bots[seat].act(state.observation(seat), list(legal))
+        assert action in legal, f"seat {seat} answered {action!r}, not one of {legal}"
+        state.apply(action)
+    return list(state.returns())
+
+
+def test_the_file_is_an_ordinary_bot_file_with_exactly_one_bot() -> None:
+    factory = load_bot_file(AGENTS / "mcts.py")
+    bot = factory()
+    assert type(bot).__name__ == "MctsBot"
+    assert bot.iters == mcts.DEFAULT_ITERS and bot.ms is None
+
+
+@pytest.mark.parametrize(("game", "variant"), [
+    (name, variant) for name in ("battleline", "warchest") for variant in _variants(name)
+])
+def test_every_answer_is_legal_in_every_variant(game: str, variant: dict[str, str]) -> None:
+    n = registry.get(game).new_game(0, **variant).num_players
+    bots: list[Any] = [MctsBot(iters=6) if seat % 2 == 0 else RandomBot() for seat in range(n)]
+    play(game, variant, 7, bots, cap=120)
+    assert any(bot.last_iterations == 6 for bot in bots if isinstance(bot, MctsBot))
+
+
+def test_a_game_without_hooks_and_three_seats_is_searched_too(toy: str) -> None:
+    """Duplicate deals: the seat scores more with mcts in it than with a random bot."""
+    points = {"mcts": 0.0, "random": 0.0}
+    for kind, seed in itertools.product(points, range(12)):
+        seat = seed % 3
+        bots: list[Any] = [RandomBot() for _ in range(3)]
+        bots[seat] = MctsBot(iters=60) if kind == "mcts" else RandomBot()
+        points[kind] += play(toy, {"players": "3"}, seed, bots)[seat]
+    assert points["mcts"] > points["random"] + 4
+
+
+@pytest.mark.parametrize(("game", "iters"), [("battleline", 20), ("warchest", 8)])
+def test_beats_random_play(game: str, iters: int) -> None:
+    for seed, seat in itertools.product((11, 12), (0, 1)):
+        bots: list[Any] = [RandomBot(), RandomBot()]
+        bots[seat] = MctsBot(iters=iters)
+        assert play(game, {}, seed, bots)[seat] == 1.0, (seed, seat)
+
+
+def test_plays_for_its_team_in_four_player_war_chest() -> None:
+    for team in (0, 1):
+        bots: list[Any] = [MctsBot(iters=8) if seat % 2 == team else RandomBot()
+                           for seat in range(4)]
+        returns = play("warchest", {"players": "4"}, 5, bots)
+        assert returns[team] == returns[team + 2] == 1.0
+
+
+def test_a_fixed_budget_reproduces_the_same_game() -> None:
+    def moves() -> list[str]:
+        state = registry.get("battleline").new_game(3)
+        bots = [MctsBot(iters=15), MctsBot(iters=15)]
+        for seat, bot in enumerate(bots):
+            bot.start({"game": "battleline", "seat": seat, "rng_seed": seat})
+        while not state.is_terminal() and len(state.history) < 40:
+            seat = state.current_player
+            state.apply(bots[seat].act(state.observation(seat), state.legal_actions()))
+        return state.history
+
+    assert moves() == moves()
+
+
+class _FakeClock:
+    """``time`` for the bot module: every reading is ``step`` seconds after the previous one."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize(("move_time", "searched"), [(0.05, False), (0.2, True), (1.0, True)])
+def test_the_search_stops_inside_the_move_time(monkeypatch: pytest.MonkeyPatch,
+                                                move_time: float, searched: bool) -> None:
+    clock = _FakeClock(0.002)  # every reading of the clock is 2 ms after the last one
+    monkeypatch.setattr(mcts, "time", clock)
+    state = registry.get("battleline").new_game(2)
+    bot = MctsBot(iters=100_000)
+    bot.start({"game": "battleline", "seat": 0, "rng_seed": 0,
+               "limits": {"move_time": move_time, "overage": 10.0}})
+    action = bot.act(state.observation(0), state.legal_actions())
+    assert action in state.legal_actions()
+    assert (bot.last_iterations > 0) == searched  # 50 ms go on weighing the root's actions
+    assert bot.last_iterations < 100_000
+    assert clock.now <= move_time * 0.8  # the margin is kept, the overage bank never touched
+
+
+def test_a_move_time_too_small_to_search_still_answers_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _FakeClock(0.001)
+    monkeypatch.setattr(mcts, "time", clock)
+    state = registry.get("warchest").new_game(2)
+    bot = MctsBot(ms=500)
+    bot.start({"game": "warchest", "seat": state.current_player, "rng_seed": 0,
+               "limits": {"move_time": 0.01, "overage": 0.0}})
+    action = bot.act(state.observation(state.current_player), state.legal_actions())
+    assert action in state.legal_actions()
+    assert bot.last_iterations == 0
+    assert clock.now <= 0.01
+
+
+def test_ms_caps_the_search_below_a_longer_move_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _FakeClock(0.002)
+    monkeypatch.setattr(mcts, "time", clock)
+    state = registry.get("battleline").new_game(4)
+    bot = MctsBot(ms=50)
+    bot.start({"game": "battleline", "seat": 0, "rng_seed": 0,
+               "limits": {"move_time": 1.0, "overage": 10.0}})
+    bot.act(state.observation(0), state.legal_actions())
+    assert clock.now <= 0.05 + 0.01
+
+
+def test_options_parse_and_bad_ones_name_the_fix() -> None:
+    assert parse_options("ms=200") == {"ms": 200.0}
+    assert parse_options(" iters=50 , c=1.5 ,rollout=random") == {
+        "iters": 50, "c": 1.5, "rollout": "random"}
+    with pytest.raises(ValueError, match="key one of iters, ms"):
+        parse_options("speed=9")
+    with pytest.raises(ValueError, match="'fast' is not a valid int"):
+        parse_options("iters=fast")
+    with pytest.raises(ValueError, match="at least 1 iteration"):
+        MctsBot(iters=0)
+    with pytest.raises(ValueError, match="choose policy, random or greedy"):
+        MctsBot(rollout="smart")
+
+
+def test_the_answer_is_one_of_the_offered_actions_even_when_the_world_allows_more() -> None:
+    state = registry.get("battleline").new_game(9)
+    legal = state.legal_actions()
+    offered = legal[-2:]
+    bot = MctsBot(iters=30)
+    bot.start({"game": "battleline", "seat": 0, "rng_seed": 0})
+    for _ in range(3):
+        assert bot.act(state.observation(0), offered) in offered

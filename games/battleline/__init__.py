@@ -16,15 +16,10 @@ from __future__ import annotations
 
 import random
 
-from games.battleline.state import (
-    MAX_DECISIONS,
-    RULES,
-    RULES_VERSION,
-    BattleLineState,
-    from_json,
-    new_state,
-    sample_from_observation,
-)
+from games.battleline.codec import from_json
+from games.battleline.observe import sample
+from games.battleline.setup import new_state
+from games.battleline.state import MAX_DECISIONS, RULES, RULES_VERSION, BattleLineState
 from games.protocol import JSON, GameError, GameInfo, Variant
 
 INFO = GameInfo(
@@ -66,7 +61,7 @@ class BattleLineGame:
         """A full state consistent with a seat's observation (hidden cards dealt at random)."""
         if observation.get("game") != self.info.name:
             raise GameError(f"not a Battle Line observation: game={observation.get('game')!r}")
-        return sample_from_observation(observation, rng)
+        return sample(observation, rng)
 
 
 GAME = BattleLineGame()

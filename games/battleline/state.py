@@ -15,6 +15,12 @@ Decisions with a single possible answer are taken automatically: the claim phase
 no flag can be claimed, and a draw (or Scout draw) happens by itself when only one deck has
 cards. Everything else is an explicit action string (see :mod:`games.battleline.notation`).
 
+The package keeps one concern per module: :mod:`cards` (ids and masks), :mod:`formations`
+(the claim proof), :mod:`notation` (action strings), this module (the position and the rules of
+a turn), :mod:`setup` (the deal), :mod:`observe` (a seat's view and states sampled from it),
+:mod:`codec` (JSON), :mod:`explain` (why an action is illegal) and :mod:`render` (``str``).
+Two states are equal when their JSON is; ``repr`` is an expression that rebuilds the state.
+
 Board layout: side ``seat * NUM_FLAGS + flag`` holds a seat's cards at a flag, and every
 per-flag fact (environment, claim, free slots) is a list or mask over flags. A three-player
 variant (rulebook 003) would keep this layout and add, per flag, the pair of seats facing each
@@ -24,13 +30,10 @@ as ``1 - seat`` would ask the flag instead.
 
 from __future__ import annotations
 
-import random
-
 from games.battleline import formations as fm
 from games.battleline.cards import (
     ALL_TACTICS,
     ALL_TROOPS,
-    CARD_IDS,
     CARD_NAMES,
     COLOUR_LETTERS,
     DESERTER,
@@ -48,20 +51,17 @@ from games.battleline.cards import (
     TRAITOR,
     VALUE_BITS,
     iter_bits,
-    names_of,
     troop_mask,
 )
 from games.battleline.notation import (
     ACTION_STRINGS,
     CLAIM,
-    DECKS,
     DESERTER_A,
     DISCARD,
     DONE,
     DRAW,
     FOG_A,
     KIND_CARD,
-    KIND_NAMES,
     MUD_A,
     NUM_FLAGS,
     PARSE,
@@ -256,19 +256,6 @@ class BattleLineState:
         self.full = [0, 0]  # per seat: unclaimed flags where that side is complete
         self._claims: list[int] = []
         self._legal: list[str] | None = None
-
-    def deal(self) -> None:
-        """Shuffle both decks from the seed and deal the opening hands (seat 0 starts)."""
-        rng = random.Random(self.seed)
-        troops = list(iter_bits(self.troop_all))
-        rng.shuffle(troops)
-        tactics = list(range(NUM_TROOPS, NUM_CARDS)) if self.tactics_on else []
-        rng.shuffle(tactics)
-        self.decks = [troops, tactics]
-        for seat in (0, 1):
-            for _ in range(self.hand_size):
-                self.hands[seat] |= 1 << troops.pop()
-        self._start_turn()
 
     # ------------------------------------------------------------------ protocol basics
 
@@ -772,9 +759,9 @@ class BattleLineState:
         self.turn = 1 - self.turn
         self.passed = False
         self.scouted = False
-        self._start_turn()
+        self.start_turn()
 
-    def _start_turn(self) -> None:
+    def start_turn(self) -> None:
         if self.advanced:
             claims = self.claimable(self.turn)
             if claims:
@@ -786,69 +773,10 @@ class BattleLineState:
     # ------------------------------------------------------------------ explanations
 
     def _why_illegal(self, parsed: tuple[int, int, int]) -> str:
-        """Why a well-formed action is not legal now (slow path, for error messages only)."""
-        kind, card, arg = parsed
-        phase = PHASE_NAMES[self.phase]
-        if self.phase == P_OVER:
-            return "the game is over"
-        me = self.turn
-        expected = {
-            P_PLAY: (PLAY, FOG_A, MUD_A, SCOUT_A, REDEPLOY_A, DESERTER_A, TRAITOR_A, PASS),
-            P_CLAIM: (CLAIM, DONE),
-            P_DRAW: (DRAW,),
-            P_SCOUT_DRAW: (SCOUT_DRAW,),
-            P_SCOUT_RETURN: (SCOUT_RETURN,),
-        }[self.phase]
-        if kind not in expected:
-            verbs = ", ".join(KIND_NAMES[k] for k in expected)
-            return f"seat {me} is in the {phase} phase, which takes: {verbs}"
-        flag_word = f"flag {arg + 1}" if arg >= 0 else ""
-        if kind == CLAIM:
-            if self.claimed[arg] >= 0:
-                return f"{flag_word} is already claimed by seat {self.claimed[arg]}"
-            return f"the claim proof for {flag_word} does not succeed"
-        if kind == PASS:
-            return "a troop can still be placed, so passing is not allowed"
-        if kind in (DRAW, SCOUT_DRAW):
-            return f"the {DECKS[arg]} deck is empty"
-        if card >= 0 and kind in (PLAY, FOG_A, MUD_A, SCOUT_A, REDEPLOY_A, DESERTER_A,
-                                  TRAITOR_A, SCOUT_RETURN):
-            held = card if kind in (PLAY, SCOUT_RETURN) else KIND_CARD[kind]
-            if not (self.card_in_game(held)):
-                return f"{CARD_NAMES[held]} is not used in the {self.variant['rules']} rules"
-            if not self.hands[me] >> held & 1:
-                return f"seat {me} does not hold {CARD_NAMES[held]}"
-            if kind == SCOUT_RETURN:
-                return "unexpected"
-            if held >= NUM_TROOPS:
-                if self.tactics_played[me] > self.tactics_played[1 - me]:
-                    return (f"seat {me} has played more tactics ({self.tactics_played[me]}) "
-                            f"than the opponent ({self.tactics_played[1 - me]})")
-                if held in (60, 61) and self.leader_played[me]:
-                    return f"seat {me} has already played a leader this game"
-        if arg >= 0 and kind != SCOUT_RETURN and self.claimed[arg] >= 0:
-            return f"{flag_word} is claimed"
-        if kind == PLAY:
-            return f"seat {me}'s side of {flag_word} is full"
-        if kind == SCOUT_A:
-            return "both decks are empty"
-        if kind == TRAITOR_A and card >= NUM_TROOPS:
-            return f"Traitor takes troops only, not {CARD_NAMES[card]}"
-        if kind == REDEPLOY_A and card in (FOG, MUD):
-            return "environment cards cannot be redeployed"
-        if kind in (REDEPLOY_A, TRAITOR_A):
-            owner = me if kind == REDEPLOY_A else 1 - me
-            side = self.where[card]
-            if side < 0 or side // NUM_FLAGS != owner:
-                return f"{CARD_NAMES[card]} is not on seat {owner}'s side of the board"
-            if self.claimed[side % NUM_FLAGS] >= 0:
-                return f"{CARD_NAMES[card]} lies at a claimed flag"
-            if kind == REDEPLOY_A and arg == side % NUM_FLAGS:
-                return "Redeploy must move the card to another flag"
-            return f"seat {me}'s side of {flag_word} is full"
-        if kind == DESERTER_A:
-            return f"{CARD_NAMES[card]} is not an opponent's card at an unclaimed flag"
-        return "not allowed in this position"
+        """Why a well-formed action is not legal now (slow path: see :mod:`explain`)."""
+        from games.battleline.explain import why_illegal
+
+        return why_illegal(self, parsed)
 
     def card_in_game(self, card: int) -> bool:
         """Is this card used under the current rules?"""
@@ -905,101 +833,30 @@ class BattleLineState:
         return self.to_json()
 
     def __setstate__(self, data: JSON) -> None:
+        from games.battleline.codec import from_json
+
         other = from_json(data)
         for name in BattleLineState.__slots__:
             setattr(self, name, getattr(other, name))
 
     def to_json(self) -> JSON:
-        """The full state as JSON (hidden cards included: this is the referee's view)."""
-        return {
-            "game": GAME_NAME,
-            "seed": self.seed,
-            "variant": dict(self.variant),
-            "history": list(self.history),
-            "ply": self.ply,
-            "phase": PHASE_NAMES[self.phase],
-            "turn": self.turn,
-            "sides": [[[c, self.placed[c]] for c in side] for side in self.sides],
-            "fog": list(self.fog),
-            "fog_ply": self.placed[FOG],
-            "mud": list(self.mud),
-            "mud_ply": self.placed[MUD],
-            "claimed": list(self.claimed),
-            "hands": [sorted(iter_bits(h)) for h in self.hands],
-            "decks": [list(d) for d in self.decks],
-            "tops": [[list(e) for e in t] for t in self.tops],
-            "known": [sorted(iter_bits(k)) for k in self.known],
-            "discards": [list(d) for d in self.discards],
-            "tactics_played": list(self.tactics_played),
-            "leader_played": list(self.leader_played),
-            "passes": self.passes,
-            "passed": self.passed,
-            "scouted": self.scouted,
-            "scout_draws": self.scout_draws,
-            "scout_returns": self.scout_returns,
-            "end": self.end_kind,
-            "winner": self.winner,
-            "reason": self.reason,
-        }
+        """The full state as JSON (hidden cards included: see :mod:`codec`)."""
+        from games.battleline.codec import to_json
+
+        return to_json(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BattleLineState) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: equal by value, not hashable
 
     # ------------------------------------------------------------------ observation
 
     def observation(self, seat: int) -> JSON:
-        """What ``seat`` may know: the board, discards, counts, its own hand and what it
-        learnt through Scout (returned cards on deck tops, cards seen going into the other
-        hand)."""
-        names = CARD_NAMES
-        flags = []
-        for f in range(NUM_FLAGS):
-            flags.append({
-                "flag": f + 1,
-                "claimed": self.claimed[f],
-                "fog": self.fog[f],
-                "mud": self.mud[f],
-                "sides": [
-                    [[names[c], self.placed[c]] for c in self.sides[s * NUM_FLAGS + f]]
-                    for s in (0, 1)
-                ],
-            })
-        return {
-            "game": GAME_NAME,
-            "seat": seat,
-            "current_player": self.current_player,
-            "variant": dict(self.variant),
-            "rules_version": RULES_VERSION,
-            "decisions": self.ply,
-            "phase": PHASE_NAMES[self.phase],
-            "turn": self.turn,
-            "flags": flags,
-            "fog_ply": self.placed[FOG],
-            "mud_ply": self.placed[MUD],
-            "discards": [[names[c] for c in d] for d in self.discards],
-            "decks": {"troops": len(self.decks[0]), "tactics": len(self.decks[1])},
-            "deck_tops": {
-                DECKS[d]: [names[c] if k >> seat & 1 else "?" for c, k in reversed(self.tops[d])]
-                for d in (0, 1)
-            },
-            "hand": names_of(self.hands[seat]),
-            "hand_sizes": [_popcount(h) for h in self.hands],
-            "hand_counts": [
-                [_popcount(h & ALL_TROOPS), _popcount(h & ALL_TACTICS)] for h in self.hands
-            ],
-            "opponent_known": names_of(self.known[seat]),
-            # cards of this hand the opponent knows (it put them back with Scout, then this
-            # seat drew them): this seat saw the "?" it drew, so it knows this too
-            "known_by_opponent": names_of(self.known[1 - seat]),
-            "tactics_played": list(self.tactics_played),
-            "leader_played": list(self.leader_played),
-            "passes": self.passes,
-            "passed": self.passed,
-            "scouted": self.scouted,
-            "scout_draws": self.scout_draws,
-            "scout_returns": self.scout_returns,
-            "claimable": [f + 1 for f in self._claims] if self.phase == P_CLAIM else [],
-            "end": self.end_kind,
-            "winner": self.winner,
-            "reason": self.reason,
-        }
+        """What ``seat`` may know (see :mod:`observe`)."""
+        from games.battleline.observe import observe
+
+        return observe(self, seat)
 
     # ------------------------------------------------------------------ readable forms
 
@@ -1008,162 +865,30 @@ class BattleLineState:
 
         return render(self)
 
+    @classmethod
+    def replay(cls, seed: int, variant: dict[str, str], history: list[str]) -> BattleLineState:
+        """The state reached from a game dealt from ``seed`` by applying ``history``."""
+        from games.battleline.setup import new_state
+
+        state = new_state(seed, variant)
+        for action in history:
+            state.apply(action)
+        return state
+
+    @classmethod
+    def from_json(cls, data: JSON) -> BattleLineState:
+        """Rebuild a state from :meth:`to_json` (see :mod:`codec`)."""
+        from games.battleline.codec import from_json
+
+        return from_json(data)
+
     def __repr__(self) -> str:
-        flags = "".join("." if c < 0 else str(c) for c in self.claimed)
-        return (
-            f"<BattleLineState seed={self.seed} rules={self.variant.get('rules')} "
-            f"ply={self.ply} phase={PHASE_NAMES[self.phase]} turn={self.turn} flags={flags} "
-            f"end={self.end_kind}>"
-        )
-
-
-# ---------------------------------------------------------------------- construction helpers
-
-
-def new_state(seed: int, variant: dict[str, str]) -> BattleLineState:
-    """A freshly dealt game."""
-    state = BattleLineState(seed, variant)
-    state.deal()
-    return state
-
-
-def _restore_common(state: BattleLineState, data: JSON) -> None:
-    """Fill the public part of a state from a to_json() or observation() dict."""
-    state.ply = int(data["decisions"] if "decisions" in data else data["ply"])
-    state.phase = PHASE_NAMES.index(data["phase"])
-    state.turn = int(data["turn"])
-    state.tactics_played = [int(x) for x in data["tactics_played"]]
-    state.leader_played = [bool(x) for x in data["leader_played"]]
-    state.passes = int(data["passes"])
-    state.passed = bool(data["passed"])
-    state.scouted = bool(data["scouted"])
-    state.scout_draws = int(data["scout_draws"])
-    state.scout_returns = int(data["scout_returns"])
-    state.end_kind = data["end"]
-    state.winner = int(data["winner"])
-    state.reason = str(data["reason"])
-    if data["fog_ply"] is not None:
-        state.placed[FOG] = int(data["fog_ply"])
-    if data["mud_ply"] is not None:
-        state.placed[MUD] = int(data["mud_ply"])
-
-
-def _finish_restore(state: BattleLineState) -> None:
-    """Recompute the derived fields (face-up troops, the claim list) after a restore."""
-    gone = 0
-    for side in state.sides:
-        for c in side:
-            gone |= 1 << c
-    for pile in state.discards:
-        for c in pile:
-            gone |= 1 << c
-    state.gone = gone & ALL_TROOPS
-    state.refresh_all()
-    if state.phase == P_CLAIM:
-        state._claims = state.claimable(state.turn)
-
-
-def _set_side(state: BattleLineState, side: int, cards: list[tuple[int, int]]) -> None:
-    state.sides[side] = tuple(c for c, _ in cards)
-    mask = 0
-    for c, ply in cards:
-        mask |= 1 << c
-        state.placed[c] = ply
-        state.where[c] = side
-    state.smask[side] = mask
-
-
-def from_json(data: JSON) -> BattleLineState:
-    """Rebuild a state from :meth:`BattleLineState.to_json`."""
-    state = BattleLineState(int(data["seed"]), dict(data["variant"]))
-    state.history = list(data["history"])
-    _restore_common(state, data)
-    for side, cards in enumerate(data["sides"]):
-        _set_side(state, side, [(int(c), int(p)) for c, p in cards])
-    state.fog = [int(x) for x in data["fog"]]
-    state.mud = [int(x) for x in data["mud"]]
-    state.claimed = [int(x) for x in data["claimed"]]
-    state.hands = [sum(1 << int(c) for c in h) for h in data["hands"]]
-    state.decks = [[int(c) for c in d] for d in data["decks"]]
-    state.tops = [[[int(c), int(k)] for c, k in t] for t in data["tops"]]
-    state.known = [sum(1 << int(c) for c in k) for k in data["known"]]
-    state.discards = [[int(c) for c in d] for d in data["discards"]]
-    _finish_restore(state)
-    return state
-
-
-def sample_from_observation(obs: JSON, rng: random.Random) -> BattleLineState:
-    """A full state consistent with ``obs``: the hidden cards dealt at random.
-
-    The observing seat's hand, the cards it knows in the other hand and the deck tops it knows
-    stay where they are; every other unseen card is shuffled into the opponent's hand (keeping
-    its public troop/tactic counts), the unknown deck tops and the rest of the decks.
-    """
-    seat = int(obs["seat"])
-    opp = 1 - seat
-    state = BattleLineState(0, dict(obs["variant"]))
-    _restore_common(state, obs)
-    ids = CARD_IDS
-    for f, flag in enumerate(obs["flags"]):
-        state.claimed[f] = int(flag["claimed"])
-        state.fog[f] = int(flag["fog"])
-        state.mud[f] = int(flag["mud"])
-        for s in (0, 1):
-            _set_side(state, s * NUM_FLAGS + f, [(ids[n], int(p)) for n, p in flag["sides"][s]])
-    state.discards = [[ids[n] for n in pile] for pile in obs["discards"]]
-    own = 0
-    for n in obs["hand"]:
-        own |= 1 << ids[n]
-    known = 0
-    for n in obs["opponent_known"]:
-        known |= 1 << ids[n]
-    seen = own | known
-    for side in state.sides:
-        for c in side:
-            seen |= 1 << c
-    for pile in state.discards:
-        for c in pile:
-            seen |= 1 << c
-    for f in range(NUM_FLAGS):
-        if state.fog[f] >= 0:
-            seen |= 1 << FOG
-        if state.mud[f] >= 0:
-            seen |= 1 << MUD
-    tops_named = [obs["deck_tops"][DECKS[d]] for d in (0, 1)]
-    for d in (0, 1):
-        for n in tops_named[d]:
-            if n != "?":
-                seen |= 1 << ids[n]
-    everything = state.troop_all | (ALL_TACTICS if state.tactics_on else 0)
-    unseen = everything & ~seen
-    pools = [list(iter_bits(unseen & ALL_TROOPS)), list(iter_bits(unseen & ALL_TACTICS))]
-    rng.shuffle(pools[0])
-    rng.shuffle(pools[1])
-    counts = obs["hand_counts"][opp]
-    opp_hand = known
-    for d in (0, 1):
-        missing = int(counts[d]) - _popcount(known & (ALL_TROOPS if d == 0 else ALL_TACTICS))
-        for _ in range(missing):
-            opp_hand |= 1 << pools[d].pop()
-    state.hands[seat] = own
-    state.hands[opp] = opp_hand
-    state.known[seat] = known
-    state.known[opp] = sum(1 << ids[n] for n in obs["known_by_opponent"])
-    for d in (0, 1):
-        size = int(obs["decks"][DECKS[d]])
-        named = list(reversed(tops_named[d]))  # bottom-most returned card first
-        top_cards: list[list[int]] = []
-        for n in named:
-            if n == "?":
-                top_cards.append([pools[d].pop(), 1 << opp])
-            else:
-                top_cards.append([ids[n], 1 << seat])
-        rest = size - len(top_cards)
-        body = [pools[d].pop() for _ in range(rest)]
-        if pools[d]:
-            raise GameError("observation is inconsistent: unseen cards left over after dealing")
-        state.decks[d] = body + [c for c, _ in top_cards]
-        state.tops[d] = top_cards
-    state.history = []
-    _finish_restore(state)
-    return state
+        """An expression that rebuilds this state: a replay of its history from its seed, or,
+        for a position no replay reaches (sampled or built by hand), its full JSON."""
+        try:
+            if BattleLineState.replay(self.seed, self.variant, self.history) == self:
+                return (f"BattleLineState.replay({self.seed!r}, {self.variant!r}, "
+                        f"{self.history!r})")
+        except GameError:
+            pass
+        return f"BattleLineState.from_json({self.to_json()!r})"

@@ -116,7 +116,7 @@ def position(
     state.ply = ply
     state.turn = turn
     state.refresh_all()
-    state._start_turn()
+    state.start_turn()
     return state
 
 

@@ -79,13 +79,21 @@ def why_illegal(state: BattleLineState, parsed: Action) -> str:
         if kind == SCOUT_RETURN:
             return "unexpected"
         if held >= NUM_TROOPS:
-            if state.tactics_played[me] > state.tactics_played[1 - me]:
-                return (f"seat {me} has played more tactics ({state.tactics_played[me]}) "
-                        f"than the opponent ({state.tactics_played[1 - me]})")
+            played = state.tactics_played
+            behind = [o for o in state.layout.opponents[me] if played[o] < played[me]]
+            if behind:
+                who = "the opponent" if state.n == 2 else f"seat {behind[0]}"
+                return (f"seat {me} has played more tactics ({played[me]}) "
+                        f"than {who} ({played[behind[0]]})")
             if held in (60, 61) and state.leader_played[me]:
                 return f"seat {me} has already played a leader this game"
     if arg >= 0 and kind != SCOUT_RETURN and state.claimed[arg] >= 0:
         return f"{flag_word} is claimed"
+    if arg >= 0 and kind in (PLAY, FOG_A, MUD_A, REDEPLOY_A, TRAITOR_A) and (
+        state.layout.opponent[me][arg] < 0
+    ):
+        a, b = state.layout.seats_at[arg]
+        return f"{flag_word} is not on seat {me}'s line: it lies between seats {a} and {b}"
     if kind == PLAY:
         return f"seat {me}'s side of {flag_word} is full"
     if kind == SCOUT_A:
@@ -95,10 +103,11 @@ def why_illegal(state: BattleLineState, parsed: Action) -> str:
     if kind == REDEPLOY_A and card in (FOG, MUD):
         return "environment cards cannot be redeployed"
     if kind in (REDEPLOY_A, TRAITOR_A):
-        owner = me if kind == REDEPLOY_A else 1 - me
+        owners = (me,) if kind == REDEPLOY_A else state.layout.opponents[me]
         side = state.where[card]
-        if side < 0 or side // NUM_FLAGS != owner:
-            return f"{CARD_NAMES[card]} is not on seat {owner}'s side of the board"
+        if side < 0 or side // NUM_FLAGS not in owners:
+            whose = " or ".join(f"seat {o}'s" for o in owners)
+            return f"{CARD_NAMES[card]} is not on {whose} side of the board"
         if state.claimed[side % NUM_FLAGS] >= 0:
             return f"{CARD_NAMES[card]} lies at a claimed flag"
         if kind == REDEPLOY_A and arg == side % NUM_FLAGS:

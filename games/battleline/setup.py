@@ -1,4 +1,5 @@
-"""Setting up a Battle Line game: shuffle both decks from the seed and deal the opening hands.
+"""Setting up a Battle Line game: shuffle both decks from the seed and deal the opening hands
+(to two players, or three with ``players=3``).
 
 >>> state = new_state(7, {"rules": "no-tactics"})
 >>> [h.bit_count() for h in state.hands], len(state.decks[0]), len(state.decks[1])
@@ -28,7 +29,7 @@ def deal(state: BattleLineState) -> None:
     tactics = list(range(NUM_TROOPS, NUM_CARDS)) if state.tactics_on else []
     rng.shuffle(tactics)
     state.decks = [troops, tactics]
-    for seat in (0, 1):
+    for seat in range(state.n):
         for _ in range(state.hand_size):
             state.hands[seat] |= 1 << troops.pop()
     state.start_turn()

@@ -22,10 +22,10 @@ a turn), :mod:`setup` (the deal), :mod:`observe` (a seat's view and states sampl
 Two states are equal when their JSON is; ``repr`` is an expression that rebuilds the state.
 
 Board layout: side ``seat * NUM_FLAGS + flag`` holds a seat's cards at a flag, and every
-per-flag fact (environment, claim, free slots) is a list or mask over flags. A three-player
-variant (rulebook 003) would keep this layout and add, per flag, the pair of seats facing each
-other there plus a flag adjacency list for breakthroughs; the places that now take the opponent
-as ``1 - seat`` would ask the flag instead.
+per-flag fact (environment, claim, free slots) is a list or mask over flags. Which two seats
+face each other at a flag, each seat's line and what wins come from :mod:`flags`: with three
+players (``players=3``) a seat only ever has cards on the six flags of its line, the sides of
+the third seat at a flag stay empty, and every rule asks the flag for the opponent.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from games.battleline.cards import (
     iter_bits,
     troop_mask,
 )
+from games.battleline.flags import layout_for
 from games.battleline.notation import (
     ACTION_STRINGS,
     CLAIM,
@@ -74,7 +75,7 @@ from games.battleline.notation import (
     TRAITOR_A,
     parse,
 )
-from games.protocol import JSON, GameEnd, GameError, IllegalAction
+from games.protocol import JSON, GameEnd, GameError, IllegalAction, VariantError
 
 GAME_NAME = "battleline"
 RULES_VERSION = "bl-1"
@@ -85,6 +86,8 @@ P_PLAY, P_CLAIM, P_DRAW, P_SCOUT_DRAW, P_SCOUT_RETURN, P_OVER = range(6)
 PHASE_NAMES = ("play", "claim", "draw", "scout-draw", "scout-return", "over")
 
 RULES = ("standard", "no-tactics", "advanced", "schotten-totten")
+PLAYERS = ("2", "3")
+_MOVE_CAP = GameEnd.MOVE_CAP.value
 
 # Per rules choice: (uses tactics, hand size, advanced claim timing, highest troop value).
 RULE_TABLE: dict[str, tuple[bool, int, bool, int]] = {
@@ -93,6 +96,23 @@ RULE_TABLE: dict[str, tuple[bool, int, bool, int]] = {
     "advanced": (True, 7, True, 10),
     "schotten-totten": (False, 6, True, 9),
 }
+
+
+def player_count(variant: dict[str, str]) -> int:
+    """The number of players a variant asks for (2 unless ``players=3``); refuses a rules
+    choice that has no game for that many players."""
+    players = variant.get("players", "2")
+    if players not in PLAYERS:
+        raise VariantError(
+            f"battleline variant players={players!r} is not allowed; choose one of: 2, 3"
+        )
+    rules = variant.get("rules", "standard")
+    if players == "3" and rules == "schotten-totten":
+        raise VariantError(
+            "battleline rules=schotten-totten is for 2 players only (Schotten-Totten has no "
+            "three-player game); with players=3 use rules=standard, no-tactics or advanced"
+        )
+    return int(players)
 
 # --- precomputed action strings, indexed for speed ---------------------------------------
 _PLAY_STR = [[ACTION_STRINGS.get((PLAY, c, f), "") for f in range(NUM_FLAGS)]
@@ -186,9 +206,11 @@ class BattleLineState:
         "hands",
         "history",
         "known",
+        "layout",
         "leader_played",
         "max_value",
         "mud",
+        "n",
         "passed",
         "passes",
         "phase",
@@ -221,6 +243,9 @@ class BattleLineState:
         rules = variant.get("rules", "standard")
         if rules not in RULE_TABLE:
             raise GameError(f"unknown Battle Line rules {rules!r}; choose one of {RULES}")
+        n = player_count(variant)
+        self.n = n
+        self.layout = layout = layout_for(n)
         self.seed = seed
         self.variant = dict(variant)
         self.history = []
@@ -229,20 +254,20 @@ class BattleLineState:
         self.ply = 0
         self.phase = P_PLAY
         self.turn = 0
-        self.sides: list[tuple[int, ...]] = [() for _ in range(2 * NUM_FLAGS)]
-        self.smask = [0] * (2 * NUM_FLAGS)
+        self.sides: list[tuple[int, ...]] = [() for _ in range(n * NUM_FLAGS)]
+        self.smask = [0] * (n * NUM_FLAGS)
         self.placed = [-1] * NUM_CARDS  # decision at which a card arrived where it lies
         self.where = [-1] * NUM_CARDS  # side index (seat * 9 + flag) of a card on the board
         self.fog = [-1] * NUM_FLAGS  # owner of the Fog card beside a flag, -1 if none
         self.mud = [-1] * NUM_FLAGS
         self.claimed = [-1] * NUM_FLAGS
-        self.hands = [0, 0]
+        self.hands = [0] * n
         self.decks: list[list[int]] = [[], []]  # troops, tactics; top of deck = last item
         self.tops: list[list[list[int]]] = [[], []]  # Scout returns on top: [card, knowers]
-        self.known = [0, 0]  # known[s]: cards in the other hand that seat s knows
-        self.discards: list[list[int]] = [[], []]
-        self.tactics_played = [0, 0]
-        self.leader_played = [False, False]
+        self.known = [0] * n  # known[s]: cards in the other hands that seat s knows
+        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self.tactics_played = [0] * n
+        self.leader_played = [False] * n
         self.passes = 0  # consecutive passing turns with no claim in between
         self.passed = False
         self.scouted = False
@@ -252,8 +277,8 @@ class BattleLineState:
         self.winner = -1
         self.reason = ""
         self.gone = 0  # troops face up (board or discard): not available for completions
-        self.free = [(1 << NUM_FLAGS) - 1] * 2  # per seat: unclaimed flags with a free slot
-        self.full = [0, 0]  # per seat: unclaimed flags where that side is complete
+        self.free = list(layout.line_mask)  # per seat: unclaimed flags with a free slot
+        self.full = [0] * n  # per seat: unclaimed flags where that side is complete
         self._claims: list[int] = []
         self._legal: list[str] | None = None
 
@@ -261,7 +286,7 @@ class BattleLineState:
 
     @property
     def num_players(self) -> int:
-        return 2
+        return self.n
 
     @property
     def current_player(self) -> int:
@@ -271,14 +296,35 @@ class BattleLineState:
         return self.phase == P_OVER
 
     def returns(self) -> list[float]:
-        if self.winner < 0:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+        """Per seat, from the final ranking: (seats ranked below - seats ranked above) / (n - 1).
+
+        The winner ranks first, the others by flags held (equal counts share a rank), so a sole
+        winner gets 1, a sole last -1, and with two players this is 1 / -1 or 0 / 0 on a draw.
+        Without a winner every seat is ranked by flags held. Zero for every seat before the end
+        and after the decision cap (a draw by adjudication).
+        """
+        n = self.n
+        if self.end_kind is None or self.end_kind == _MOVE_CAP:
+            return [0.0] * n
+        if n == 2:  # a win or the stalemate draw
+            if self.winner < 0:
+                return [0.0, 0.0]
+            return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+        keys = self.rank_keys()
+        return [
+            (sum(k < mine for k in keys) - sum(k > mine for k in keys)) / (n - 1)
+            for mine in keys
+        ]
+
+    def rank_keys(self) -> list[tuple[bool, int]]:
+        """Per seat, the key the final ranking sorts by (higher ranks higher): whether the seat
+        won, then the flags it holds."""
+        return [(s == self.winner, self.claimed.count(s)) for s in range(self.n)]
 
     def scores(self) -> list[float]:
-        """Series points: 5 to the winner, one per claimed flag to the loser (and on a draw,
-        one per claimed flag to each player)."""
-        flags = [float(self.claimed.count(s)) for s in (0, 1)]
+        """Series points: 5 to the winner, one per claimed flag to every other player (and
+        without a winner, one per claimed flag to each player)."""
+        flags = [float(self.claimed.count(s)) for s in range(self.n)]
         if self.winner >= 0:
             flags[self.winner] = 5.0
         return flags
@@ -313,7 +359,8 @@ class BattleLineState:
 
     def can_claim(self, seat: int, flag: int) -> bool:
         """Does the claim proof for ``seat`` at ``flag`` succeed now?"""
-        if self.claimed[flag] >= 0:
+        theirs = self.layout.opponent_side[seat][flag]
+        if self.claimed[flag] >= 0 or theirs < 0:
             return False
         mine = seat * NUM_FLAGS + flag
         n = 4 if self.mud[flag] >= 0 else 3
@@ -321,7 +368,6 @@ class BattleLineState:
             return False
         fog = self.fog[flag] >= 0
         rank = fm.complete_rank(self.smask[mine], n, fog)
-        theirs = (1 - seat) * NUM_FLAGS + flag
         have = len(self.sides[theirs])
         if have == n:
             other = fm.complete_rank(self.smask[theirs], n, fog)
@@ -341,7 +387,7 @@ class BattleLineState:
         mud = self.mud
         fogs = self.fog
         base = seat * NUM_FLAGS
-        obase = NUM_FLAGS - base
+        their_side = self.layout.opponent_side[seat]
         out: list[int] = []
         avail = -1
         full = self.full[seat]
@@ -352,17 +398,18 @@ class BattleLineState:
             n = 4 if mud[f] >= 0 else 3
             fog = fogs[f] >= 0
             rank = fm.complete_rank(smask[base + f], n, fog)
-            have = len(sides[obase + f])
+            theirs = their_side[f]
+            have = len(sides[theirs])
             if have == n:
-                other = fm.complete_rank(smask[obase + f], n, fog)
+                other = fm.complete_rank(smask[theirs], n, fog)
                 if rank > other or (
-                    rank == other and self.moment(base + f) < self.moment(obase + f)
+                    rank == other and self.moment(base + f) < self.moment(theirs)
                 ):
                     out.append(f)
                 continue
             if avail < 0:
                 avail = self.troop_all & ~self.gone
-            if not fm.can_beat(smask[obase + f], n - have, avail, n, fog, rank, self.max_value):
+            if not fm.can_beat(smask[theirs], n - have, avail, n, fog, rank, self.max_value):
                 out.append(f)
         return out
 
@@ -398,19 +445,19 @@ class BattleLineState:
         return [f for f in range(NUM_FLAGS) if free >> f & 1]
 
     def _refresh(self, flag: int) -> None:
-        """Recompute both seats' free/full bits at one flag after it changed."""
+        """Recompute the free/full bits of the two seats at one flag after it changed."""
         bit = 1 << flag
         keep = ~bit
         free = self.free
         full = self.full
+        seats = self.layout.seats_at[flag]
         if self.claimed[flag] >= 0:
-            free[0] &= keep
-            free[1] &= keep
-            full[0] &= keep
-            full[1] &= keep
+            for seat in seats:
+                free[seat] &= keep
+                full[seat] &= keep
             return
         cap = 4 if self.mud[flag] >= 0 else 3
-        for seat in (0, 1):
+        for seat in seats:
             have = len(self.sides[seat * NUM_FLAGS + flag])
             free[seat] = free[seat] | bit if have < cap else free[seat] & keep
             full[seat] = full[seat] | bit if have == cap else full[seat] & keep
@@ -423,13 +470,12 @@ class BattleLineState:
     def _play_actions(self) -> list[str]:
         """The play-phase actions, generated directly in sorted order (no sort of the whole)."""
         me = self.turn
-        opp = 1 - me
         hand = self.hands[me]
         free = self.free[me]
         troops = hand & ALL_TROOPS
         can_place = bool(troops and free)
         tactics = hand & ALL_TACTICS
-        use_tactics = bool(tactics) and self.tactics_played[me] <= self.tactics_played[opp]
+        use_tactics = bool(tactics) and self.may_play_tactic(me)
         placeable = troops if free else 0
         if use_tactics and free:
             morale = tactics & MORALE_MASK
@@ -459,12 +505,22 @@ class BattleLineState:
         before += after
         return before
 
+    def may_play_tactic(self, seat: int) -> bool:
+        """The tactics limit: ``seat`` has played no more tactics than each opponent."""
+        played = self.tactics_played
+        mine = played[seat]
+        return all(mine <= played[o] for o in self.layout.opponents[seat])
+
     def _tactic_actions(self, me: int, tactics: int) -> tuple[list[str], list[str]]:
         """Fog/Mud and guile actions: those sorting before ``pass``/``play`` (deserter, fog,
-        mud) and those sorting after them (redeploy, scout, traitor), each in sorted order."""
-        opp = 1 - me
+        mud) and those sorting after them (redeploy, scout, traitor), each in sorted order.
+
+        Fog, Mud and Redeploy stay on the flags of the player's own line; Deserter and Traitor
+        take from any opponent at any unclaimed flag."""
         claimed = self.claimed
         open_flags = [f for f in range(NUM_FLAGS) if claimed[f] < 0]
+        line = self.layout.line_mask[me]
+        my_open = [f for f in open_flags if line >> f & 1]
         free = self._free_flags(me)
         sides = self.sides
         deserter: list[str] = []
@@ -474,35 +530,38 @@ class BattleLineState:
         scout: list[str] = []
         traitor: list[str] = []
         if tactics >> FOG & 1:
-            fog = [_FOG_STR[f] for f in open_flags]
+            fog = [_FOG_STR[f] for f in my_open]
         if tactics >> MUD & 1:
-            mud = [_MUD_STR[f] for f in open_flags]
+            mud = [_MUD_STR[f] for f in my_open]
         if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
             scout = [_SCOUT]
         if tactics >> REDEPLOY & 1:
             base = me * NUM_FLAGS
-            for f in open_flags:
+            for f in my_open:
                 for card in sides[base + f]:
                     redeploy.append(_REDEPLOY_DISCARD_STR[card])
                     row = _REDEPLOY_STR[card]
                     redeploy += [row[g] for g in free if g != f]
             redeploy.sort()
+        opponents = self.layout.opponents[me]
         if tactics >> DESERTER & 1:
-            base = opp * NUM_FLAGS
-            for f in open_flags:
-                deserter += [_DESERTER_STR[card] for card in sides[base + f]]
-                if self.fog[f] == opp:
-                    deserter.append(_DESERTER_STR[FOG])
-                if self.mud[f] == opp:
-                    deserter.append(_DESERTER_STR[MUD])
+            for opp in opponents:
+                base = opp * NUM_FLAGS
+                for f in open_flags:
+                    deserter += [_DESERTER_STR[card] for card in sides[base + f]]
+                    if self.fog[f] == opp:
+                        deserter.append(_DESERTER_STR[FOG])
+                    if self.mud[f] == opp:
+                        deserter.append(_DESERTER_STR[MUD])
             deserter.sort()
         if tactics >> TRAITOR & 1:
-            base = opp * NUM_FLAGS
-            for f in open_flags:
-                for card in sides[base + f]:
-                    if card < NUM_TROOPS:
-                        row = _TRAITOR_STR[card]
-                        traitor += [row[g] for g in free]
+            for opp in opponents:
+                base = opp * NUM_FLAGS
+                for f in open_flags:
+                    for card in sides[base + f]:
+                        if card < NUM_TROOPS:
+                            row = _TRAITOR_STR[card]
+                            traitor += [row[g] for g in free]
             traitor.sort()
         return deserter + fog + mud, redeploy + scout + traitor
 
@@ -555,7 +614,9 @@ class BattleLineState:
     def _play_card(self, me: int, card: int, flag: int) -> None:
         bit = 1 << card
         self.hands[me] ^= bit
-        self.known[1 - me] &= ~bit
+        known = self.known
+        for o in self.layout.opponents[me]:
+            known[o] &= ~bit
         self._place(me, card, flag)
         if card >= NUM_TROOPS:
             self.tactics_played[me] += 1
@@ -592,10 +653,11 @@ class BattleLineState:
         return side
 
     def _play_tactic(self, me: int, kind: int, card: int, arg: int) -> None:
-        opp = 1 - me
         bit = 1 << KIND_CARD[kind]
         self.hands[me] ^= bit
-        self.known[opp] &= ~bit
+        known = self.known
+        for o in self.layout.opponents[me]:
+            known[o] &= ~bit
         self.tactics_played[me] += 1
         self.passes = 0
         if kind == FOG_A:
@@ -621,12 +683,20 @@ class BattleLineState:
                 self._place(me, card, arg)
         elif kind == DESERTER_A:
             self.discards[me].append(DESERTER)
-            self._desert(opp, card)
+            self._desert(self.owner_of(card), card)
         else:  # TRAITOR
             self.discards[me].append(TRAITOR)
             self._lift(card)
             self._place(me, card, arg)
         self._after_play()
+
+    def owner_of(self, card: int) -> int:
+        """The seat whose side (or, for Fog and Mud, whose flag side) a card lies on, or -1."""
+        if card in (FOG, MUD):
+            owners = self.fog if card == FOG else self.mud
+            return max(owners)  # one Fog card and one Mud card: -1 everywhere else
+        side = self.where[card]
+        return side // NUM_FLAGS if side >= 0 else -1
 
     def _desert(self, victim: int, card: int) -> None:
         """Deserter: discard ``card`` from ``victim``'s side (Mud leaving trims 4-card sides)."""
@@ -642,7 +712,7 @@ class BattleLineState:
             self.placed[MUD] = -1
             self.discards[victim].append(MUD)
             self._refresh(flag)
-            for seat in (0, 1):
+            for seat in self.layout.seats_at[flag]:
                 side = seat * NUM_FLAGS + flag
                 if len(self.sides[side]) == 4:
                     last = max(self.sides[side], key=self.placed.__getitem__)
@@ -660,19 +730,38 @@ class BattleLineState:
         won = self._victory(me)
         if won:
             self._finish(GameEnd.NORMAL, me, won)
+        elif -1 not in self.claimed:  # three players only: two cannot share nine flags evenly
+            self._finish_ranked("every flag is claimed")
         elif not self._claims:
             self._leave_claims()
 
     def _victory(self, seat: int) -> str:
-        """The reason text if ``seat`` has won, else an empty string."""
+        """The reason text if ``seat`` has won, else an empty string: 3 adjacent flags of its
+        line (a breakthrough) or enough flags in all (an envelopment: 5, or 4 with three
+        players)."""
         owned = [f for f in range(NUM_FLAGS) if self.claimed[f] == seat]
-        for f in range(NUM_FLAGS - 2):
-            if f in owned and f + 1 in owned and f + 2 in owned:
-                return f"seat {seat} breakthrough on flags {f + 1}-{f + 2}-{f + 3}"
-        if len(owned) >= 5:
+        mask = sum(1 << f for f in owned)
+        layout = self.layout
+        for run, run_mask in zip(layout.runs[seat], layout.run_masks[seat], strict=True):
+            if mask & run_mask == run_mask:
+                return f"seat {seat} breakthrough on flags {'-'.join(str(f + 1) for f in run)}"
+        if len(owned) >= layout.to_win:
             listed = ", ".join(str(f + 1) for f in owned)
             return f"seat {seat} envelopment with {len(owned)} flags ({listed})"
         return ""
+
+    def _finish_ranked(self, why: str) -> None:
+        """End a three-player game without a winner: players rank by flags held. A ranking
+        that separates the players is a normal end; all sharing the rank is a stalemate."""
+        held = [self.claimed.count(s) for s in range(self.n)]
+        listed = ", ".join(f"seat {s} {h}" for s, h in enumerate(held))
+        if len(set(held)) == 1:
+            self._finish(GameEnd.STALEMATE, -1,
+                         f"{why} and nobody won: every player holds {held[0]} flags, all share "
+                         f"first place: draw")
+        else:
+            self._finish(GameEnd.NORMAL, -1,
+                         f"{why} and nobody won: ranked by flags held ({listed})")
 
     def _finish(self, kind: GameEnd, winner: int, reason: str) -> None:
         self.phase = P_OVER
@@ -688,9 +777,9 @@ class BattleLineState:
         tops = self.tops[deck]
         if tops:
             _, knowers = tops.pop()
-            other = 1 - seat
-            if knowers >> other & 1:
-                self.known[other] |= 1 << card
+            for other in self.layout.opponents[seat]:
+                if knowers >> other & 1:
+                    self.known[other] |= 1 << card
 
     def _scout_continue(self) -> None:
         """Take the Scout draws that need no decision, then move on to the returns."""
@@ -710,11 +799,13 @@ class BattleLineState:
             self._after_play()
 
     def _scout_return(self, me: int, card: int) -> None:
-        self.hands[me] ^= 1 << card
         deck = 0 if card < NUM_TROOPS else 1
-        # The opponent sees only which deck the card went to: any card of that kind it knew
-        # in this hand may be the one put back, so it no longer knows any of them for sure.
-        self.known[1 - me] &= ~(ALL_TROOPS if deck == 0 else ALL_TACTICS)
+        # The opponents see only which deck the card went to: any card of that kind they knew
+        # in this hand may be the one put back, so they no longer know any of them for sure.
+        doubtful = self.hands[me] & (ALL_TROOPS if deck == 0 else ALL_TACTICS)
+        for o in self.layout.opponents[me]:
+            self.known[o] &= ~doubtful
+        self.hands[me] ^= 1 << card
         self.decks[deck].append(card)
         self.tops[deck].append([card, 1 << me])
         self.scout_returns -= 1
@@ -750,13 +841,17 @@ class BattleLineState:
         self._end_turn()
 
     def _end_turn(self) -> None:
-        if self.passes >= 2:
-            self._finish(
-                GameEnd.STALEMATE, -1,
-                "stalemate: both players passed in a row without a claim between: draw",
-            )
+        if self.passes >= self.n:
+            if self.n == 2:
+                self._finish(
+                    GameEnd.STALEMATE, -1,
+                    "stalemate: both players passed in a row without a claim between: draw",
+                )
+            else:
+                self._finish_ranked("every player passed in a row without a claim between")
             return
-        self.turn = 1 - self.turn
+        turn = self.turn + 1
+        self.turn = turn if turn < self.n else 0
         self.passed = False
         self.scouted = False
         self.start_turn()
@@ -789,8 +884,10 @@ class BattleLineState:
     def clone(self) -> BattleLineState:
         """An independent copy (cheap: flat lists of ints and tuples)."""
         new = BattleLineState.__new__(BattleLineState)
+        new.n = self.n
+        new.layout = self.layout
         new.seed = self.seed
-        new.variant = self.variant
+        new.variant = dict(self.variant)
         new.history = self.history.copy()
         new.tactics_on = self.tactics_on
         new.hand_size = self.hand_size
@@ -811,7 +908,7 @@ class BattleLineState:
         new.decks = [self.decks[0].copy(), self.decks[1].copy()]
         new.tops = [[e.copy() for e in self.tops[0]], [e.copy() for e in self.tops[1]]]
         new.known = self.known.copy()
-        new.discards = [self.discards[0].copy(), self.discards[1].copy()]
+        new.discards = [d.copy() for d in self.discards]
         new.tactics_played = self.tactics_played.copy()
         new.leader_played = self.leader_played.copy()
         new.passes = self.passes
@@ -826,7 +923,8 @@ class BattleLineState:
         new.free = self.free.copy()
         new.full = self.full.copy()
         new._claims = self._claims.copy()
-        new._legal = self._legal
+        legal = self._legal
+        new._legal = None if legal is None else legal.copy()
         return new
 
     def __getstate__(self) -> JSON:

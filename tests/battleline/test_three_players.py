@@ -4,6 +4,7 @@ docs/rules/battleline.md, "Three players"."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -20,11 +21,11 @@ def side(state: BattleLineState, seat: int, flag: int) -> list[str]:
     return [CARD_NAMES[c] for c in state.sides[seat * 9 + flag - 1]]
 
 
-def three(board: list[tuple[int, int, str]] | None = None, **kwargs: object) -> BattleLineState:
-    return position(board or [], players=3, **kwargs)  # type: ignore[arg-type]
+def three(board: list[tuple[int, int, str]] | None = None, **kwargs: Any) -> BattleLineState:
+    return position(board or [], players=3, **kwargs)
 
 
-# --- set-up and variants -----------------------------------------------------------------------
+# --- set-up and variants --------------------------------------------------------------------------
 
 
 def test_three_players_deal_three_hands_and_take_turns_in_seat_order() -> None:
@@ -58,7 +59,7 @@ def test_schotten_totten_refuses_three_players_and_says_why(how: str) -> None:
     game, preset = registry.resolve("battleline" if how == "rules option" else "schotten-totten")
     variant = {"rules": "schotten-totten", "players": "3"} if how == "rules option" else {
         **preset, "players": "3"}
-    with pytest.raises(VariantError, match="schotten-totten is for 2 players only.*players=3 use"):
+    with pytest.raises(VariantError, match=r"schotten-totten is for 2 players only.*players=3 use"):
         game.new_game(1, **variant)
 
 
@@ -67,7 +68,7 @@ def test_four_players_are_refused() -> None:
         GAME.new_game(1, players="4")
 
 
-# --- flags and lines ---------------------------------------------------------------------------
+# --- flags and lines ------------------------------------------------------------------------------
 
 
 def test_each_flag_lies_between_two_seats_and_each_line_turns_a_corner() -> None:
@@ -102,7 +103,7 @@ def test_a_claim_is_proved_against_the_seat_at_that_flag() -> None:
     assert state.can_claim(2, 7) and not state.can_claim(1, 7) and not state.can_claim(0, 7)
 
 
-# --- winning -------------------------------------------------------------------------------------
+# --- winning --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("seat", "held", "flag", "run"),
@@ -139,7 +140,7 @@ def test_four_flags_spread_over_both_rows_win_by_envelopment() -> None:
     assert state.end() == (GameEnd.NORMAL, "seat 0 envelopment with 4 flags (2, 3, 7, 9)")
 
 
-# --- tactics ---------------------------------------------------------------------------------------
+# --- tactics --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("played", "allowed"),
@@ -178,7 +179,7 @@ def test_deserter_takes_from_either_opponent_anywhere() -> None:
     assert state.fog[3] == -1 and state.discards[1] == [CARD_NAMES.index("fog")]
 
 
-# --- ends without a winner -------------------------------------------------------------------------
+# --- ends without a winner ------------------------------------------------------------------------
 
 
 def test_every_flag_claimed_without_a_winner_shares_the_ranks() -> None:
@@ -231,7 +232,7 @@ def test_two_passes_do_not_end_a_three_player_game() -> None:
     assert not state.is_terminal() and state.current_player == 2 and phase(state) == "play"
 
 
-# --- information ---------------------------------------------------------------------------------
+# --- information ----------------------------------------------------------------------------------
 
 
 def test_a_seat_sees_its_own_hand_only_and_each_flag_names_its_seats() -> None:

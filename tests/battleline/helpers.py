@@ -19,7 +19,8 @@ from games.battleline.cards import (
     NUM_TROOPS,
     iter_bits,
 )
-from games.battleline.state import NUM_FLAGS, P_CLAIM, PHASE_NAMES, BattleLineState
+from games.battleline.notation import NUM_FLAGS
+from games.battleline.state import P_CLAIM, PHASE_NAMES, BattleLineState
 
 Placement = tuple[int, int, str]  # (seat, flag 1..9, "card card ...")
 

@@ -34,7 +34,7 @@ def test_three_players_deal_three_hands_and_take_turns_in_seat_order() -> None:
     assert state.variant == {"players": "3", "rules": "standard"}
     assert [h.bit_count() for h in state.hands] == [7, 7, 7]
     assert (len(state.decks[0]), len(state.decks[1])) == (60 - 21, 10)
-    movers = []
+    movers: list[int] = []
     while len(movers) < 4:
         if state.phase == 0 and state.current_player not in movers[-1:]:
             movers.append(state.current_player)

@@ -269,3 +269,33 @@ def test_scout_knowledge_is_tracked_per_seat() -> None:
             sampled = GAME.sample_state(obs, random.Random(k))
             assert sampled.observation(seat) == obs
             assert sampled.known[0] >> CARD_NAMES.index("r2") & 1 == (seat in (0, 1))
+
+
+# --- the command line --------------------------------------------------------------------------
+
+
+def test_tourney_play_runs_a_three_player_game_and_draws_the_triangle() -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    result = CliRunner().invoke(app, ["play", "bl", "--variant", "players=3", "greedy", "random",
+                                      "random", "--seed", "3", "--show"])
+    assert result.exit_code == 0, result.output
+    assert "seat 0: greedy, seat 1: random, seat 2: random#2" in result.output
+    assert "Battle Line [standard, 3 players]" in result.output
+    assert "   seat 2                     seat 1" in result.output
+
+
+def test_tourney_play_refuses_schotten_totten_for_three_in_one_line() -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    result = CliRunner().invoke(app, ["play", "schotten-totten", "--variant", "players=3",
+                                      "random", "random", "random"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "tourney: error: battleline rules=schotten-totten is for 2 players only (Schotten-Totten "
+        "has no three-player game); with players=3 use rules=standard, no-tactics or advanced"
+    ]

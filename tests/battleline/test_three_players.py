@@ -103,6 +103,78 @@ def test_a_claim_is_proved_against_the_seat_at_that_flag() -> None:
     assert state.can_claim(2, 7) and not state.can_claim(1, 7) and not state.can_claim(0, 7)
 
 
+def test_every_legal_action_names_a_flag_of_the_movers_line() -> None:
+    # the notation needs no seat: a flag number already says which two players meet there
+    from games.battleline.notation import (
+        CLAIM,
+        DESERTER_A,
+        FOG_A,
+        MUD_A,
+        PLAY,
+        REDEPLOY_A,
+        TRAITOR_A,
+        parse,
+    )
+
+    on_a_flag = (PLAY, FOG_A, MUD_A, REDEPLOY_A, TRAITOR_A, CLAIM)
+    checked = 0
+    for seed in range(6):
+        state = GAME.new_game(seed, players="3")
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            me = state.current_player
+            line = THREE_PLAYERS.line_mask[me]
+            for action in state.legal_actions():
+                kind, card, flag = parse(action)
+                if kind in on_a_flag and flag >= 0:
+                    assert line >> flag & 1, (action, me)
+                    checked += 1
+                if kind in (DESERTER_A, TRAITOR_A):
+                    assert state.owner_of(card) in THREE_PLAYERS.opponents[me], (action, me)
+            state.apply(rng.choice(state.legal_actions()))
+    assert checked > 1000
+
+
+def test_claims_in_three_player_games_match_brute_force() -> None:
+    # each flag's proof is the two-player proof between the two seats there: checked against
+    # the naive oracle of tests/battleline/bruteforce.py on positions from random games
+    from games.battleline.cards import iter_bits
+    from tests.battleline.bruteforce import best_completion, rank_of
+
+    rng = random.Random(3)
+    outcomes: set[tuple[bool, int]] = set()
+    checked = 0
+    for seed in range(25):
+        state = GAME.new_game(seed, players="3", rules=rng.choice(["standard", "no-tactics"]))
+        while not state.is_terminal():
+            state.apply(rng.choice(state.legal_actions()))
+            for flag in range(9):
+                for seat in range(3):
+                    opp = THREE_PLAYERS.opponent[seat][flag]
+                    if opp < 0:
+                        assert not state.can_claim(seat, flag)
+                        continue
+                    n = state.capacity(flag)
+                    mine = list(state.sides[seat * 9 + flag])
+                    theirs = list(state.sides[opp * 9 + flag])
+                    missing = n - len(theirs)
+                    if state.claimed[flag] >= 0 or len(mine) != n or missing > 1:
+                        continue
+                    fog = state.fog[flag] >= 0
+                    rank = rank_of(mine, fog)
+                    if missing == 0:
+                        other = rank_of(theirs, fog)
+                        want = rank > other or (rank == other and max(
+                            state.placed[c] for c in mine) < max(state.placed[c] for c in theirs))
+                    else:
+                        avail = list(iter_bits(state.available()))
+                        want = best_completion(theirs, missing, avail, fog) <= rank
+                    assert state.can_claim(seat, flag) == want, (seed, seat, flag + 1)
+                    outcomes.add((want, missing))
+                    checked += 1
+    assert checked >= 200 and {(True, 0), (False, 0), (True, 1), (False, 1)} <= outcomes
+
+
 # --- winning --------------------------------------------------------------------------------------
 
 

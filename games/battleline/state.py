@@ -211,6 +211,9 @@ class BattleLineState:
         "max_value",
         "mud",
         "n",
+        "next_seat",
+        "opponent_side",
+        "opponents",
         "passed",
         "passes",
         "phase",
@@ -246,6 +249,10 @@ class BattleLineState:
         n = player_count(variant)
         self.n = n
         self.layout = layout = layout_for(n)
+        # from the layout, kept at hand for the hot paths:
+        self.opponents = layout.opponents  # per seat: the other seats
+        self.opponent_side = layout.opponent_side  # [seat][flag]: the side facing that seat
+        self.next_seat = (*range(1, n), 0)  # per seat: who moves next
         self.seed = seed
         self.variant = dict(variant)
         self.history = []
@@ -359,7 +366,7 @@ class BattleLineState:
 
     def can_claim(self, seat: int, flag: int) -> bool:
         """Does the claim proof for ``seat`` at ``flag`` succeed now?"""
-        theirs = self.layout.opponent_side[seat][flag]
+        theirs = self.opponent_side[seat][flag]
         if self.claimed[flag] >= 0 or theirs < 0:
             return False
         mine = seat * NUM_FLAGS + flag
@@ -387,7 +394,7 @@ class BattleLineState:
         mud = self.mud
         fogs = self.fog
         base = seat * NUM_FLAGS
-        their_side = self.layout.opponent_side[seat]
+        their_side = self.opponent_side[seat]
         out: list[int] = []
         avail = -1
         full = self.full[seat]
@@ -475,7 +482,15 @@ class BattleLineState:
         troops = hand & ALL_TROOPS
         can_place = bool(troops and free)
         tactics = hand & ALL_TACTICS
-        use_tactics = bool(tactics) and self.may_play_tactic(me)
+        use_tactics = False
+        if tactics:  # the tactics limit (may_play_tactic), inlined: this runs every play
+            played = self.tactics_played
+            mine = played[me]
+            use_tactics = True
+            for o in self.opponents[me]:
+                if played[o] < mine:
+                    use_tactics = False
+                    break
         placeable = troops if free else 0
         if use_tactics and free:
             morale = tactics & MORALE_MASK
@@ -509,7 +524,7 @@ class BattleLineState:
         """The tactics limit: ``seat`` has played no more tactics than each opponent."""
         played = self.tactics_played
         mine = played[seat]
-        return all(mine <= played[o] for o in self.layout.opponents[seat])
+        return all(mine <= played[o] for o in self.opponents[seat])
 
     def _tactic_actions(self, me: int, tactics: int) -> tuple[list[str], list[str]]:
         """Fog/Mud and guile actions: those sorting before ``pass``/``play`` (deserter, fog,
@@ -520,7 +535,7 @@ class BattleLineState:
         claimed = self.claimed
         open_flags = [f for f in range(NUM_FLAGS) if claimed[f] < 0]
         line = self.layout.line_mask[me]
-        my_open = [f for f in open_flags if line >> f & 1]
+        my_open = open_flags if self.n == 2 else [f for f in open_flags if line >> f & 1]
         free = self._free_flags(me)
         sides = self.sides
         deserter: list[str] = []
@@ -543,7 +558,7 @@ class BattleLineState:
                     row = _REDEPLOY_STR[card]
                     redeploy += [row[g] for g in free if g != f]
             redeploy.sort()
-        opponents = self.layout.opponents[me]
+        opponents = self.opponents[me]
         if tactics >> DESERTER & 1:
             for opp in opponents:
                 base = opp * NUM_FLAGS
@@ -615,8 +630,9 @@ class BattleLineState:
         bit = 1 << card
         self.hands[me] ^= bit
         known = self.known
-        for o in self.layout.opponents[me]:
-            known[o] &= ~bit
+        unknown = ~bit
+        for o in self.opponents[me]:
+            known[o] &= unknown
         self._place(me, card, flag)
         if card >= NUM_TROOPS:
             self.tactics_played[me] += 1
@@ -656,7 +672,7 @@ class BattleLineState:
         bit = 1 << KIND_CARD[kind]
         self.hands[me] ^= bit
         known = self.known
-        for o in self.layout.opponents[me]:
+        for o in self.opponents[me]:
             known[o] &= ~bit
         self.tactics_played[me] += 1
         self.passes = 0
@@ -777,7 +793,7 @@ class BattleLineState:
         tops = self.tops[deck]
         if tops:
             _, knowers = tops.pop()
-            for other in self.layout.opponents[seat]:
+            for other in self.opponents[seat]:
                 if knowers >> other & 1:
                     self.known[other] |= 1 << card
 
@@ -803,7 +819,7 @@ class BattleLineState:
         # The opponents see only which deck the card went to: any card of that kind they knew
         # in this hand may be the one put back, so they no longer know any of them for sure.
         doubtful = self.hands[me] & (ALL_TROOPS if deck == 0 else ALL_TACTICS)
-        for o in self.layout.opponents[me]:
+        for o in self.opponents[me]:
             self.known[o] &= ~doubtful
         self.hands[me] ^= 1 << card
         self.decks[deck].append(card)
@@ -850,8 +866,7 @@ class BattleLineState:
             else:
                 self._finish_ranked("every player passed in a row without a claim between")
             return
-        turn = self.turn + 1
-        self.turn = turn if turn < self.n else 0
+        self.turn = self.next_seat[self.turn]
         self.passed = False
         self.scouted = False
         self.start_turn()
@@ -886,6 +901,9 @@ class BattleLineState:
         new = BattleLineState.__new__(BattleLineState)
         new.n = self.n
         new.layout = self.layout
+        new.opponents = self.opponents
+        new.opponent_side = self.opponent_side
+        new.next_seat = self.next_seat
         new.seed = self.seed
         new.variant = dict(self.variant)
         new.history = self.history.copy()

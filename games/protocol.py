@@ -126,7 +126,8 @@ class State(Protocol):
     def is_terminal(self) -> bool: ...
 
     def returns(self) -> list[float]:
-        """Per seat: 1 win, -1 loss, 0 draw (team games: the team's result for each member)."""
+        """Per seat: 1 win, -1 loss, 0 draw (team games: the team's result for each member;
+        games of three or more sides: from the final ranking, in between for middle places)."""
         ...
 
     def scores(self) -> list[float]:

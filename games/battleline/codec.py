@@ -19,27 +19,14 @@ from games.battleline.state import GAME_NAME, P_CLAIM, PHASE_NAMES, BattleLineSt
 from games.protocol import JSON
 
 
-def to_json(state: BattleLineState) -> JSON:
-    """The full state as JSON (hidden cards included: this is the referee's view)."""
+def public_fields(state: BattleLineState) -> JSON:
+    """The public facts of the turn and of the end, alike in :func:`to_json` and in every
+    observation (and read back by :func:`restore_common`)."""
     return {
-        "game": GAME_NAME,
-        "seed": state.seed,
-        "variant": dict(state.variant),
-        "history": list(state.history),
-        "ply": state.ply,
         "phase": PHASE_NAMES[state.phase],
         "turn": state.turn,
-        "sides": [[[c, state.placed[c]] for c in side] for side in state.sides],
-        "fog": list(state.fog),
         "fog_ply": state.placed[FOG],
-        "mud": list(state.mud),
         "mud_ply": state.placed[MUD],
-        "claimed": list(state.claimed),
-        "hands": [sorted(iter_bits(h)) for h in state.hands],
-        "decks": [list(d) for d in state.decks],
-        "tops": [[list(e) for e in t] for t in state.tops],
-        "known": [sorted(iter_bits(k)) for k in state.known],
-        "discards": [list(d) for d in state.discards],
         "tactics_played": list(state.tactics_played),
         "leader_played": list(state.leader_played),
         "passes": state.passes,
@@ -50,6 +37,27 @@ def to_json(state: BattleLineState) -> JSON:
         "end": state.end_kind,
         "winner": state.winner,
         "reason": state.reason,
+    }
+
+
+def to_json(state: BattleLineState) -> JSON:
+    """The full state as JSON (hidden cards included: this is the referee's view)."""
+    return {
+        "game": GAME_NAME,
+        "seed": state.seed,
+        "variant": dict(state.variant),
+        "history": list(state.history),
+        "ply": state.ply,
+        "sides": [[[c, state.placed[c]] for c in side] for side in state.sides],
+        "fog": list(state.fog),
+        "mud": list(state.mud),
+        "claimed": list(state.claimed),
+        "hands": [sorted(iter_bits(h)) for h in state.hands],
+        "decks": [list(d) for d in state.decks],
+        "tops": [[list(e) for e in t] for t in state.tops],
+        "known": [sorted(iter_bits(k)) for k in state.known],
+        "discards": [list(d) for d in state.discards],
+        **public_fields(state),
     }
 
 

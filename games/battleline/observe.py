@@ -19,12 +19,11 @@ from games.battleline.cards import (
     iter_bits,
     names_of,
 )
-from games.battleline.codec import finish_restore, restore_common, set_side
+from games.battleline.codec import finish_restore, public_fields, restore_common, set_side
 from games.battleline.notation import DECKS, NUM_FLAGS
 from games.battleline.state import (
     GAME_NAME,
     P_CLAIM,
-    PHASE_NAMES,
     RULES_VERSION,
     BattleLineState,
 )
@@ -71,11 +70,7 @@ def observe(state: BattleLineState, seat: int) -> JSON:
         "variant": dict(state.variant),
         "rules_version": RULES_VERSION,
         "decisions": state.ply,
-        "phase": PHASE_NAMES[state.phase],
-        "turn": state.turn,
         "flags": flags,
-        "fog_ply": state.placed[FOG],
-        "mud_ply": state.placed[MUD],
         "discards": [[names[c] for c in d] for d in state.discards],
         "decks": {"troops": len(state.decks[0]), "tactics": len(state.decks[1])},
         "deck_tops": {
@@ -91,17 +86,8 @@ def observe(state: BattleLineState, seat: int) -> JSON:
         # cards of this hand the opponent knows (it put them back with Scout, then this
         # seat drew them): this seat saw the "?" it drew, so it knows this too
         "known_by_opponent": names_of(mine_known),
-        "tactics_played": list(state.tactics_played),
-        "leader_played": list(state.leader_played),
-        "passes": state.passes,
-        "passed": state.passed,
-        "scouted": state.scouted,
-        "scout_draws": state.scout_draws,
-        "scout_returns": state.scout_returns,
+        **public_fields(state),
         "claimable": [f + 1 for f in state._claims] if state.phase == P_CLAIM else [],
-        "end": state.end_kind,
-        "winner": state.winner,
-        "reason": state.reason,
     }
     if n > 2:
         obs["known_in_hands"] = [

@@ -82,16 +82,21 @@ def restore_common(state: BattleLineState, data: JSON) -> None:
         state.placed[MUD] = int(data["mud_ply"])
 
 
-def finish_restore(state: BattleLineState) -> None:
-    """Recompute the derived fields (face-up troops, the claim list) after a restore."""
-    gone = 0
+def face_up(state: BattleLineState) -> int:
+    """The mask of every card beside a flag (in a slot) or in a discard pile."""
+    cards = 0
     for side in state.sides:
         for c in side:
-            gone |= 1 << c
+            cards |= 1 << c
     for pile in state.discards:
         for c in pile:
-            gone |= 1 << c
-    state.gone = gone & ALL_TROOPS
+            cards |= 1 << c
+    return cards
+
+
+def finish_restore(state: BattleLineState) -> None:
+    """Recompute the derived fields (face-up troops, the claim list) after a restore."""
+    state.gone = face_up(state) & ALL_TROOPS
     state.refresh_all()
     if state.phase == P_CLAIM:
         state._claims = state.claimable(state.turn)

@@ -19,7 +19,13 @@ from games.battleline.cards import (
     iter_bits,
     names_of,
 )
-from games.battleline.codec import finish_restore, public_fields, restore_common, set_side
+from games.battleline.codec import (
+    face_up,
+    finish_restore,
+    public_fields,
+    restore_common,
+    set_side,
+)
 from games.battleline.notation import DECKS, NUM_FLAGS
 from games.battleline.state import (
     GAME_NAME,
@@ -130,13 +136,7 @@ def sample(obs: JSON, rng: random.Random) -> BattleLineState:
     known_in = {o: mask(obs["known_in_hands"][o] if three else obs["opponent_known"])
                 for o in opponents}
     known = mask(obs["opponent_known"])
-    seen = own | known
-    for side in state.sides:
-        for c in side:
-            seen |= 1 << c
-    for pile in state.discards:
-        for c in pile:
-            seen |= 1 << c
+    seen = own | known | face_up(state)
     for f in range(NUM_FLAGS):
         if state.fog[f] >= 0:
             seen |= 1 << FOG

@@ -64,6 +64,9 @@ def why_illegal(state: BattleLineState, parsed: Action) -> str:
     if kind == CLAIM:
         if state.claimed[arg] >= 0:
             return f"{flag_word} is already claimed by seat {state.claimed[arg]}"
+        if state.layout.opponent[me][arg] < 0:
+            a, b = state.layout.seats_at[arg]
+            return f"{flag_word} is not on seat {me}'s line: it lies between seats {a} and {b}"
         return f"the claim proof for {flag_word} does not succeed"
     if kind == PASS:
         return "a troop can still be placed, so passing is not allowed"

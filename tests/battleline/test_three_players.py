@@ -101,6 +101,9 @@ def test_a_claim_is_proved_against_the_seat_at_that_flag() -> None:
     state.apply("play b9 8")
     assert claims(state) == [8]
     assert state.can_claim(2, 7) and not state.can_claim(1, 7) and not state.can_claim(0, 7)
+    with pytest.raises(IllegalAction, match="flag 2 is not on seat 2's line: it lies between "
+                                            "seats 0 and 1"):
+        state.apply("claim 2")
 
 
 def test_every_legal_action_names_a_flag_of_the_movers_line() -> None:

@@ -1,4 +1,5 @@
-"""Battle Line (Reiner Knizia), with its no-tactics, advanced and Schotten-Totten variants.
+"""Battle Line (Reiner Knizia), with its no-tactics, advanced, Schotten-Totten and three-player
+variants.
 
 >>> from games.battleline import GAME
 >>> from games.protocol import IllegalAction

@@ -1,8 +1,8 @@
 """The Battle Line position and its rules.
 
-A :class:`BattleLineState` holds everything about one game: the nine flags with both sides
-(cards in placement order, each card remembering the decision at which it arrived), the
-environment cards, the claimed flags, both hands (bit masks), both decks (lists, top last), the
+A :class:`BattleLineState` holds everything about one game: the nine flags with every seat's
+side (cards in placement order, each card remembering the decision at which it arrived), the
+environment cards, the claimed flags, every hand (bit masks), both decks (lists, top last), the
 discard piles, the tactics counters and the phase of the current turn.
 
 A turn is a sequence of decisions made by the player whose turn it is:
@@ -18,7 +18,8 @@ cards. Everything else is an explicit action string (see :mod:`games.battleline.
 The package keeps one concern per module: :mod:`cards` (ids and masks), :mod:`formations`
 (the claim proof), :mod:`notation` (action strings), this module (the position and the rules of
 a turn), :mod:`setup` (the deal), :mod:`observe` (a seat's view and states sampled from it),
-:mod:`codec` (JSON), :mod:`explain` (why an action is illegal) and :mod:`render` (``str``).
+:mod:`codec` (JSON), :mod:`explain` (why an action is illegal), :mod:`render` (``str``)
+and :mod:`flags` (which seats meet at each flag).
 Two states are equal when their JSON is; ``repr`` is an expression that rebuilds the state.
 
 Board layout: side ``seat * NUM_FLAGS + flag`` holds a seat's cards at a flag, and every

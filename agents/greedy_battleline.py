@@ -4,7 +4,9 @@ For every troop (or morale card) it could play, it asks the engine's formation m
 side could still become (:func:`games.battleline.formations.best_rank`, with every troop not
 face up counted as available) and prefers the play that leaves its side strongest relative to
 the opponent's side at that flag. Deserter and Traitor are used when they knock the opponent's
-best prospect down; the other tactics only when nothing better is on offer.
+best prospect down; the other tactics only when nothing better is on offer. With three players
+(``players=3``) the opponent at a flag is the other seat the observation names there, and
+Deserter and Traitor look at both opponents' sides.
 """
 
 from __future__ import annotations
@@ -62,16 +64,22 @@ class Board:
         rules = observation["variant"].get("rules", "standard")
         max_value = 9 if rules == "schotten-totten" else 10
         face_up = 0
-        self.sides: list[list[int]] = [[0] * 9, [0] * 9]
-        self.counts: list[list[int]] = [[0] * 9, [0] * 9]
+        players = len(observation["hand_sizes"])
+        self.opponents = [s for s in range(players) if s != self.seat]
+        self.sides: list[list[int]] = [[0] * 9 for _ in range(players)]
+        self.counts: list[list[int]] = [[0] * 9 for _ in range(players)]
         self.fog = [False] * 9
         self.n = [3] * 9
         self.open = [True] * 9
+        self.opponent_at = [1 - self.seat] * 9  # the other seat at each flag
         for f, flag in enumerate(observation["flags"]):
             self.fog[f] = flag["fog"] >= 0
             self.n[f] = 4 if flag["mud"] >= 0 else 3
             self.open[f] = flag["claimed"] < 0
-            for s in (0, 1):
+            if "seats" in flag:
+                a, b = flag["seats"]
+                self.opponent_at[f] = b if a == self.seat else a
+            for s in range(players):
                 for name, _ in flag["sides"][s]:
                     card = CARD_IDS[name]
                     self.sides[s][f] |= 1 << card
@@ -89,7 +97,7 @@ class Board:
         return float(fm.best_rank(side, n - count, avail, n, self.fog[flag]))
 
     def value_of_play(self, card: int, flag: int) -> float:
-        me, opp = self.seat, 1 - self.seat
+        me, opp = self.seat, self.opponent_at[flag]
         avail = self.avail & ~(1 << card)
         mine = self.prospect(flag, self.sides[me][flag] | 1 << card,
                              self.counts[me][flag] + 1, avail)
@@ -100,15 +108,15 @@ class Board:
         return score
 
     def drop_for_opponent(self, card: int) -> tuple[float, int]:
-        """How much removing ``card`` from the opponent's side lowers their prospect."""
-        opp = 1 - self.seat
-        for f in range(9):
-            side = self.sides[opp][f]
-            if self.open[f] and side >> card & 1:
-                count = self.counts[opp][f]
-                before = self.prospect(f, side, count, self.avail)
-                after = self.prospect(f, side & ~(1 << card), count - 1, self.avail)
-                return before - after, f
+        """How much removing ``card`` from an opponent's side lowers their prospect."""
+        for opp in self.opponents:
+            for f in range(9):
+                side = self.sides[opp][f]
+                if self.open[f] and side >> card & 1:
+                    count = self.counts[opp][f]
+                    before = self.prospect(f, side, count, self.avail)
+                    after = self.prospect(f, side & ~(1 << card), count - 1, self.avail)
+                    return before - after, f
         return 0.0, -1
 
 

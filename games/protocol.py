@@ -60,6 +60,10 @@ class Variant:
     default: str
     choices: tuple[str, ...]
     help: str = ""
+    # Left out of the resolved variant while at its default: an option added to a game later
+    # leaves the variant (and so the records, leagues and golden files) of its existing games
+    # unchanged.
+    implicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,8 @@ class GameInfo:
                     f"{self.name} variant {v.key}={value!r} is not allowed; "
                     f"choose one of: {', '.join(v.choices)}"
                 )
-            out[v.key] = value
+            if not (v.implicit and value == v.default):
+                out[v.key] = value
         if options:
             self.variant(next(iter(options)))  # raises with the list of known keys
         return out
@@ -139,7 +144,8 @@ class State(Protocol):
     def is_terminal(self) -> bool: ...
 
     def returns(self) -> list[float]:
-        """Per seat: 1 win, -1 loss, 0 draw (team games: the team's result for each member)."""
+        """Per seat: 1 win, -1 loss, 0 draw (team games: the team's result for each member;
+        games of three or more sides: from the final ranking, in between for middle places)."""
         ...
 
     def scores(self) -> list[float]:

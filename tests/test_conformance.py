@@ -33,7 +33,14 @@ def _cases() -> list[tuple[str, dict[str, str]]]:
             for choice in v.choices:
                 if choice != v.default:
                     cases.append((name, {v.key: choice}))
-    return cases
+    return cases + COMBINED
+
+
+# Variant choices that combine (each choice alone is covered above).
+COMBINED: list[tuple[str, dict[str, str]]] = [
+    ("battleline", {"players": "3", "rules": "no-tactics"}),
+    ("battleline", {"players": "3", "rules": "advanced"}),
+]
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Battle Line (Reiner Knizia), with its no-tactics, advanced and Schotten-Totten variants.
+"""Battle Line (Reiner Knizia), with its no-tactics, advanced, Schotten-Totten and three-player
+variants.
 
 >>> from games.battleline import GAME
 >>> from games.protocol import IllegalAction
@@ -16,14 +17,16 @@ from __future__ import annotations
 
 import random
 
+from games.battleline.codec import from_json
+from games.battleline.observe import sample
+from games.battleline.setup import new_state
 from games.battleline.state import (
     MAX_DECISIONS,
+    PLAYERS,
     RULES,
     RULES_VERSION,
     BattleLineState,
-    from_json,
-    new_state,
-    sample_from_observation,
+    player_count,
 )
 from games.protocol import JSON, GameError, GameInfo, Variant
 
@@ -31,9 +34,19 @@ INFO = GameInfo(
     name="battleline",
     title="Battle Line",
     rules_version=RULES_VERSION,
-    players=(2,),
+    players=(2, 3),
     max_decisions=MAX_DECISIONS,
     variants=(
+        Variant(
+            key="players",
+            default="2",
+            choices=PLAYERS,
+            help=(
+                "2; or 3 (rulebook 003: nine flags in a triangle, win with 3 adjacent flags of "
+                "your line or 4 flags; not with schotten-totten)"
+            ),
+            implicit=True,
+        ),
         Variant(
             key="rules",
             default="standard",
@@ -54,7 +67,9 @@ class BattleLineGame:
 
     def new_game(self, seed: int, **variant: str) -> BattleLineState:
         """A new game dealt from ``seed`` (seat 0 moves first)."""
-        return new_state(seed, self.info.resolve_variant(variant))
+        resolved = self.info.resolve_variant(variant)
+        player_count(resolved)  # refuses schotten-totten for three players
+        return new_state(seed, resolved)
 
     def state_from_json(self, data: JSON) -> BattleLineState:
         if data.get("game") != self.info.name:
@@ -65,7 +80,7 @@ class BattleLineGame:
         """A full state consistent with a seat's observation (hidden cards dealt at random)."""
         if observation.get("game") != self.info.name:
             raise GameError(f"not a Battle Line observation: game={observation.get('game')!r}")
-        return sample_from_observation(observation, rng)
+        return sample(observation, rng)
 
 
 GAME = BattleLineGame()

@@ -1,8 +1,8 @@
 """The Battle Line position and its rules.
 
-A :class:`BattleLineState` holds everything about one game: the nine flags with both sides
-(cards in placement order, each card remembering the decision at which it arrived), the
-environment cards, the claimed flags, both hands (bit masks), both decks (lists, top last), the
+A :class:`BattleLineState` holds everything about one game: the nine flags with every seat's
+side (cards in placement order, each card remembering the decision at which it arrived), the
+environment cards, the claimed flags, every hand (bit masks), both decks (lists, top last), the
 discard piles, the tactics counters and the phase of the current turn.
 
 A turn is a sequence of decisions made by the player whose turn it is:
@@ -15,22 +15,26 @@ Decisions with a single possible answer are taken automatically: the claim phase
 no flag can be claimed, and a draw (or Scout draw) happens by itself when only one deck has
 cards. Everything else is an explicit action string (see :mod:`games.battleline.notation`).
 
+The package keeps one concern per module: :mod:`cards` (ids and masks), :mod:`formations`
+(the claim proof), :mod:`notation` (action strings), this module (the position and the rules of
+a turn), :mod:`setup` (the deal), :mod:`observe` (a seat's view and states sampled from it),
+:mod:`codec` (JSON), :mod:`explain` (why an action is illegal), :mod:`render` (``str``)
+and :mod:`flags` (which seats meet at each flag).
+Two states are equal when their JSON is; ``repr`` is an expression that rebuilds the state.
+
 Board layout: side ``seat * NUM_FLAGS + flag`` holds a seat's cards at a flag, and every
-per-flag fact (environment, claim, free slots) is a list or mask over flags. A three-player
-variant (rulebook 003) would keep this layout and add, per flag, the pair of seats facing each
-other there plus a flag adjacency list for breakthroughs; the places that now take the opponent
-as ``1 - seat`` would ask the flag instead.
+per-flag fact (environment, claim, free slots) is a list or mask over flags. Which two seats
+face each other at a flag, each seat's line and what wins come from :mod:`flags`: with three
+players (``players=3``) a seat only ever has cards on the six flags of its line, the sides of
+the third seat at a flag stay empty, and every rule asks the flag for the opponent.
 """
 
 from __future__ import annotations
-
-import random
 
 from games.battleline import formations as fm
 from games.battleline.cards import (
     ALL_TACTICS,
     ALL_TROOPS,
-    CARD_IDS,
     CARD_NAMES,
     COLOUR_LETTERS,
     DESERTER,
@@ -48,20 +52,18 @@ from games.battleline.cards import (
     TRAITOR,
     VALUE_BITS,
     iter_bits,
-    names_of,
     troop_mask,
 )
+from games.battleline.flags import layout_for
 from games.battleline.notation import (
     ACTION_STRINGS,
     CLAIM,
-    DECKS,
     DESERTER_A,
     DISCARD,
     DONE,
     DRAW,
     FOG_A,
     KIND_CARD,
-    KIND_NAMES,
     MUD_A,
     NUM_FLAGS,
     PARSE,
@@ -74,7 +76,7 @@ from games.battleline.notation import (
     TRAITOR_A,
     parse,
 )
-from games.protocol import JSON, GameEnd, GameError, IllegalAction
+from games.protocol import JSON, GameEnd, GameError, IllegalAction, VariantError
 
 GAME_NAME = "battleline"
 RULES_VERSION = "bl-1"
@@ -85,6 +87,8 @@ P_PLAY, P_CLAIM, P_DRAW, P_SCOUT_DRAW, P_SCOUT_RETURN, P_OVER = range(6)
 PHASE_NAMES = ("play", "claim", "draw", "scout-draw", "scout-return", "over")
 
 RULES = ("standard", "no-tactics", "advanced", "schotten-totten")
+PLAYERS = ("2", "3")
+_MOVE_CAP = GameEnd.MOVE_CAP.value
 
 # Per rules choice: (uses tactics, hand size, advanced claim timing, highest troop value).
 RULE_TABLE: dict[str, tuple[bool, int, bool, int]] = {
@@ -93,6 +97,23 @@ RULE_TABLE: dict[str, tuple[bool, int, bool, int]] = {
     "advanced": (True, 7, True, 10),
     "schotten-totten": (False, 6, True, 9),
 }
+
+
+def player_count(variant: dict[str, str]) -> int:
+    """The number of players a variant asks for (2 unless ``players=3``); refuses a rules
+    choice that has no game for that many players."""
+    players = variant.get("players", "2")
+    if players not in PLAYERS:
+        raise VariantError(
+            f"battleline variant players={players!r} is not allowed; choose one of: 2, 3"
+        )
+    rules = variant.get("rules", "standard")
+    if players == "3" and rules == "schotten-totten":
+        raise VariantError(
+            "battleline rules=schotten-totten is for 2 players only (Schotten-Totten has no "
+            "three-player game); with players=3 use rules=standard, no-tactics or advanced"
+        )
+    return int(players)
 
 # --- precomputed action strings, indexed for speed ---------------------------------------
 _PLAY_STR = [[ACTION_STRINGS.get((PLAY, c, f), "") for f in range(NUM_FLAGS)]
@@ -186,9 +207,14 @@ class BattleLineState:
         "hands",
         "history",
         "known",
+        "layout",
         "leader_played",
         "max_value",
         "mud",
+        "n",
+        "next_seat",
+        "opponent_side",
+        "opponents",
         "passed",
         "passes",
         "phase",
@@ -221,6 +247,13 @@ class BattleLineState:
         rules = variant.get("rules", "standard")
         if rules not in RULE_TABLE:
             raise GameError(f"unknown Battle Line rules {rules!r}; choose one of {RULES}")
+        n = player_count(variant)
+        self.n = n
+        self.layout = layout = layout_for(n)
+        # from the layout, kept at hand for the hot paths:
+        self.opponents = layout.opponents  # per seat: the other seats
+        self.opponent_side = layout.opponent_side  # [seat][flag]: the side facing that seat
+        self.next_seat = (*range(1, n), 0)  # per seat: who moves next
         self.seed = seed
         self.variant = dict(variant)
         self.history = []
@@ -229,20 +262,20 @@ class BattleLineState:
         self.ply = 0
         self.phase = P_PLAY
         self.turn = 0
-        self.sides: list[tuple[int, ...]] = [() for _ in range(2 * NUM_FLAGS)]
-        self.smask = [0] * (2 * NUM_FLAGS)
+        self.sides: list[tuple[int, ...]] = [() for _ in range(n * NUM_FLAGS)]
+        self.smask = [0] * (n * NUM_FLAGS)
         self.placed = [-1] * NUM_CARDS  # decision at which a card arrived where it lies
         self.where = [-1] * NUM_CARDS  # side index (seat * 9 + flag) of a card on the board
         self.fog = [-1] * NUM_FLAGS  # owner of the Fog card beside a flag, -1 if none
         self.mud = [-1] * NUM_FLAGS
         self.claimed = [-1] * NUM_FLAGS
-        self.hands = [0, 0]
+        self.hands = [0] * n
         self.decks: list[list[int]] = [[], []]  # troops, tactics; top of deck = last item
         self.tops: list[list[list[int]]] = [[], []]  # Scout returns on top: [card, knowers]
-        self.known = [0, 0]  # known[s]: cards in the other hand that seat s knows
-        self.discards: list[list[int]] = [[], []]
-        self.tactics_played = [0, 0]
-        self.leader_played = [False, False]
+        self.known = [0] * n  # known[s]: cards in the other hands that seat s knows
+        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self.tactics_played = [0] * n
+        self.leader_played = [False] * n
         self.passes = 0  # consecutive passing turns with no claim in between
         self.passed = False
         self.scouted = False
@@ -252,29 +285,16 @@ class BattleLineState:
         self.winner = -1
         self.reason = ""
         self.gone = 0  # troops face up (board or discard): not available for completions
-        self.free = [(1 << NUM_FLAGS) - 1] * 2  # per seat: unclaimed flags with a free slot
-        self.full = [0, 0]  # per seat: unclaimed flags where that side is complete
+        self.free = list(layout.line_mask)  # per seat: unclaimed flags with a free slot
+        self.full = [0] * n  # per seat: unclaimed flags where that side is complete
         self._claims: list[int] = []
         self._legal: list[str] | None = None
-
-    def deal(self) -> None:
-        """Shuffle both decks from the seed and deal the opening hands (seat 0 starts)."""
-        rng = random.Random(self.seed)
-        troops = list(iter_bits(self.troop_all))
-        rng.shuffle(troops)
-        tactics = list(range(NUM_TROOPS, NUM_CARDS)) if self.tactics_on else []
-        rng.shuffle(tactics)
-        self.decks = [troops, tactics]
-        for seat in (0, 1):
-            for _ in range(self.hand_size):
-                self.hands[seat] |= 1 << troops.pop()
-        self._start_turn()
 
     # ------------------------------------------------------------------ protocol basics
 
     @property
     def num_players(self) -> int:
-        return 2
+        return self.n
 
     @property
     def current_player(self) -> int:
@@ -284,14 +304,35 @@ class BattleLineState:
         return self.phase == P_OVER
 
     def returns(self) -> list[float]:
-        if self.winner < 0:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+        """Per seat, from the final ranking: (seats ranked below - seats ranked above) / (n - 1).
+
+        The winner ranks first, the others by flags held (equal counts share a rank), so a sole
+        winner gets 1, a sole last -1, and with two players this is 1 / -1 or 0 / 0 on a draw.
+        Without a winner every seat is ranked by flags held. Zero for every seat before the end
+        and after the decision cap (a draw by adjudication).
+        """
+        n = self.n
+        if self.end_kind is None or self.end_kind == _MOVE_CAP:
+            return [0.0] * n
+        if n == 2:  # a win or the stalemate draw
+            if self.winner < 0:
+                return [0.0, 0.0]
+            return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+        keys = self.rank_keys()
+        return [
+            (sum(k < mine for k in keys) - sum(k > mine for k in keys)) / (n - 1)
+            for mine in keys
+        ]
+
+    def rank_keys(self) -> list[tuple[bool, int]]:
+        """Per seat, the key the final ranking sorts by (higher ranks higher): whether the seat
+        won, then the flags it holds."""
+        return [(s == self.winner, self.claimed.count(s)) for s in range(self.n)]
 
     def scores(self) -> list[float]:
-        """Series points: 5 to the winner, one per claimed flag to the loser (and on a draw,
-        one per claimed flag to each player)."""
-        flags = [float(self.claimed.count(s)) for s in (0, 1)]
+        """Series points: 5 to the winner, one per claimed flag to every other player (and
+        without a winner, one per claimed flag to each player)."""
+        flags = [float(self.claimed.count(s)) for s in range(self.n)]
         if self.winner >= 0:
             flags[self.winner] = 5.0
         return flags
@@ -326,7 +367,8 @@ class BattleLineState:
 
     def can_claim(self, seat: int, flag: int) -> bool:
         """Does the claim proof for ``seat`` at ``flag`` succeed now?"""
-        if self.claimed[flag] >= 0:
+        theirs = self.opponent_side[seat][flag]
+        if self.claimed[flag] >= 0 or theirs < 0:
             return False
         mine = seat * NUM_FLAGS + flag
         n = 4 if self.mud[flag] >= 0 else 3
@@ -334,7 +376,6 @@ class BattleLineState:
             return False
         fog = self.fog[flag] >= 0
         rank = fm.complete_rank(self.smask[mine], n, fog)
-        theirs = (1 - seat) * NUM_FLAGS + flag
         have = len(self.sides[theirs])
         if have == n:
             other = fm.complete_rank(self.smask[theirs], n, fog)
@@ -354,7 +395,7 @@ class BattleLineState:
         mud = self.mud
         fogs = self.fog
         base = seat * NUM_FLAGS
-        obase = NUM_FLAGS - base
+        their_side = self.opponent_side[seat]
         out: list[int] = []
         avail = -1
         full = self.full[seat]
@@ -365,17 +406,18 @@ class BattleLineState:
             n = 4 if mud[f] >= 0 else 3
             fog = fogs[f] >= 0
             rank = fm.complete_rank(smask[base + f], n, fog)
-            have = len(sides[obase + f])
+            theirs = their_side[f]
+            have = len(sides[theirs])
             if have == n:
-                other = fm.complete_rank(smask[obase + f], n, fog)
+                other = fm.complete_rank(smask[theirs], n, fog)
                 if rank > other or (
-                    rank == other and self.moment(base + f) < self.moment(obase + f)
+                    rank == other and self.moment(base + f) < self.moment(theirs)
                 ):
                     out.append(f)
                 continue
             if avail < 0:
                 avail = self.troop_all & ~self.gone
-            if not fm.can_beat(smask[obase + f], n - have, avail, n, fog, rank, self.max_value):
+            if not fm.can_beat(smask[theirs], n - have, avail, n, fog, rank, self.max_value):
                 out.append(f)
         return out
 
@@ -411,19 +453,19 @@ class BattleLineState:
         return [f for f in range(NUM_FLAGS) if free >> f & 1]
 
     def _refresh(self, flag: int) -> None:
-        """Recompute both seats' free/full bits at one flag after it changed."""
+        """Recompute the free/full bits of the two seats at one flag after it changed."""
         bit = 1 << flag
         keep = ~bit
         free = self.free
         full = self.full
+        seats = self.layout.seats_at[flag]
         if self.claimed[flag] >= 0:
-            free[0] &= keep
-            free[1] &= keep
-            full[0] &= keep
-            full[1] &= keep
+            for seat in seats:
+                free[seat] &= keep
+                full[seat] &= keep
             return
         cap = 4 if self.mud[flag] >= 0 else 3
-        for seat in (0, 1):
+        for seat in seats:
             have = len(self.sides[seat * NUM_FLAGS + flag])
             free[seat] = free[seat] | bit if have < cap else free[seat] & keep
             full[seat] = full[seat] | bit if have == cap else full[seat] & keep
@@ -436,13 +478,20 @@ class BattleLineState:
     def _play_actions(self) -> list[str]:
         """The play-phase actions, generated directly in sorted order (no sort of the whole)."""
         me = self.turn
-        opp = 1 - me
         hand = self.hands[me]
         free = self.free[me]
         troops = hand & ALL_TROOPS
         can_place = bool(troops and free)
         tactics = hand & ALL_TACTICS
-        use_tactics = bool(tactics) and self.tactics_played[me] <= self.tactics_played[opp]
+        use_tactics = False
+        if tactics:  # the tactics limit (may_play_tactic), inlined: this runs every play
+            played = self.tactics_played
+            mine = played[me]
+            use_tactics = True
+            for o in self.opponents[me]:
+                if played[o] < mine:
+                    use_tactics = False
+                    break
         placeable = troops if free else 0
         if use_tactics and free:
             morale = tactics & MORALE_MASK
@@ -472,12 +521,22 @@ class BattleLineState:
         before += after
         return before
 
+    def may_play_tactic(self, seat: int) -> bool:
+        """The tactics limit: ``seat`` has played no more tactics than each opponent."""
+        played = self.tactics_played
+        mine = played[seat]
+        return all(mine <= played[o] for o in self.opponents[seat])
+
     def _tactic_actions(self, me: int, tactics: int) -> tuple[list[str], list[str]]:
         """Fog/Mud and guile actions: those sorting before ``pass``/``play`` (deserter, fog,
-        mud) and those sorting after them (redeploy, scout, traitor), each in sorted order."""
-        opp = 1 - me
+        mud) and those sorting after them (redeploy, scout, traitor), each in sorted order.
+
+        Fog, Mud and Redeploy stay on the flags of the player's own line; Deserter and Traitor
+        take from any opponent at any unclaimed flag."""
         claimed = self.claimed
         open_flags = [f for f in range(NUM_FLAGS) if claimed[f] < 0]
+        line = self.layout.line_mask[me]
+        my_open = open_flags if self.n == 2 else [f for f in open_flags if line >> f & 1]
         free = self._free_flags(me)
         sides = self.sides
         deserter: list[str] = []
@@ -487,35 +546,38 @@ class BattleLineState:
         scout: list[str] = []
         traitor: list[str] = []
         if tactics >> FOG & 1:
-            fog = [_FOG_STR[f] for f in open_flags]
+            fog = [_FOG_STR[f] for f in my_open]
         if tactics >> MUD & 1:
-            mud = [_MUD_STR[f] for f in open_flags]
+            mud = [_MUD_STR[f] for f in my_open]
         if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
             scout = [_SCOUT]
         if tactics >> REDEPLOY & 1:
             base = me * NUM_FLAGS
-            for f in open_flags:
+            for f in my_open:
                 for card in sides[base + f]:
                     redeploy.append(_REDEPLOY_DISCARD_STR[card])
                     row = _REDEPLOY_STR[card]
                     redeploy += [row[g] for g in free if g != f]
             redeploy.sort()
+        opponents = self.opponents[me]
         if tactics >> DESERTER & 1:
-            base = opp * NUM_FLAGS
-            for f in open_flags:
-                deserter += [_DESERTER_STR[card] for card in sides[base + f]]
-                if self.fog[f] == opp:
-                    deserter.append(_DESERTER_STR[FOG])
-                if self.mud[f] == opp:
-                    deserter.append(_DESERTER_STR[MUD])
+            for opp in opponents:
+                base = opp * NUM_FLAGS
+                for f in open_flags:
+                    deserter += [_DESERTER_STR[card] for card in sides[base + f]]
+                    if self.fog[f] == opp:
+                        deserter.append(_DESERTER_STR[FOG])
+                    if self.mud[f] == opp:
+                        deserter.append(_DESERTER_STR[MUD])
             deserter.sort()
         if tactics >> TRAITOR & 1:
-            base = opp * NUM_FLAGS
-            for f in open_flags:
-                for card in sides[base + f]:
-                    if card < NUM_TROOPS:
-                        row = _TRAITOR_STR[card]
-                        traitor += [row[g] for g in free]
+            for opp in opponents:
+                base = opp * NUM_FLAGS
+                for f in open_flags:
+                    for card in sides[base + f]:
+                        if card < NUM_TROOPS:
+                            row = _TRAITOR_STR[card]
+                            traitor += [row[g] for g in free]
             traitor.sort()
         return deserter + fog + mud, redeploy + scout + traitor
 
@@ -568,7 +630,10 @@ class BattleLineState:
     def _play_card(self, me: int, card: int, flag: int) -> None:
         bit = 1 << card
         self.hands[me] ^= bit
-        self.known[1 - me] &= ~bit
+        known = self.known
+        unknown = ~bit
+        for o in self.opponents[me]:
+            known[o] &= unknown
         self._place(me, card, flag)
         if card >= NUM_TROOPS:
             self.tactics_played[me] += 1
@@ -605,10 +670,11 @@ class BattleLineState:
         return side
 
     def _play_tactic(self, me: int, kind: int, card: int, arg: int) -> None:
-        opp = 1 - me
         bit = 1 << KIND_CARD[kind]
         self.hands[me] ^= bit
-        self.known[opp] &= ~bit
+        known = self.known
+        for o in self.opponents[me]:
+            known[o] &= ~bit
         self.tactics_played[me] += 1
         self.passes = 0
         if kind == FOG_A:
@@ -634,12 +700,20 @@ class BattleLineState:
                 self._place(me, card, arg)
         elif kind == DESERTER_A:
             self.discards[me].append(DESERTER)
-            self._desert(opp, card)
+            self._desert(self.owner_of(card), card)
         else:  # TRAITOR
             self.discards[me].append(TRAITOR)
             self._lift(card)
             self._place(me, card, arg)
         self._after_play()
+
+    def owner_of(self, card: int) -> int:
+        """The seat whose side (or, for Fog and Mud, whose flag side) a card lies on, or -1."""
+        if card in (FOG, MUD):
+            owners = self.fog if card == FOG else self.mud
+            return max(owners)  # one Fog card and one Mud card: -1 everywhere else
+        side = self.where[card]
+        return side // NUM_FLAGS if side >= 0 else -1
 
     def _desert(self, victim: int, card: int) -> None:
         """Deserter: discard ``card`` from ``victim``'s side (Mud leaving trims 4-card sides)."""
@@ -655,7 +729,7 @@ class BattleLineState:
             self.placed[MUD] = -1
             self.discards[victim].append(MUD)
             self._refresh(flag)
-            for seat in (0, 1):
+            for seat in self.layout.seats_at[flag]:
                 side = seat * NUM_FLAGS + flag
                 if len(self.sides[side]) == 4:
                     last = max(self.sides[side], key=self.placed.__getitem__)
@@ -673,19 +747,38 @@ class BattleLineState:
         won = self._victory(me)
         if won:
             self._finish(GameEnd.NORMAL, me, won)
+        elif -1 not in self.claimed:  # three players only: two cannot share nine flags evenly
+            self._finish_ranked("every flag is claimed")
         elif not self._claims:
             self._leave_claims()
 
     def _victory(self, seat: int) -> str:
-        """The reason text if ``seat`` has won, else an empty string."""
+        """The reason text if ``seat`` has won, else an empty string: 3 adjacent flags of its
+        line (a breakthrough) or enough flags in all (an envelopment: 5, or 4 with three
+        players)."""
         owned = [f for f in range(NUM_FLAGS) if self.claimed[f] == seat]
-        for f in range(NUM_FLAGS - 2):
-            if f in owned and f + 1 in owned and f + 2 in owned:
-                return f"seat {seat} breakthrough on flags {f + 1}-{f + 2}-{f + 3}"
-        if len(owned) >= 5:
+        mask = sum(1 << f for f in owned)
+        layout = self.layout
+        for run, run_mask in zip(layout.runs[seat], layout.run_masks[seat], strict=True):
+            if mask & run_mask == run_mask:
+                return f"seat {seat} breakthrough on flags {'-'.join(str(f + 1) for f in run)}"
+        if len(owned) >= layout.to_win:
             listed = ", ".join(str(f + 1) for f in owned)
             return f"seat {seat} envelopment with {len(owned)} flags ({listed})"
         return ""
+
+    def _finish_ranked(self, why: str) -> None:
+        """End a three-player game without a winner: players rank by flags held. A ranking
+        that separates the players is a normal end; all sharing the rank is a stalemate."""
+        held = [self.claimed.count(s) for s in range(self.n)]
+        listed = ", ".join(f"seat {s} {h}" for s, h in enumerate(held))
+        if len(set(held)) == 1:
+            self._finish(GameEnd.STALEMATE, -1,
+                         f"{why} and nobody won: every player holds {held[0]} flags, all share "
+                         f"first place: draw")
+        else:
+            self._finish(GameEnd.NORMAL, -1,
+                         f"{why} and nobody won: ranked by flags held ({listed})")
 
     def _finish(self, kind: GameEnd, winner: int, reason: str) -> None:
         self.phase = P_OVER
@@ -701,9 +794,9 @@ class BattleLineState:
         tops = self.tops[deck]
         if tops:
             _, knowers = tops.pop()
-            other = 1 - seat
-            if knowers >> other & 1:
-                self.known[other] |= 1 << card
+            for other in self.opponents[seat]:
+                if knowers >> other & 1:
+                    self.known[other] |= 1 << card
 
     def _scout_continue(self) -> None:
         """Take the Scout draws that need no decision, then move on to the returns."""
@@ -723,11 +816,13 @@ class BattleLineState:
             self._after_play()
 
     def _scout_return(self, me: int, card: int) -> None:
-        self.hands[me] ^= 1 << card
         deck = 0 if card < NUM_TROOPS else 1
-        # The opponent sees only which deck the card went to: any card of that kind it knew
-        # in this hand may be the one put back, so it no longer knows any of them for sure.
-        self.known[1 - me] &= ~(ALL_TROOPS if deck == 0 else ALL_TACTICS)
+        # The opponents see only which deck the card went to: any card of that kind they knew
+        # in this hand may be the one put back, so they no longer know any of them for sure.
+        doubtful = self.hands[me] & (ALL_TROOPS if deck == 0 else ALL_TACTICS)
+        for o in self.opponents[me]:
+            self.known[o] &= ~doubtful
+        self.hands[me] ^= 1 << card
         self.decks[deck].append(card)
         self.tops[deck].append([card, 1 << me])
         self.scout_returns -= 1
@@ -763,18 +858,21 @@ class BattleLineState:
         self._end_turn()
 
     def _end_turn(self) -> None:
-        if self.passes >= 2:
-            self._finish(
-                GameEnd.STALEMATE, -1,
-                "stalemate: both players passed in a row without a claim between: draw",
-            )
+        if self.passes >= self.n:
+            if self.n == 2:
+                self._finish(
+                    GameEnd.STALEMATE, -1,
+                    "stalemate: both players passed in a row without a claim between: draw",
+                )
+            else:
+                self._finish_ranked("every player passed in a row without a claim between")
             return
-        self.turn = 1 - self.turn
+        self.turn = self.next_seat[self.turn]
         self.passed = False
         self.scouted = False
-        self._start_turn()
+        self.start_turn()
 
-    def _start_turn(self) -> None:
+    def start_turn(self) -> None:
         if self.advanced:
             claims = self.claimable(self.turn)
             if claims:
@@ -786,69 +884,10 @@ class BattleLineState:
     # ------------------------------------------------------------------ explanations
 
     def _why_illegal(self, parsed: tuple[int, int, int]) -> str:
-        """Why a well-formed action is not legal now (slow path, for error messages only)."""
-        kind, card, arg = parsed
-        phase = PHASE_NAMES[self.phase]
-        if self.phase == P_OVER:
-            return "the game is over"
-        me = self.turn
-        expected = {
-            P_PLAY: (PLAY, FOG_A, MUD_A, SCOUT_A, REDEPLOY_A, DESERTER_A, TRAITOR_A, PASS),
-            P_CLAIM: (CLAIM, DONE),
-            P_DRAW: (DRAW,),
-            P_SCOUT_DRAW: (SCOUT_DRAW,),
-            P_SCOUT_RETURN: (SCOUT_RETURN,),
-        }[self.phase]
-        if kind not in expected:
-            verbs = ", ".join(KIND_NAMES[k] for k in expected)
-            return f"seat {me} is in the {phase} phase, which takes: {verbs}"
-        flag_word = f"flag {arg + 1}" if arg >= 0 else ""
-        if kind == CLAIM:
-            if self.claimed[arg] >= 0:
-                return f"{flag_word} is already claimed by seat {self.claimed[arg]}"
-            return f"the claim proof for {flag_word} does not succeed"
-        if kind == PASS:
-            return "a troop can still be placed, so passing is not allowed"
-        if kind in (DRAW, SCOUT_DRAW):
-            return f"the {DECKS[arg]} deck is empty"
-        if card >= 0 and kind in (PLAY, FOG_A, MUD_A, SCOUT_A, REDEPLOY_A, DESERTER_A,
-                                  TRAITOR_A, SCOUT_RETURN):
-            held = card if kind in (PLAY, SCOUT_RETURN) else KIND_CARD[kind]
-            if not (self.card_in_game(held)):
-                return f"{CARD_NAMES[held]} is not used in the {self.variant['rules']} rules"
-            if not self.hands[me] >> held & 1:
-                return f"seat {me} does not hold {CARD_NAMES[held]}"
-            if kind == SCOUT_RETURN:
-                return "unexpected"
-            if held >= NUM_TROOPS:
-                if self.tactics_played[me] > self.tactics_played[1 - me]:
-                    return (f"seat {me} has played more tactics ({self.tactics_played[me]}) "
-                            f"than the opponent ({self.tactics_played[1 - me]})")
-                if held in (60, 61) and self.leader_played[me]:
-                    return f"seat {me} has already played a leader this game"
-        if arg >= 0 and kind != SCOUT_RETURN and self.claimed[arg] >= 0:
-            return f"{flag_word} is claimed"
-        if kind == PLAY:
-            return f"seat {me}'s side of {flag_word} is full"
-        if kind == SCOUT_A:
-            return "both decks are empty"
-        if kind == TRAITOR_A and card >= NUM_TROOPS:
-            return f"Traitor takes troops only, not {CARD_NAMES[card]}"
-        if kind == REDEPLOY_A and card in (FOG, MUD):
-            return "environment cards cannot be redeployed"
-        if kind in (REDEPLOY_A, TRAITOR_A):
-            owner = me if kind == REDEPLOY_A else 1 - me
-            side = self.where[card]
-            if side < 0 or side // NUM_FLAGS != owner:
-                return f"{CARD_NAMES[card]} is not on seat {owner}'s side of the board"
-            if self.claimed[side % NUM_FLAGS] >= 0:
-                return f"{CARD_NAMES[card]} lies at a claimed flag"
-            if kind == REDEPLOY_A and arg == side % NUM_FLAGS:
-                return "Redeploy must move the card to another flag"
-            return f"seat {me}'s side of {flag_word} is full"
-        if kind == DESERTER_A:
-            return f"{CARD_NAMES[card]} is not an opponent's card at an unclaimed flag"
-        return "not allowed in this position"
+        """Why a well-formed action is not legal now (slow path: see :mod:`explain`)."""
+        from games.battleline.explain import why_illegal
+
+        return why_illegal(self, parsed)
 
     def card_in_game(self, card: int) -> bool:
         """Is this card used under the current rules?"""
@@ -861,8 +900,13 @@ class BattleLineState:
     def clone(self) -> BattleLineState:
         """An independent copy (cheap: flat lists of ints and tuples)."""
         new = BattleLineState.__new__(BattleLineState)
+        new.n = self.n
+        new.layout = self.layout
+        new.opponents = self.opponents
+        new.opponent_side = self.opponent_side
+        new.next_seat = self.next_seat
         new.seed = self.seed
-        new.variant = self.variant
+        new.variant = dict(self.variant)
         new.history = self.history.copy()
         new.tactics_on = self.tactics_on
         new.hand_size = self.hand_size
@@ -883,7 +927,7 @@ class BattleLineState:
         new.decks = [self.decks[0].copy(), self.decks[1].copy()]
         new.tops = [[e.copy() for e in self.tops[0]], [e.copy() for e in self.tops[1]]]
         new.known = self.known.copy()
-        new.discards = [self.discards[0].copy(), self.discards[1].copy()]
+        new.discards = [d.copy() for d in self.discards]
         new.tactics_played = self.tactics_played.copy()
         new.leader_played = self.leader_played.copy()
         new.passes = self.passes
@@ -898,108 +942,38 @@ class BattleLineState:
         new.free = self.free.copy()
         new.full = self.full.copy()
         new._claims = self._claims.copy()
-        new._legal = self._legal
+        legal = self._legal
+        new._legal = None if legal is None else legal.copy()
         return new
 
     def __getstate__(self) -> JSON:
         return self.to_json()
 
     def __setstate__(self, data: JSON) -> None:
+        from games.battleline.codec import from_json
+
         other = from_json(data)
         for name in BattleLineState.__slots__:
             setattr(self, name, getattr(other, name))
 
     def to_json(self) -> JSON:
-        """The full state as JSON (hidden cards included: this is the referee's view)."""
-        return {
-            "game": GAME_NAME,
-            "seed": self.seed,
-            "variant": dict(self.variant),
-            "history": list(self.history),
-            "ply": self.ply,
-            "phase": PHASE_NAMES[self.phase],
-            "turn": self.turn,
-            "sides": [[[c, self.placed[c]] for c in side] for side in self.sides],
-            "fog": list(self.fog),
-            "fog_ply": self.placed[FOG],
-            "mud": list(self.mud),
-            "mud_ply": self.placed[MUD],
-            "claimed": list(self.claimed),
-            "hands": [sorted(iter_bits(h)) for h in self.hands],
-            "decks": [list(d) for d in self.decks],
-            "tops": [[list(e) for e in t] for t in self.tops],
-            "known": [sorted(iter_bits(k)) for k in self.known],
-            "discards": [list(d) for d in self.discards],
-            "tactics_played": list(self.tactics_played),
-            "leader_played": list(self.leader_played),
-            "passes": self.passes,
-            "passed": self.passed,
-            "scouted": self.scouted,
-            "scout_draws": self.scout_draws,
-            "scout_returns": self.scout_returns,
-            "end": self.end_kind,
-            "winner": self.winner,
-            "reason": self.reason,
-        }
+        """The full state as JSON (hidden cards included: see :mod:`codec`)."""
+        from games.battleline.codec import to_json
+
+        return to_json(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BattleLineState) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: equal by value, not hashable
 
     # ------------------------------------------------------------------ observation
 
     def observation(self, seat: int) -> JSON:
-        """What ``seat`` may know: the board, discards, counts, its own hand and what it
-        learnt through Scout (returned cards on deck tops, cards seen going into the other
-        hand)."""
-        names = CARD_NAMES
-        flags = []
-        for f in range(NUM_FLAGS):
-            flags.append({
-                "flag": f + 1,
-                "claimed": self.claimed[f],
-                "fog": self.fog[f],
-                "mud": self.mud[f],
-                "sides": [
-                    [[names[c], self.placed[c]] for c in self.sides[s * NUM_FLAGS + f]]
-                    for s in (0, 1)
-                ],
-            })
-        return {
-            "game": GAME_NAME,
-            "seat": seat,
-            "current_player": self.current_player,
-            "variant": dict(self.variant),
-            "rules_version": RULES_VERSION,
-            "decisions": self.ply,
-            "phase": PHASE_NAMES[self.phase],
-            "turn": self.turn,
-            "flags": flags,
-            "fog_ply": self.placed[FOG],
-            "mud_ply": self.placed[MUD],
-            "discards": [[names[c] for c in d] for d in self.discards],
-            "decks": {"troops": len(self.decks[0]), "tactics": len(self.decks[1])},
-            "deck_tops": {
-                DECKS[d]: [names[c] if k >> seat & 1 else "?" for c, k in reversed(self.tops[d])]
-                for d in (0, 1)
-            },
-            "hand": names_of(self.hands[seat]),
-            "hand_sizes": [_popcount(h) for h in self.hands],
-            "hand_counts": [
-                [_popcount(h & ALL_TROOPS), _popcount(h & ALL_TACTICS)] for h in self.hands
-            ],
-            "opponent_known": names_of(self.known[seat]),
-            # cards of this hand the opponent knows (it put them back with Scout, then this
-            # seat drew them): this seat saw the "?" it drew, so it knows this too
-            "known_by_opponent": names_of(self.known[1 - seat]),
-            "tactics_played": list(self.tactics_played),
-            "leader_played": list(self.leader_played),
-            "passes": self.passes,
-            "passed": self.passed,
-            "scouted": self.scouted,
-            "scout_draws": self.scout_draws,
-            "scout_returns": self.scout_returns,
-            "claimable": [f + 1 for f in self._claims] if self.phase == P_CLAIM else [],
-            "end": self.end_kind,
-            "winner": self.winner,
-            "reason": self.reason,
-        }
+        """What ``seat`` may know (see :mod:`observe`)."""
+        from games.battleline.observe import observe
+
+        return observe(self, seat)
 
     # ------------------------------------------------------------------ readable forms
 
@@ -1008,162 +982,30 @@ class BattleLineState:
 
         return render(self)
 
+    @classmethod
+    def replay(cls, seed: int, variant: dict[str, str], history: list[str]) -> BattleLineState:
+        """The state reached from a game dealt from ``seed`` by applying ``history``."""
+        from games.battleline.setup import new_state
+
+        state = new_state(seed, variant)
+        for action in history:
+            state.apply(action)
+        return state
+
+    @classmethod
+    def from_json(cls, data: JSON) -> BattleLineState:
+        """Rebuild a state from :meth:`to_json` (see :mod:`codec`)."""
+        from games.battleline.codec import from_json
+
+        return from_json(data)
+
     def __repr__(self) -> str:
-        flags = "".join("." if c < 0 else str(c) for c in self.claimed)
-        return (
-            f"<BattleLineState seed={self.seed} rules={self.variant.get('rules')} "
-            f"ply={self.ply} phase={PHASE_NAMES[self.phase]} turn={self.turn} flags={flags} "
-            f"end={self.end_kind}>"
-        )
-
-
-# ---------------------------------------------------------------------- construction helpers
-
-
-def new_state(seed: int, variant: dict[str, str]) -> BattleLineState:
-    """A freshly dealt game."""
-    state = BattleLineState(seed, variant)
-    state.deal()
-    return state
-
-
-def _restore_common(state: BattleLineState, data: JSON) -> None:
-    """Fill the public part of a state from a to_json() or observation() dict."""
-    state.ply = int(data["decisions"] if "decisions" in data else data["ply"])
-    state.phase = PHASE_NAMES.index(data["phase"])
-    state.turn = int(data["turn"])
-    state.tactics_played = [int(x) for x in data["tactics_played"]]
-    state.leader_played = [bool(x) for x in data["leader_played"]]
-    state.passes = int(data["passes"])
-    state.passed = bool(data["passed"])
-    state.scouted = bool(data["scouted"])
-    state.scout_draws = int(data["scout_draws"])
-    state.scout_returns = int(data["scout_returns"])
-    state.end_kind = data["end"]
-    state.winner = int(data["winner"])
-    state.reason = str(data["reason"])
-    if data["fog_ply"] is not None:
-        state.placed[FOG] = int(data["fog_ply"])
-    if data["mud_ply"] is not None:
-        state.placed[MUD] = int(data["mud_ply"])
-
-
-def _finish_restore(state: BattleLineState) -> None:
-    """Recompute the derived fields (face-up troops, the claim list) after a restore."""
-    gone = 0
-    for side in state.sides:
-        for c in side:
-            gone |= 1 << c
-    for pile in state.discards:
-        for c in pile:
-            gone |= 1 << c
-    state.gone = gone & ALL_TROOPS
-    state.refresh_all()
-    if state.phase == P_CLAIM:
-        state._claims = state.claimable(state.turn)
-
-
-def _set_side(state: BattleLineState, side: int, cards: list[tuple[int, int]]) -> None:
-    state.sides[side] = tuple(c for c, _ in cards)
-    mask = 0
-    for c, ply in cards:
-        mask |= 1 << c
-        state.placed[c] = ply
-        state.where[c] = side
-    state.smask[side] = mask
-
-
-def from_json(data: JSON) -> BattleLineState:
-    """Rebuild a state from :meth:`BattleLineState.to_json`."""
-    state = BattleLineState(int(data["seed"]), dict(data["variant"]))
-    state.history = list(data["history"])
-    _restore_common(state, data)
-    for side, cards in enumerate(data["sides"]):
-        _set_side(state, side, [(int(c), int(p)) for c, p in cards])
-    state.fog = [int(x) for x in data["fog"]]
-    state.mud = [int(x) for x in data["mud"]]
-    state.claimed = [int(x) for x in data["claimed"]]
-    state.hands = [sum(1 << int(c) for c in h) for h in data["hands"]]
-    state.decks = [[int(c) for c in d] for d in data["decks"]]
-    state.tops = [[[int(c), int(k)] for c, k in t] for t in data["tops"]]
-    state.known = [sum(1 << int(c) for c in k) for k in data["known"]]
-    state.discards = [[int(c) for c in d] for d in data["discards"]]
-    _finish_restore(state)
-    return state
-
-
-def sample_from_observation(obs: JSON, rng: random.Random) -> BattleLineState:
-    """A full state consistent with ``obs``: the hidden cards dealt at random.
-
-    The observing seat's hand, the cards it knows in the other hand and the deck tops it knows
-    stay where they are; every other unseen card is shuffled into the opponent's hand (keeping
-    its public troop/tactic counts), the unknown deck tops and the rest of the decks.
-    """
-    seat = int(obs["seat"])
-    opp = 1 - seat
-    state = BattleLineState(0, dict(obs["variant"]))
-    _restore_common(state, obs)
-    ids = CARD_IDS
-    for f, flag in enumerate(obs["flags"]):
-        state.claimed[f] = int(flag["claimed"])
-        state.fog[f] = int(flag["fog"])
-        state.mud[f] = int(flag["mud"])
-        for s in (0, 1):
-            _set_side(state, s * NUM_FLAGS + f, [(ids[n], int(p)) for n, p in flag["sides"][s]])
-    state.discards = [[ids[n] for n in pile] for pile in obs["discards"]]
-    own = 0
-    for n in obs["hand"]:
-        own |= 1 << ids[n]
-    known = 0
-    for n in obs["opponent_known"]:
-        known |= 1 << ids[n]
-    seen = own | known
-    for side in state.sides:
-        for c in side:
-            seen |= 1 << c
-    for pile in state.discards:
-        for c in pile:
-            seen |= 1 << c
-    for f in range(NUM_FLAGS):
-        if state.fog[f] >= 0:
-            seen |= 1 << FOG
-        if state.mud[f] >= 0:
-            seen |= 1 << MUD
-    tops_named = [obs["deck_tops"][DECKS[d]] for d in (0, 1)]
-    for d in (0, 1):
-        for n in tops_named[d]:
-            if n != "?":
-                seen |= 1 << ids[n]
-    everything = state.troop_all | (ALL_TACTICS if state.tactics_on else 0)
-    unseen = everything & ~seen
-    pools = [list(iter_bits(unseen & ALL_TROOPS)), list(iter_bits(unseen & ALL_TACTICS))]
-    rng.shuffle(pools[0])
-    rng.shuffle(pools[1])
-    counts = obs["hand_counts"][opp]
-    opp_hand = known
-    for d in (0, 1):
-        missing = int(counts[d]) - _popcount(known & (ALL_TROOPS if d == 0 else ALL_TACTICS))
-        for _ in range(missing):
-            opp_hand |= 1 << pools[d].pop()
-    state.hands[seat] = own
-    state.hands[opp] = opp_hand
-    state.known[seat] = known
-    state.known[opp] = sum(1 << ids[n] for n in obs["known_by_opponent"])
-    for d in (0, 1):
-        size = int(obs["decks"][DECKS[d]])
-        named = list(reversed(tops_named[d]))  # bottom-most returned card first
-        top_cards: list[list[int]] = []
-        for n in named:
-            if n == "?":
-                top_cards.append([pools[d].pop(), 1 << opp])
-            else:
-                top_cards.append([ids[n], 1 << seat])
-        rest = size - len(top_cards)
-        body = [pools[d].pop() for _ in range(rest)]
-        if pools[d]:
-            raise GameError("observation is inconsistent: unseen cards left over after dealing")
-        state.decks[d] = body + [c for c, _ in top_cards]
-        state.tops[d] = top_cards
-    state.history = []
-    _finish_restore(state)
-    return state
+        """An expression that rebuilds this state: a replay of its history from its seed, or,
+        for a position no replay reaches (sampled or built by hand), its full JSON."""
+        try:
+            if BattleLineState.replay(self.seed, self.variant, self.history) == self:
+                return (f"BattleLineState.replay({self.seed!r}, {self.variant!r}, "
+                        f"{self.history!r})")
+        except GameError:
+            pass
+        return f"BattleLineState.from_json({self.to_json()!r})"

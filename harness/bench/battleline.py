@@ -15,9 +15,10 @@ from games.battleline.state import BattleLineState
 from harness.bench import figure
 
 
-def _playout(seed: int, rules: str) -> int:
+def _playout(seed: int, rules: str, players: int = 2) -> int:
     """One random game; returns its number of decisions."""
-    state = registry.get("battleline").new_game(seed, rules=rules)
+    variant = {"rules": rules} if players == 2 else {"rules": rules, "players": str(players)}
+    state = registry.get("battleline").new_game(seed, **variant)
     rng = random.Random(seed)
     decisions = 0
     while not state.is_terminal():
@@ -29,12 +30,12 @@ def _playout(seed: int, rules: str) -> int:
     return decisions
 
 
-def _games_per_second(rules: str, games: int) -> tuple[float, float, float]:
+def _games_per_second(rules: str, games: int, players: int = 2) -> tuple[float, float, float]:
     """Games and decisions per wall-clock second, and games per second of CPU time (the
     figure that holds up when other processes share the machine)."""
     t0 = time.perf_counter()
     c0 = time.process_time()
-    decisions = sum(_playout(seed, rules) for seed in range(games))
+    decisions = sum(_playout(seed, rules, players) for seed in range(games))
     elapsed = time.perf_counter() - t0
     cpu = time.process_time() - c0
     return games / elapsed, decisions / elapsed, games / max(cpu, 1e-9)
@@ -83,6 +84,10 @@ def run(quick: bool) -> None:
         figure(f"random playouts, {rules}", gps, "games/s",
                f"{games} games, one core; {cpu_gps:,.0f} games per CPU second")
         figure(f"decisions, {rules}", dps, "decisions/s")
+    gps, dps, cpu_gps = _games_per_second("standard", games, players=3)
+    figure("random playouts, 3 players", gps, "games/s",
+           f"{games} games, one core; {cpu_gps:,.0f} games per CPU second")
+    figure("decisions, 3 players", dps, "decisions/s")
     every, proofs = _claim_check_times(300 if quick else 2000)
     figure("claim check, median", statistics.median(every) * 1e6, "µs",
            f"{len(every)} checks of complete sides from random games")

@@ -87,10 +87,14 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
              limits: Limits = _DEFAULTS, show: bool = False, sandbox_builtins: bool = False,
              log_dir: Path | None = None) -> GameRecord:
     """Play one game (``tourney play``); raises :class:`UsageError` for anything unplayable."""
+    from games.protocol import VariantError
     from harness.match.referee import play_game
 
     game, variant = resolve_game(game_name, variants)
-    initial = game.new_game(seed, **variant)
+    try:  # a game may refuse a combination of options (schotten-totten with players=3)
+        initial = game.new_game(seed, **variant)
+    except VariantError as exc:
+        raise UsageError(str(exc)) from None
     players = initial.num_players
     if len(bots) != players:
         raise UsageError(f"{game.info.name} with {variant or 'its default rules'} needs "

@@ -53,6 +53,7 @@ def position(
     tactics_deck: str | None = None,
     seed: int = 0,
     fill: bool = False,
+    players: int = 2,
 ) -> BattleLineState:
     """A position at the start of ``turn``'s turn.
 
@@ -62,9 +63,14 @@ def position(
     decks (shuffled with ``seed``), unless ``troop_deck``/``tactics_deck`` list the decks
     (top card last); with ``fill`` the cards mentioned nowhere go beneath the listed ones,
     otherwise they are left out of the game. Tactics played default to the tactics each seat
-    has on the board, as environment cards and (guile cards) in its discard pile.
+    has on the board, as environment cards and (guile cards) in its discard pile. With
+    ``players=3``, ``hands`` and ``discards`` take three entries (missing ones are empty).
     """
-    state = BattleLineState(seed, {"rules": rules})
+    variant = {"rules": rules} if players == 2 else {"players": str(players), "rules": rules}
+    state = BattleLineState(seed, variant)
+    seats = range(players)
+    hands = [*hands, *[""] * (players - len(hands))]
+    discards = [*discards, *[""] * (players - len(discards))]
     used = 0
     ply = 0
     for seat, flag, text in board:
@@ -73,8 +79,8 @@ def position(
             state.placed[c] = ply
             ply += 1
             used |= 1 << c
-    played = [0, 0]
-    for seat in (0, 1):
+    played = [0] * players
+    for seat in seats:
         for side in range(NUM_FLAGS):
             played[seat] += sum(1 for c in state.sides[seat * NUM_FLAGS + side] if c >= NUM_TROOPS)
     for kind, owner, flag in env:
@@ -84,7 +90,7 @@ def position(
         ply += 1
         used |= 1 << card
         played[owner] += 1
-    for seat in (0, 1):
+    for seat in seats:
         state.discards[seat] = ids(discards[seat])
         for c in state.discards[seat]:
             used |= 1 << c
@@ -112,12 +118,12 @@ def position(
         state.leader_played = [
             any(state.where[c] // NUM_FLAGS == s for c in iter_bits(LEADER_MASK)
                 if state.where[c] >= 0)
-            for s in (0, 1)
+            for s in seats
         ]
     state.ply = ply
     state.turn = turn
     state.refresh_all()
-    state._start_turn()
+    state.start_turn()
     return state
 
 

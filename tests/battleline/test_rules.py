@@ -237,7 +237,7 @@ def test_fog_compares_sums_only() -> None:
 def test_mud_reopens_complete_sides_and_adds_a_slot() -> None:
     s = position([(0, 6, "r1 r2 r3"), (1, 6, "b9 g9 y1")], hands=("r9", "mud o4"))
     s.turn = 1
-    s._start_turn()
+    s.start_turn()
     s.apply("mud 6")
     assert s.capacity(5) == 4 and not s.can_claim(0, 5) and not s.can_claim(1, 5)
     s.apply("draw troops")

@@ -315,21 +315,26 @@ _TACTIC_VALUE = 0.25  # of a flag
 
 
 def _battleline_evaluate(state: State) -> list[float]:
-    """Flags won, and at open flags the best formation each side can still reach."""
+    """Flags won, and at open flags the best formation each side can still reach, for any
+    number of seats: each seat's tally against the mean of the others'."""
     observation = state.observation(0)
     board = Board(observation)
-    total = 0.0
+    players = len(observation["hand_sizes"])
+    tally = [0.0] * players
     for flag, shown in enumerate(observation["flags"]):
         if shown["claimed"] >= 0:
-            total += 1.0 if shown["claimed"] == 0 else -1.0
+            tally[shown["claimed"]] += 1.0
             continue
-        mine = board.prospect(flag, board.sides[0][flag], board.counts[0][flag], board.avail)
-        theirs = board.prospect(flag, board.sides[1][flag], board.counts[1][flag], board.avail)
-        total += 0.5 * math.tanh((mine - theirs) / CAT_SHIFT)
-    spent = observation["tactics_played"]
-    total -= _TACTIC_VALUE * (spent[0] - spent[1])  # a tactic kept is worth something
-    zero = math.tanh(total / 3.0)
-    return [zero, -zero]
+        a, b = shown.get("seats", (0, 1))
+        mine = board.prospect(flag, board.sides[a][flag], board.counts[a][flag], board.avail)
+        theirs = board.prospect(flag, board.sides[b][flag], board.counts[b][flag], board.avail)
+        edge = 0.25 * math.tanh((mine - theirs) / CAT_SHIFT)
+        tally[a] += edge
+        tally[b] -= edge
+    for seat, spent in enumerate(observation["tactics_played"]):
+        tally[seat] -= _TACTIC_VALUE * spent  # a tactic kept is worth something
+    total = sum(tally)
+    return [math.tanh((t - (total - t) / (players - 1)) / 3.0) for t in tally]
 
 
 def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:

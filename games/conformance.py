@@ -286,16 +286,9 @@ def rule_clone_equal(p: Ply) -> None:
 #: ``clone()`` still shares (never mutated in place today, but nothing enforces it). Each entry
 #: is an open defect of that game, not a permission: ``tests/test_conformance.py`` fails once
 #: an entry is no longer needed, so it is deleted when the game is fixed.
-KNOWN_SHARED: dict[str, frozenset[str]] = {
-    # BattleLineState.clone() assigns the variant dict and the cached legal-action list
-    "battleline": frozenset({"state.variant", "state._legal"}),
-}
-
-
 def rule_clone_shares_nothing(p: Ply) -> None:
-    """A clone shares no mutable object with its original (beyond :data:`KNOWN_SHARED`)."""
-    known = KNOWN_SHARED.get(p.game.info.name, frozenset())
-    shared = [x for x in shared_mutables(p.state, p.state.clone()) if x not in known]
+    """A clone shares no mutable object with its original."""
+    shared = shared_mutables(p.state, p.state.clone())
     if shared:
         p.fail("clone-shares", "the clone shares mutable objects with its original: "
                + ", ".join(shared[:6]) + (" ..." if len(shared) > 6 else ""), show=False)
@@ -495,6 +488,6 @@ def _check_ply(p: Ply, deep: bool) -> None:
 
 
 __all__: list[str] = [
-    "DEEP", "EVERY_PLY", "KNOWN_SHARED", "ConformanceError", "ExplainsSameResults", "Ply",
+    "DEEP", "EVERY_PLY", "ConformanceError", "ExplainsSameResults", "Ply",
     "Report", "check_game", "mutable_objects", "position_of", "shared_mutables",
 ]

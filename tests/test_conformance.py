@@ -11,7 +11,6 @@ import pytest
 
 from games import registry
 from games.conformance import (
-    KNOWN_SHARED,
     ConformanceError,
     Ply,
     Report,
@@ -103,15 +102,6 @@ def test_a_clone_that_forgets_to_copy_a_slot_fails_the_suite() -> None:
     state = WARCHEST.new_game(3)
     assert shared_mutables(state, state.clone()) == []
     assert "state.box[1]" in shared_mutables(state, _forgetful(state).clone())
-
-
-def test_known_clone_sharing_entries_are_still_needed() -> None:
-    # each entry of KNOWN_SHARED is an open defect of that game: once the game's clone() is
-    # fixed this fails, and the entry must go
-    for name, paths in KNOWN_SHARED.items():
-        state = registry.load(name).new_game(1)
-        state.legal_actions()  # fills a legal-action cache, if the game keeps one
-        assert paths <= set(shared_mutables(state, state.clone())), name
 
 
 def test_two_strings_for_one_decision_fail_the_distinct_rule() -> None:

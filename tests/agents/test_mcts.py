@@ -18,7 +18,7 @@ import agents.mcts as mcts
 from agents.mcts import MctsBot, parse_options
 from agents.random import RandomBot
 from games import registry
-from harness.bot_runner import load_bot_file
+from harness.bots.runner import load_bot_file
 from tests.harness import toygame
 
 AGENTS = Path(mcts.__file__).resolve().parent

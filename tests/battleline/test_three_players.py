@@ -352,7 +352,7 @@ def test_scout_knowledge_is_tracked_per_seat() -> None:
 def test_tourney_play_runs_a_three_player_game_and_draws_the_triangle() -> None:
     from typer.testing import CliRunner
 
-    from harness.cli import app
+    from harness.cli.app import app
 
     result = CliRunner().invoke(app, ["play", "bl", "--variant", "players=3", "greedy", "random",
                                       "random", "--seed", "3", "--show"])
@@ -365,7 +365,7 @@ def test_tourney_play_runs_a_three_player_game_and_draws_the_triangle() -> None:
 def test_tourney_play_refuses_schotten_totten_for_three_in_one_line() -> None:
     from typer.testing import CliRunner
 
-    from harness.cli import app
+    from harness.cli.app import app
 
     result = CliRunner().invoke(app, ["play", "schotten-totten", "--variant", "players=3",
                                       "random", "random", "random"])

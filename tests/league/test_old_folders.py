@@ -18,22 +18,23 @@ from games import registry
 from harness.bots.spec import parse_spec
 from harness.cli.app import app
 from harness.league import store
+from harness.league.config import LeagueMismatch
 from harness.league.service import League, ratings_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "main-c611855"
 
 
 def old_folder(name: str, tmp_path: Path) -> Path:
-    """A copy of a fixture league. Should a built-in bot's code or a game's rules have changed
-    since, the copy's league.json says so (a changed bot is refused by design; the fixture is
-    about the folder's format, not about the bots' code)."""
+    """A copy of a fixture league. Should a built-in bot's code have changed since, the copy's
+    league.json says so (a changed bot is refused by design; the fixture is about the folder's
+    format, not about the bots' code). Its rules version stays as written: War Chest has moved
+    from wc-2 to wc-3 since, and such a folder must stay readable but never take new games."""
     out = tmp_path / name
     shutil.copytree(FIXTURES / name, out)
     path = out / "league.json"
     config = json.loads(path.read_text())
     for bot in config["bots"]:
         bot["sha256"] = parse_spec(bot["spec"]).sha256()
-    config["rules_version"] = registry.get(config["game"]).info.rules_version
     path.write_text(json.dumps(config))
     return out
 
@@ -64,7 +65,18 @@ def test_an_old_folder_rates_with_the_teams_its_game_declares(name: str, games: 
     assert board["greedy"]["wins"] == games and board["random"]["losses"] == games
 
 
-@pytest.mark.parametrize(("name", "more"), [("battleline", 2), ("warchest4", 2)])
+def test_a_folder_of_older_rules_rates_but_never_takes_new_games(tmp_path: Path) -> None:
+    out = old_folder("warchest4", tmp_path)
+    assert json.loads((out / "league.json").read_text())["rules_version"] == "wc-2"
+    text, _ = ratings_text([out], fmt="json")
+    assert json.loads(text)["rated_games"] == 2
+    league = League.prepare(None, [], out=out, games=4)
+    with pytest.raises(LeagueMismatch, match="rules wc-2, but the engine is now at rules wc-3"):
+        league.run(workers=0, progress=False)
+    assert store.load_games([out]).games.num_rows == 2
+
+
+@pytest.mark.parametrize(("name", "more"), [("battleline", 2)])
 def test_an_old_folder_resumes_and_grows(name: str, more: int, tmp_path: Path) -> None:
     out = old_folder(name, tmp_path)
     before = store.load_games([out]).games.num_rows

@@ -397,6 +397,10 @@ def _wait_and_pass_on(libc: Any, child: int) -> None:
     if child == 0:
         return
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    null = os.open(os.devnull, os.O_RDWR)  # the pipes are the bot's: it alone may close them
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
     while True:
         pid, status = os.wait()
         if pid == child:

@@ -135,11 +135,15 @@ def prepare_league(
     overage: float | None = None,
     resume: bool = False,
     kind: str = "round-robin",
+    require_isolation: bool = False,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
     Options left out are taken from the folder's ``league.json`` when it exists, so
-    ``tourney league --resume --out FOLDER`` continues the last run.
+    ``tourney league --resume --out FOLDER`` continues the last run. A new league gets a random
+    secret key (or, with ``seed``, one derived from it); a stored league keeps its key and its
+    deal scheme. ``require_isolation``: refuse unless every protection of
+    :mod:`harness.isolation` is in force for the league's sandboxed bots.
     """
     from harness import schedule, store
 
@@ -160,7 +164,16 @@ def prepare_league(
     else:
         refs = [bot_ref(b) for b in bots]
     n = games if games is not None else int(last.get("games", DEFAULT_GAMES))
-    league_seed = seed if seed is not None else (stored.seed if stored is not None else 0)
+    if stored is not None:
+        league_seed = seed if seed is not None else stored.seed
+        key_hex, scheme = stored.key, stored.deal_scheme
+        if seed is not None and seed != stored.seed:  # refused by the store, with the fix
+            key_hex, scheme = schedule.key_from_seed(seed).hex(), schedule.KEYED
+    else:
+        league_seed = seed
+        key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
+        key_hex, scheme = key.hex(), schedule.KEYED
+    key_bytes = bytes.fromhex(key_hex) if scheme == schedule.KEYED else None
     if move_time is not None and move_time <= 0:
         raise LeagueError(f"--move-time must be positive (got {move_time})")
     if overage is not None and overage < 0:
@@ -172,14 +185,16 @@ def prepare_league(
         lim = dataclasses.replace(lim, overage=overage)
     name = stored.name if stored is not None else out.resolve().name
     try:
+        legacy_seed = league_seed if league_seed is not None else 0
         if kind == "gauntlet":
             schedule.check_bots(refs)
             specs = schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
-                                      league_seed, players=choice.players, league=name,
-                                      limits=lim)
+                                      legacy_seed, players=choice.players, league=name,
+                                      limits=lim, key=key_bytes)
         else:
-            specs = schedule.round_robin(choice.name, choice.variant, refs, n, league_seed,
-                                         players=choice.players, league=name, limits=lim)
+            specs = schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
+                                         players=choice.players, league=name, limits=lim,
+                                         key=key_bytes)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
     config = store.LeagueConfig(
@@ -188,8 +203,27 @@ def prepare_league(
         limits=lim, kind=kind, challenger=refs[0].name if kind == "gauntlet" else "",
         players=choice.players,
         schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
+        key=key_hex, deal_scheme=scheme, isolation=_isolation(refs, require_isolation),
     )
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
+
+
+def _isolation(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
+    """What confines this league's sandboxed bots (recorded in league.json); with ``required``,
+    a :class:`LeagueError` naming what is missing."""
+    from harness import isolation
+    from harness.loader import is_sandboxed
+
+    if not any(is_sandboxed(ref.spec) for ref in refs) and not required:
+        return {"sandboxed_bots": False}
+    state = isolation.report()
+    missing = isolation.missing(state)
+    if required and missing:
+        raise LeagueError(f"--require-isolation: this machine does not give bots "
+                          f"{'; '.join(missing)} ({isolation.describe(state)}); run as root on "
+                          f"a Linux host that allows namespaces and cgroups, or drop "
+                          f"--require-isolation")
+    return {**state, "missing": missing}
 
 
 def _stored_ref(config: LeagueConfig, name: str) -> BotRef:
@@ -212,6 +246,7 @@ class RunSummary:
     seconds: float = 0.0
     interrupted: bool = False
     quarantined: list[str] = field(default_factory=list)
+    void: int = 0  # games stored void: harness failures, no bot to blame, not rated
 
 
 class _Leader:
@@ -303,6 +338,8 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                     summary.stored += 1
                     if not store.is_void(record):
                         leader.add(record.seats, record.returns)
+                    else:
+                        summary.void += 1
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
                 now = time.perf_counter()
@@ -383,6 +420,10 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
         f"({rate:.1f} games/s); {total} of {summary.scheduled} scheduled games stored in "
         f"{plan.out}"
     )
+    if summary.void:
+        lines.append(f"WARNING: {summary.void} of the games played are void (the harness failed "
+                     f"with no bot to blame; they are not rated): see their reason column and "
+                     f"{plan.out / 'logs'}")
     return lines
 
 
@@ -393,7 +434,14 @@ GamesOpt = Annotated[int | None, typer.Option("--games", "-n", help="Games per p
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Results folder, e.g. results/NAME.")]
 WorkersOpt = Annotated[int | None, typer.Option(
     "--workers", "-j", help="Worker processes (default: one per core; 0: in this process).")]
-SeedOpt = Annotated[int | None, typer.Option(help="League seed: fixes every deal (default 0).")]
+SeedOpt = Annotated[int | None, typer.Option(help=(
+    "For experiments, not competitions: derive the league's secret key from this seed, so "
+    "every deal is reproducible (a small seed can be guessed by a bot). Default: a random "
+    "key kept in league.json."))]
+RequireOpt = Annotated[bool, typer.Option(
+    "--require-isolation", help="Refuse to start unless sandboxed bots get every protection "
+    "(per-bot cgroup limits, namespaces, allow-list file system, unprivileged user, stopped "
+    "between turns).")]
 VariantOpt = Annotated[list[str] | None, typer.Option(
     "--variant", help="Rules option key=value (repeatable); see `tourney games`.")]
 MoveTimeOpt = Annotated[float | None, typer.Option(
@@ -460,6 +508,7 @@ def league_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    require_isolation: RequireOpt = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -468,7 +517,8 @@ def league_cmd(
     """
     _run_command(lambda: prepare_league(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
-                                        overage=overage, resume=resume),
+                                        overage=overage, resume=resume,
+                                        require_isolation=require_isolation),
                  workers, cluster, quiet, batch_size, game_timeout)
 
 
@@ -489,12 +539,13 @@ def gauntlet_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    require_isolation: RequireOpt = False,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin)."""
     _run_command(lambda: prepare_league(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
-                                        kind="gauntlet"),
+                                        kind="gauntlet", require_isolation=require_isolation),
                  workers, cluster, quiet, batch_size, game_timeout)
 
 

@@ -114,7 +114,7 @@ class LeagueConfig:
     game: str
     variant: dict[str, str]
     rules_version: str
-    seed: int
+    seed: int | None  # --seed, or None: the key is random
     games_per_pair: int
     bots: list[BotRef]
     limits: Limits = field(default_factory=Limits)
@@ -123,6 +123,16 @@ class LeagueConfig:
     players: int = 2
     schedule: dict[str, Any] = field(default_factory=dict)  # the last run: kind, bots, games
     tourney_version: str = field(default_factory=tourney_version)
+    # the secret key every deal seed and game id derives from (hex), and the derivation;
+    # leagues stored before keys existed have none and keep the legacy scheme
+    key: str = ""
+    deal_scheme: str = "sha256-v0"
+    isolation: dict[str, Any] = field(default_factory=dict)  # what confined bots, last run
+
+    @property
+    def key_bytes(self) -> bytes | None:
+        """The key for :mod:`harness.schedule` (None: the legacy, unkeyed scheme)."""
+        return bytes.fromhex(self.key) if self.deal_scheme != "sha256-v0" else None
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -170,10 +180,13 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
             f"{where} games played under {stored.game} rules {stored.rules_version}, but the "
             f"engine is now at rules {new.rules_version}; {fix} for the new rules"
         )
-    if stored.seed != new.seed:
+    if stored.seed != new.seed or (stored.key, stored.deal_scheme) != (new.key,
+                                                                         new.deal_scheme):
+        was = "a secret random key" if stored.seed is None else f"--seed {stored.seed}"
+        now = "a new random key" if new.seed is None else f"--seed {new.seed}"
+        again = "leave out --seed" if stored.seed is None else f"pass --seed {stored.seed}"
         raise LeagueMismatch(
-            f"{where} a league with --seed {stored.seed}, not {new.seed}; pass --seed "
-            f"{stored.seed} to continue it or {fix}"
+            f"{where} a league with {was}, not {now}; {again} to continue it or {fix}"
         )
     if stored.limits != new.limits:
         was, now = stored.limits, new.limits
@@ -209,6 +222,9 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
         players=stored.players,
         schedule=new.schedule,
         tourney_version=new.tourney_version,
+        key=stored.key,
+        deal_scheme=stored.deal_scheme,
+        isolation=new.isolation or stored.isolation,
     )
 
 
@@ -403,8 +419,14 @@ def _write_parquet(table: pa.Table, fh: IO[bytes]) -> None:
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Readable by its owner only: ``league.json`` holds the league's secret key."""
     text = (json.dumps(data, indent=2, sort_keys=False) + "\n").encode()
-    _write_atomic(path, lambda fh: fh.write(text))
+
+    def write(fh: Any) -> None:
+        os.fchmod(fh.fileno(), 0o600)
+        fh.write(text)
+
+    _write_atomic(path, write)
 
 
 def _os_problem(exc: OSError, folder: Path) -> StoreError:

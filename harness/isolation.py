@@ -109,7 +109,7 @@ def system_view() -> dict[str, Any]:
 def allowed_imports() -> str:
     """What a sandboxed Python bot may import, for error messages (truthful: the view above)."""
     return (f"the standard library, the packages installed in tourney's Python environment "
-            f"({sys.prefix}), {' and '.join(BOT_PACKAGES)}, and modules beside its own file")
+            f"({sys.prefix}) and tourney's {' and '.join(BOT_PACKAGES)} packages")
 
 
 # ------------------------------------------------------------------------------- reporting

@@ -352,3 +352,32 @@ def test_no_stale_bot_files_after_a_referee_is_killed(toy: str, tmp_path: Path) 
     for base in cgroups.backend().bases.values():
         cgroups._clear_stale(base)  # what the next referee does when it starts
     assert not any(g.exists() for g in left)
+
+
+def test_a_clone_in_a_private_directory_plays_sandboxed_as_root(tmp_path: Path) -> None:
+    """tourney cloned into a 0700 directory (as /root is, as mktemp -d makes): sandboxed
+    built-ins, a bot importing games and one importing a package installed only in the
+    virtual environment all play (the interpreter here lives under /root, 0700, too)."""
+    clone = tmp_path / "private" / "tourney"
+    clone.parent.mkdir(mode=0o700)
+    root = Path(__file__).resolve().parents[2]
+    for package in ("games", "agents", "harness"):
+        shutil.copytree(root / package, clone / package)
+    bot = clone.parent / "mine.py"
+    bot.write_text("import games.registry, pyarrow\ndef act(o, legal):\n    return legal[-1]\n")
+    script = textwrap.dedent(f"""
+        from harness.records import BotRef, GameSpec
+        from harness.referee import play_game
+        import harness
+        assert harness.__file__.startswith({str(clone)!r}), harness.__file__
+        for seats in (("sandbox:greedy", "sandbox:random"), ({str(bot)!r}, "random")):
+            refs = tuple(BotRef(f"b{{i}}", s) for i, s in enumerate(seats))
+            record = play_game(GameSpec("g", "battleline", {{}}, 2, refs))
+            print(record.termination.value, record.offender, record.reason)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(clone)}, cwd=clone.parent,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    results = done.stdout.splitlines()
+    assert len(results) == 2 and all(" None " in line for line in results), results

@@ -232,7 +232,7 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
 def _private_copy(cfg: dict[str, Any], bot: dict[str, Any], data: bytes) -> str:
     """Without a root of its own the bot reads its file from a directory only it may read,
     named by the referee (which removes it, and stale ones of dead referees)."""
-    folder = bot["fallback_dir"]
+    folder = str(bot["fallback_dir"])
     os.mkdir(folder, 0o700)
     path = os.path.join(folder, bot["name"])
     with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400), "wb") as f:

@@ -79,9 +79,8 @@ def python_paths() -> tuple[str, ...]:
             continue  # already visible
         found.append(real)
     for package in BOT_PACKAGES:
-        path = PROJECT_ROOT / package
-        if path.is_dir():
-            found.append(str(path))
+        if (PROJECT_ROOT / package).is_dir():
+            found.append(str(PROJECT_ROOT / package))
     # the venv's interpreter link must resolve inside the view, so keep the venv and the base
     outermost = sorted(set(found), key=len)
     kept: list[str] = []

@@ -175,10 +175,17 @@ def _root_spec(limits: Limits, extra: list[str]) -> JSON:
             "devices": view["devices"], "scratch": limits.scratch_bytes}
 
 
+def _namespaces_allowed() -> bool:
+    """False when ``$TOURNEY_NO_NAMESPACES`` is set: to try the fallback of a locked-down
+    container on a machine that is not one."""
+    return not os.environ.get("TOURNEY_NO_NAMESPACES")
+
+
 def probe_runner() -> JSON:
     """Confine a runner exactly as for a bot, without a bot, and return what it achieved."""
     user = sandbox_user()
-    cfg: JSON = {"parent": os.getpid(), "root": _root_spec(Limits(), [])}
+    cfg: JSON = {"parent": os.getpid(), "root": _root_spec(Limits(), []),
+                 "isolate": _namespaces_allowed()}
     if user is not None:
         cfg["uid"], cfg["gid"] = user
     argv = [sys.executable, "-P", "-s", bot_runner.__file__, "--confine", json.dumps(cfg),
@@ -259,6 +266,7 @@ class SandboxedAgent:
             "hide": hidden_paths(),
             "cgroups": self.group.join_files,
             "allowed": isolation.allowed_imports(),
+            "isolate": _namespaces_allowed(),
         }
         if own_root:
             cfg["root"] = _root_spec(self.limits, extra)

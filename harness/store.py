@@ -182,11 +182,11 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
         )
     if stored.seed != new.seed or (stored.key, stored.deal_scheme) != (new.key,
                                                                          new.deal_scheme):
-        was = "a secret random key" if stored.seed is None else f"--seed {stored.seed}"
-        now = "a new random key" if new.seed is None else f"--seed {new.seed}"
+        had = "a secret random key" if stored.seed is None else f"--seed {stored.seed}"
+        asked = "a new random key" if new.seed is None else f"--seed {new.seed}"
         again = "leave out --seed" if stored.seed is None else f"pass --seed {stored.seed}"
         raise LeagueMismatch(
-            f"{where} a league with {was}, not {now}; {again} to continue it or {fix}"
+            f"{where} a league with {had}, not {asked}; {again} to continue it or {fix}"
         )
     if stored.limits != new.limits:
         was, now = stored.limits, new.limits

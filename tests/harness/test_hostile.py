@@ -381,3 +381,43 @@ def test_a_clone_in_a_private_directory_plays_sandboxed_as_root(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     results = done.stdout.splitlines()
     assert len(results) == 2 and all(" None " in line for line in results), results
+
+
+def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
+        tmp_path: Path, shared_dir: Path) -> None:
+    """No cgroups and no namespaces (as in a locked-down container, simulated): bots play with
+    rlimits and a private copy of their file, the report says what is missing, nothing is left
+    on disk, and --require-isolation refuses to start a league."""
+    bot = shared_dir / "plain.py"
+    bot.write_text("import os\ndef act(o, legal):\n    print(oct(os.stat(__file__).st_mode & "
+                   "0o777), os.getuid())\n    return legal[0]\n")
+    bot.chmod(0o644)
+    script = textwrap.dedent(f"""
+        import json, os, tempfile
+        from harness import isolation
+        from harness.records import BotRef, GameSpec
+        from harness.referee import play_game
+        before = set(os.listdir(tempfile.gettempdir()))
+        refs = (BotRef("a", {str(bot)!r}), BotRef("b", "random"))
+        record = play_game(GameSpec("g", "battleline", {{}}, 2, refs))
+        left = [f for f in set(os.listdir(tempfile.gettempdir())) - before
+                if f.startswith("tourney-bot-")]
+        print(json.dumps({{"missing": isolation.missing(), "offender": record.offender,
+                          "log": record.logs[0].splitlines()[0], "left": left}}))
+    """)
+    env = {**os.environ, "TOURNEY_NO_CGROUPS": "1", "TOURNEY_NO_NAMESPACES": "1"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["offender"] is None and seen["left"] == []
+    assert seen["log"] == "0o400 65534"  # its copy: readable by the bot's user only
+    assert "the allow-list file system" in seen["missing"]
+    assert "per-bot memory, process and CPU limits (cgroup v2 or v1)" in seen["missing"]
+    refused = subprocess.run([str(Path(sys.executable).parent / "tourney"), "league", "bl", "a=" +
+                              str(bot), "random", "--out", str(tmp_path / "lg"),
+                              "--require-isolation", "-q"], capture_output=True, text=True,
+                             env=env, timeout=120, check=False)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "--require-isolation: this machine does not give bots" in refused.stderr
+    assert not (tmp_path / "lg").exists()

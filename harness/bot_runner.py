@@ -1,23 +1,27 @@
 """Runs one bot in a sandboxed child process and speaks the wire protocol for it.
 
-This file imports nothing but the standard library: the sandbox copies it next to the bot file
-and starts it with a plain interpreter, possibly as an unprivileged user. The harness also
-imports it for :func:`load_bot_file` and :func:`find_entry`, so a bot is discovered by exactly the
-same rules in-process and in the sandbox.
+This file imports nothing but the standard library: the sandbox starts it from where it lies
+with a plain interpreter, before it switches to an unprivileged user. The harness also imports
+it for :func:`load_bot_file` and :func:`find_entry`, so a bot is discovered by exactly the same
+rules in-process and in the sandbox.
 
 Start-up, in order, before any bot code runs:
 
-1. ``--confine JSON``: resource limits (address space, CPU, file size, no core dumps); new
-   network, mount and PID namespaces with a private ``/proc`` where the OS permits (no network,
-   the referee is invisible, and every process the bot starts dies with it; without root inside
-   a new user namespace); as root, the switch to the unprivileged user; then ``no_new_privs``
-   and a parent-death signal.
-2. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
+1. ``--confine JSON`` (the policy of :mod:`harness.isolation`): join the bot's control groups
+   (``cgroups``: everything from here on is counted for the bot), read the bot file while still
+   privileged; resource limits (address space, CPU, file size, no core dumps); new network,
+   mount and PID namespaces where the OS permits (without root inside a new user namespace),
+   in which PID 1 builds the bot's own read-only root (``root``: the allow-list, a private
+   ``/proc`` and ``/tmp``, the bot's copy of its file) and ``pivot_root``s into it; as root, the
+   switch to the unprivileged user; then ``no_new_privs`` and a parent-death signal. Where no
+   own root is possible, the bot's copy goes to a private directory named by the referee.
+2. The first protocol line is the runner's own ``confined`` report (what step 1 achieved).
+3. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
    both go to the log pipe the referee drains, and its ``stdin`` is ``/dev/null``, so nothing the
    bot prints can corrupt the protocol.
-3. ``--exec CMD...`` replaces this process with an external bot (after steps 1 only, so the
-   command speaks the protocol on its own stdin/stdout); ``--file PATH [--entry NAME]`` loads a
-   Python bot file and serves it.
+4. ``--exec CMD...`` replaces this process with an external bot (after steps 1 and 2 only, so
+   the command speaks the protocol on its own stdin/stdout); ``--file NAME [--entry NAME]``
+   loads the Python bot file and serves it; ``--probe`` only reports and exits.
 """
 
 from __future__ import annotations

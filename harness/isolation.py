@@ -90,6 +90,28 @@ def python_paths() -> tuple[str, ...]:
     return tuple(sorted(kept))
 
 
+@cache
+def bot_sys_path() -> tuple[str, ...]:
+    """The import path of a sandboxed Python bot, beyond the interpreter's standard library:
+    tourney's root (where only :data:`BOT_PACKAGES` are visible) and every other entry of
+    tourney's own ``sys.path`` (site-packages and what their ``.pth`` files add). Bots run
+    without ``site`` (``-S``), which saves the ~10 ms an editable install's import hook costs
+    every launch, so the path is given to them whole (``PYTHONPATH``)."""
+    own = {os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],
+                                         sysconfig.get_paths()["platstdlib"])}
+    entries = [str(PROJECT_ROOT)]
+    for entry in sys.path:
+        real = os.path.realpath(entry) if entry else ""
+        if (not real or real in own or real.endswith((".zip", "lib-dynload"))
+                or real == str(PROJECT_ROOT) or not os.path.isdir(real)
+                or real not in python_paths() and not any(_inside(real, p)
+                                                          for p in python_paths())):
+            continue
+        if real not in entries:
+            entries.append(real)
+    return tuple(entries)
+
+
 def system_view() -> dict[str, Any]:
     """The read-only parts of every bot's root: system directories (symlinks kept as links),
     /etc files, devices and the Python environment."""

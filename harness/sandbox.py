@@ -161,7 +161,7 @@ def _env() -> dict[str, str]:
         "TMPDIR": "/tmp",
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": str(PROJECT_ROOT),
+        "PYTHONPATH": os.pathsep.join(isolation.bot_sys_path()),
         # a bot runs on one CPU: numerical libraries need not start a thread per core
         "OMP_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
@@ -281,7 +281,7 @@ class SandboxedAgent:
     def _spawn(self, own_root: bool) -> subprocess.Popen[bytes]:
         python = sys.executable if own_root else bot_python()
         confine = json.dumps(self._confinement(own_root))
-        runner = [python, "-P", "-s", bot_runner.__file__, "--confine", confine]
+        runner = [python, "-P", "-S", bot_runner.__file__, "--confine", confine]
         if self.source.command:
             argv = [*runner, "--exec", *self.source.command]
             cwd = os.getcwd()

@@ -378,6 +378,7 @@ def test_a_bot_file_cannot_see_results_or_its_own_original(toy: str, shared_dir:
 
 
 def test_nothing_of_a_bot_is_left_on_disk_and_its_group_is_removed() -> None:
+    from harness import cgroups
     from harness.loader import parse_spec
     from harness.sandbox import FALLBACK_PREFIX, SandboxedAgent
 
@@ -390,5 +391,10 @@ def test_nothing_of_a_bot_is_left_on_disk_and_its_group_is_removed() -> None:
     assert all(g.is_dir() for g in groups)
     agent.close()
     assert set(Path(tempfile.gettempdir()).glob(f"{FALLBACK_PREFIX}*")) == before
-    assert not any(g.exists() for g in groups)
     assert agent.proc.returncode is not None
+    deadline = time.monotonic() + 5
+    while any(cgroups._members(g) for g in groups) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(cgroups._members(g) for g in groups)  # every process of the bot is gone
+    cgroups.remove_groups()  # what happens when the referee exits
+    assert not any(g.exists() for g in groups)

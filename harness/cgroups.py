@@ -36,7 +36,12 @@ PREFIX = "tourney-"
 _V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 _counter = itertools.count()
 # a forked worker must not reuse (or remove) the groups of the process it was forked from
-os.register_at_fork(after_in_child=lambda: (_free.clear(), _draining.clear()))
+def _forget_groups() -> None:
+    _free.clear()
+    _draining.clear()
+
+
+os.register_at_fork(after_in_child=_forget_groups)
 
 
 @dataclass(frozen=True)

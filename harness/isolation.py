@@ -103,10 +103,10 @@ def bot_sys_path() -> tuple[str, ...]:
     for entry in sys.path:
         real = os.path.realpath(entry) if entry else ""
         if (not real or real in own or real.endswith((".zip", "lib-dynload"))
-                or real == str(PROJECT_ROOT) or not os.path.isdir(real)
-                or real not in python_paths() and not any(_inside(real, p)
-                                                          for p in python_paths())):
+                or real == str(PROJECT_ROOT) or not os.path.isdir(real)):
             continue
+        if not any(_inside(real, p) for p in python_paths()):
+            continue  # not part of the view (e.g. tourney's tests or the current directory)
         if real not in entries:
             entries.append(real)
     return tuple(entries)

@@ -256,8 +256,9 @@ class SandboxedAgent:
         if self.source.command:  # an external command sees its directory and its files
             extra = [os.getcwd(), *(os.path.abspath(arg) for arg in self.source.command[1:]
                                     if os.path.exists(arg))]
-            if os.path.exists(self.source.command[0]):
-                extra.append(os.path.abspath(self.source.command[0]))
+            program = shutil.which(self.source.command[0])
+            if program is not None:  # and the directory of its program (e.g. under /opt)
+                extra.append(os.path.dirname(os.path.realpath(program)))
         cfg: JSON = {
             "memory": self.limits.memory_bytes,
             "cpu": self.limits.cpu_seconds,

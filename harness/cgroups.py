@@ -253,6 +253,7 @@ class BotGroup:
         self.memory_bytes = memory_bytes
         self._oom_base = 0
         self._cpu_base = 0.0
+        self._fds: dict[Path, int] = {}
         if not self.backend.available:
             return
         try:
@@ -300,13 +301,28 @@ class BotGroup:
         return self.dirs.get("unified") or self.dirs.get("pids")
 
     def pids(self) -> list[int]:
+        """The processes of the group now. The file is opened afresh every time: cgroup v1
+        keeps the list it made for an open file (for a second), so a kept descriptor would
+        miss processes started since."""
         group = self._procs_dir()
-        return _members(group) if group is not None else []
+        if group is None:
+            return []
+        try:
+            fd = os.open(group / "cgroup.procs", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return []
+        try:
+            chunks = []
+            while data := os.read(fd, 65536):
+                chunks.append(data)
+        finally:
+            os.close(fd)
+        return [int(p) for p in b"".join(chunks).split()]
 
-    def signal_all(self, sig: int) -> int:
-        """Send ``sig`` to every process of the group until no new member appears (a process
-        forking while being stopped); returns how many were signalled."""
-        done: set[int] = set()
+    def signal_all(self, sig: int, spare: frozenset[int] = frozenset()) -> int:
+        """Send ``sig`` to every process of the group but ``spare`` until no new member appears
+        (a process forking while being stopped); returns how many were signalled."""
+        done: set[int] = set(spare)
         for _ in range(100):
             fresh = [p for p in self.pids() if p not in done]
             if not fresh:
@@ -317,7 +333,7 @@ class BotGroup:
                 done.add(pid)
             if sig == signal.SIGCONT:
                 break
-        return len(done)
+        return len(done - spare)
 
     def kill(self) -> None:
         if self.kind == "cgroup2" and _write(self.dirs["unified"] / "cgroup.kill", "1"):
@@ -329,6 +345,13 @@ class BotGroup:
                 if not _members(group):
                     break
 
+    def _read(self, path: Path) -> bytes:
+        """A control file's content, through a descriptor kept open for the group's life."""
+        fd = self._fds.get(path)
+        if fd is None:
+            fd = self._fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return os.pread(fd, 65536, 0)
+
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for exceeding the memory limit."""
         if not self.dirs:
@@ -338,9 +361,9 @@ class BotGroup:
         else:
             source = self.dirs["memory"] / "memory.oom_control"
         try:
-            for line in source.read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
+            for line in self._read(source).splitlines():
+                key, _, value = line.partition(b" ")
+                if key == b"oom_kill":
                     return int(value) - self._oom_base
         except (OSError, ValueError):
             return 0
@@ -350,11 +373,11 @@ class BotGroup:
         """CPU time used by all of the bot's processes so far."""
         try:
             if self.kind == "cgroup2":
-                for line in (self.dirs["unified"] / "cpu.stat").read_text().splitlines():
-                    if line.startswith("usage_usec "):
+                for line in self._read(self.dirs["unified"] / "cpu.stat").splitlines():
+                    if line.startswith(b"usage_usec "):
                         return int(line.split()[1]) / 1e6 - self._cpu_base
             elif self.kind == "cgroup1":
-                used = int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+                used = int(self._read(self.dirs["cpuacct"] / "cpuacct.usage")) / 1e9
                 return used - self._cpu_base
         except (OSError, ValueError, KeyError):
             return 0.0
@@ -363,6 +386,9 @@ class BotGroup:
     def close(self) -> None:
         """Kill what is left and give the group back for reuse once its members have exited
         (closing never waits for the kernel to finish reaping)."""
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
         if not self.dirs:
             return
         self.kill()

@@ -23,7 +23,7 @@ class Filler:
         written = 0
         chunk = b"x" * (1 << 20)
         try:
-            for i in range(2000):
+            for i in range(300):
                 with open(os.path.join(folder, f"{MARKER}-{os.getpid()}-{i}"), "wb") as f:
                     f.write(chunk)
                 written += len(chunk)

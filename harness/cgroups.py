@@ -254,6 +254,7 @@ class BotGroup:
         self._oom_base = 0
         self._cpu_base = 0.0
         self._fds: dict[Path, int] = {}
+        self._procs_file: str | None = None
         if not self.backend.available:
             return
         try:
@@ -304,11 +305,13 @@ class BotGroup:
         """The processes of the group now. The file is opened afresh every time: cgroup v1
         keeps the list it made for an open file (for a second), so a kept descriptor would
         miss processes started since."""
-        group = self._procs_dir()
-        if group is None:
-            return []
+        if self._procs_file is None:
+            group = self._procs_dir()
+            if group is None:
+                return []
+            self._procs_file = str(group / "cgroup.procs")
         try:
-            fd = os.open(group / "cgroup.procs", os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self._procs_file, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             return []
         try:
@@ -319,21 +322,28 @@ class BotGroup:
             os.close(fd)
         return [int(p) for p in b"".join(chunks).split()]
 
-    def signal_all(self, sig: int, spare: frozenset[int] = frozenset()) -> int:
-        """Send ``sig`` to every process of the group but ``spare`` until no new member appears
-        (a process forking while being stopped); returns how many were signalled."""
+    def stop_all(self, spare: frozenset[int] = frozenset()) -> list[int]:
+        """SIGSTOP every process of the group but ``spare``, until no new member appears (one
+        may fork while the others are being stopped); returns those stopped. Once all are
+        stopped none can start another, so :meth:`continue_all` needs no new list."""
         done: set[int] = set(spare)
+        stopped: list[int] = []
         for _ in range(100):
             fresh = [p for p in self.pids() if p not in done]
             if not fresh:
                 break
             for pid in fresh:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, sig)
+                    os.kill(pid, signal.SIGSTOP)
                 done.add(pid)
-            if sig == signal.SIGCONT:
-                break
-        return len(done - spare)
+                stopped.append(pid)
+        return stopped
+
+    @staticmethod
+    def continue_all(stopped: list[int]) -> None:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGCONT)
 
     def kill(self) -> None:
         if self.kind == "cgroup2" and _write(self.dirs["unified"] / "cgroup.kill", "1"):
@@ -389,6 +399,7 @@ class BotGroup:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+        self._procs_file = None
         if not self.dirs:
             return
         self.kill()

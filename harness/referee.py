@@ -112,7 +112,7 @@ def play_game(
         if forfeit is None:
             forfeit = _play(state, table, moves, info.max_decisions, on_move)
         if forfeit is None:  # a limit of a bot's whole tree passed on its last turn
-            forfeit = _suspend_all(table, range(n))
+            forfeit = _suspend_all(table, range(n), final=True)
         record = _record(spec, state, table, moves, forfeit, variant, info.rules_version,
                          info.max_decisions, started)
         _tell_the_end(table, record)
@@ -333,11 +333,11 @@ def _shown(answer: object) -> str:
         return f"a {type(answer).__name__} nested too deeply to show"
 
 
-def _suspend_all(table: _Table, seats: Iterable[int]) -> _Forfeit | None:
-    """Stop the sandboxed bots of ``seats`` between turns; the first whose whole process tree
-    passed a limit (memory, CPU) forfeits."""
+def _suspend_all(table: _Table, seats: Iterable[int], final: bool = False) -> _Forfeit | None:
+    """Stop the sandboxed bots of ``seats`` between turns (``final``: at the end, checking
+    every limit); the first whose whole process tree passed a limit (memory, CPU) forfeits."""
     for seat in seats:
-        suspend = getattr(table.agents[seat], "suspend", None)
+        suspend = getattr(table.agents[seat], "final_check" if final else "suspend", None)
         if suspend is None:
             continue
         try:

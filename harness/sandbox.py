@@ -55,6 +55,7 @@ from harness.records import Limits
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MAX_LINE = 4 << 20  # longest protocol line accepted from a bot
 FILE_SIZE_LIMIT = 64 << 20  # largest file a bot may write (RLIMIT_FSIZE)
+CPU_CHECK_EVERY = 16  # stops between checks of a bot's total CPU time (bounded by its turns)
 FALLBACK_PREFIX = "tourney-bot-"  # private copies of bot files where no own root is possible
 _PR_SET_DUMPABLE = 4
 _hardened = False
@@ -228,6 +229,8 @@ class SandboxedAgent:
         self._closed = False
         self._stopped = False
         self._helpers: frozenset[int] = frozenset()
+        self._held: list[int] = []
+        self._suspends = 0
         own_root = _own_root_works()
         if not own_root:
             _clear_stale_copies()
@@ -329,24 +332,33 @@ class SandboxedAgent:
 
     def suspend(self) -> None:
         """Stop the bot's whole tree until its next request (its opponent's turn is not its
-        time); then check the limits of the whole tree: :class:`AgentCrash` if one was passed."""
+        time); then check the limits of the whole tree: :class:`AgentCrash` if one was passed
+        (memory every time, CPU every :data:`CPU_CHECK_EVERY` stops and at the game's end)."""
         if self._closed or self._stopped:
             return
-        self._signal(signal.SIGSTOP)
-        self._stopped = True
-        self._check_tree()
-
-    def resume(self) -> None:
-        if self._stopped and not self._closed:
-            self._signal(signal.SIGCONT)
-            self._stopped = False
-
-    def _signal(self, sig: int) -> None:
         if self.group.active:
-            self.group.signal_all(sig, self._helpers)
+            self._held = self.group.stop_all(self._helpers)
         elif self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, sig)
+                os.killpg(self.proc.pid, signal.SIGSTOP)
+        self._stopped = True
+        self._suspends += 1
+        self._check_tree(self._suspends % CPU_CHECK_EVERY == 0)
+
+    def resume(self) -> None:
+        if not self._stopped or self._closed:
+            return
+        if self.group.active:
+            self.group.continue_all(self._held)
+        elif self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGCONT)
+        self._stopped = False
+
+    def final_check(self) -> None:
+        """At the game's end: stop the bot and check every limit of its whole tree."""
+        self.suspend()
+        self._check_tree(True)
 
     def _runner_helpers(self) -> frozenset[int]:
         """The runner's own waiting processes (outside the bot's PID namespace, and its PID 1):
@@ -366,12 +378,14 @@ class SandboxedAgent:
                 helpers.add(pid)
         return frozenset(helpers)
 
-    def _check_tree(self) -> None:
+    def _check_tree(self, cpu: bool) -> None:
         if not self.group.active:
             return
         if self.group.oom_kills():
             self._kill()
             raise AgentCrash(self._memory_reason())
+        if not cpu:
+            return
         used = self.group.cpu_seconds()
         if used > self.limits.cpu_seconds:
             self._kill()

@@ -382,7 +382,8 @@ def test_nothing_of_a_bot_is_left_on_disk_and_its_group_is_removed() -> None:
     from harness.loader import parse_spec
     from harness.sandbox import FALLBACK_PREFIX, SandboxedAgent
 
-    before = set(Path(tempfile.gettempdir()).glob(f"{FALLBACK_PREFIX}*"))
+    ours = f"{FALLBACK_PREFIX}{os.getpid()}-*"  # other processes may use the sandbox too
+    before = set(Path(tempfile.gettempdir()).glob(ours))
     agent = SandboxedAgent(parse_spec("sandbox:random"), EASY)
     agent.start({"game": "toyduel", "seat": 0, "rng_seed": 1}, 30.0)
     assert agent.sandbox["filesystem"] == "allow-list"
@@ -390,7 +391,8 @@ def test_nothing_of_a_bot_is_left_on_disk_and_its_group_is_removed() -> None:
     groups = list(agent.group.dirs.values())
     assert all(g.is_dir() for g in groups)
     agent.close()
-    assert set(Path(tempfile.gettempdir()).glob(f"{FALLBACK_PREFIX}*")) == before
+    assert set(Path(tempfile.gettempdir()).glob(ours)) == before
+    assert not agent.fallback_dir.exists()
     assert agent.proc.returncode is not None
     deadline = time.monotonic() + 5
     while any(cgroups._members(g) for g in groups) and time.monotonic() < deadline:

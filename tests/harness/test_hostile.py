@@ -16,7 +16,6 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,15 +34,6 @@ EASY = Limits(move_time=5.0, overage=5.0, startup_time=30.0, memory_bytes=256 <<
 
 def hostile(name: str) -> str:
     return str(HOSTILE / name)
-
-
-@pytest.fixture
-def shared_dir() -> Iterator[Path]:
-    """A directory anyone may read (as a careless entrant's files would be)."""
-    path = Path(tempfile.mkdtemp(prefix="tourney-hostile-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path)
 
 
 def play(game: str, *specs: str, limits: Limits = EASY, seed: int = 1) -> tuple[
@@ -402,7 +392,7 @@ def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
         refs = (BotRef("a", {str(bot)!r}), BotRef("b", "random"))
         record = play_game(GameSpec("g", "battleline", {{}}, 2, refs))
         left = [f for f in set(os.listdir(tempfile.gettempdir())) - before
-                if f.startswith("tourney-bot-")]
+                if f.startswith(f"tourney-bot-{{os.getpid()}}-")]
         print(json.dumps({{"missing": isolation.missing(), "offender": record.offender,
                           "log": record.logs[0].splitlines()[0], "left": left}}))
     """)

@@ -9,12 +9,10 @@ import ctypes
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,15 +27,6 @@ EASY = Limits(move_time=5.0, overage=5.0, startup_time=30.0, memory_bytes=256 <<
               cpu_seconds=20, log_bytes=4096)
 FAST = Limits(move_time=0.3, overage=0.2, startup_time=30.0, memory_bytes=256 << 20,
               cpu_seconds=20, log_bytes=4096)
-
-
-@pytest.fixture
-def shared_dir() -> Iterator[Path]:
-    """A directory the unprivileged bot user can read (pytest's tmp_path is private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="tourney-test-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path)
 
 
 def bot(tmp: Path, source: str, name: str = "bot.py") -> str:

@@ -228,6 +228,8 @@ def _acquire(bases: dict[str, Path]) -> dict[str, Path]:
                     _free.append(dirs)
     if _free:
         return _free.pop()
+    for base in bases.values():  # a worker killed by a league's watchdog left its groups
+        _clear_stale(base)
     name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
     made: dict[str, Path] = {}
     try:

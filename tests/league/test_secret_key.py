@@ -86,3 +86,13 @@ def test_require_isolation_refuses_what_this_machine_does_not_give(
     plan = prepare_league("battleline", ["a=sandbox:random", "greedy"], out=tmp_path / "no",
                           games=2)
     assert plan.config.isolation["mechanism"] == "rlimits"  # runs, and says so
+
+
+def test_void_games_are_counted_loudly_in_the_summary(tmp_path: Path) -> None:
+    from harness.cli_league import RunSummary, _summary_lines
+
+    plan = prepare_league("battleline", BOTS, out=tmp_path / "lg", games=2)
+    quiet = _summary_lines(plan, RunSummary(scheduled=2, already=0, played=2, stored=2))
+    assert not any(line.startswith("WARNING") for line in quiet)
+    loud = _summary_lines(plan, RunSummary(scheduled=2, already=0, played=2, stored=2, void=1))
+    assert loud[-1].startswith("WARNING: 1 of the games played are void (the harness failed")

@@ -542,6 +542,12 @@ def main(argv: list[str]) -> None:
             os._exit(127)
     wire = _Wire()
     os.write(wire.out, report)
+    if sys.flags.no_site:  # the sandbox starts bots without site (-S); keep what it defines
+        import _sitebuiltins
+        import builtins
+
+        for name in ("exit", "quit"):
+            setattr(builtins, name, _sitebuiltins.Quitter(name, "Ctrl-D (i.e. EOF)"))
     path = sandbox.get("bot_path") or args[args.index("--file") + 1]
     entry = args[args.index("--entry") + 1] if "--entry" in args else None
     factory: BotFactory | None = None

@@ -289,6 +289,8 @@ def test_bot_files_are_readable_by_their_bot_only_and_imports_are_the_environmen
                     found.append(name)
                 except ImportError:
                     pass
+            found += [name for name in ("exit", "quit") if callable(getattr(__builtins__,
+                      name, None) if not isinstance(__builtins__, dict) else __builtins__.get(name))]
             print(oct(mode), os.stat(__file__).st_uid == os.getuid(), ",".join(found),
                   sorted(os.listdir("/dev")), os.path.exists("/var"), os.path.exists("/home"))
             return legal[0]
@@ -297,7 +299,7 @@ def test_bot_files_are_readable_by_their_bot_only_and_imports_are_the_environmen
     assert not term.is_forfeit, reason
     mode, own, found, *rest = logs[0].splitlines()[0].split(" ", 3)
     assert mode == "0o400" and own == "True"
-    assert found == "games,agents,pyarrow"  # the environment, never the harness
+    assert found == "games,agents,pyarrow,exit,quit"  # the environment, never the harness
     assert rest == ["['fd', 'null', 'stderr', 'stdin', 'stdout', 'urandom', 'zero'] False False"]
 
 

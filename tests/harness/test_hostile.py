@@ -289,8 +289,9 @@ def test_bot_files_are_readable_by_their_bot_only_and_imports_are_the_environmen
                     found.append(name)
                 except ImportError:
                     pass
-            found += [name for name in ("exit", "quit") if callable(getattr(__builtins__,
-                      name, None) if not isinstance(__builtins__, dict) else __builtins__.get(name))]
+            import builtins
+            found += [name for name in ("exit", "quit") if callable(getattr(builtins, name,
+                                                                               None))]
             print(oct(mode), os.stat(__file__).st_uid == os.getuid(), ",".join(found),
                   sorted(os.listdir("/dev")), os.path.exists("/var"), os.path.exists("/home"))
             return legal[0]

@@ -114,9 +114,12 @@ def test_deep_nesting_through_play_and_validate_is_a_forfeit_not_a_traceback() -
                                  "--seed", "3"])
     assert played.exit_code == 0, played.output
     assert "forfeits: protocol error" in played.output and "Traceback" not in played.output
+    mechanism = f"limits per bot: {cgroups.mechanism()}, file system: allow-list"
+    assert f"sandbox: {mechanism}" in played.output  # what was in force, recorded
     checked = runner.invoke(app, ["validate", hostile("deep_nesting.py"), "--game", "bl",
                                   "--games", "1"])
     assert checked.exit_code == 1 and "protocol_error" in checked.output, checked.output
+    assert f"isolation in force: {mechanism}" in checked.output
     assert "Traceback" not in checked.output
 
 

@@ -419,3 +419,11 @@ def remove_groups(wait: float = 1.0) -> None:
             _rmdir(path, wait)
     _free.clear()
     _draining.clear()
+    if _probed():  # and those of worker processes that ended without cleaning up
+        for base in backend().bases.values():
+            _clear_stale(base)
+
+
+def _probed() -> bool:
+    """Whether this process probed the control groups (only then is there anything to clear)."""
+    return backend.cache_info().currsize > 0

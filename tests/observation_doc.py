@@ -273,7 +273,7 @@ def _table(schema: type) -> list[str]:
 
 def _method(owner: type, name: str) -> str:
     member = inspect.getattr_static(owner, name)
-    func = member.fget if isinstance(member, property) else member
+    func: Any = member.fget if isinstance(member, property) else member
     doc = " ".join((inspect.getdoc(func) or "").split())
     if isinstance(member, property):
         return f"- `state.{name}` (property): {doc}"

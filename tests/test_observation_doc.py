@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,8 +33,8 @@ from games.battleline.state import BattleLineState
 from games.protocol import JSON, State
 from games.warchest.state import WarChestState
 from games.warchest.units import COIN_BY_NAME, NUM_COINS
-from tests.warchest.builder import position
 from tests.observation_doc import PAGE, SCHEMAS, fields, page, problems
+from tests.warchest.builder import position
 
 BL_VARIANTS = [
     {"rules": r} for r in ("standard", "no-tactics", "advanced", "schotten-totten")
@@ -51,7 +52,7 @@ def test_the_page_is_generated_from_the_schemas_and_real_games() -> None:
         "(python -m tests.observation_doc) and review the diff")
 
 
-def _random_games(name: str, variant: dict[str, str], seeds: range):
+def _random_games(name: str, variant: dict[str, str], seeds: range) -> Iterator[State]:
     game = registry.get(name)
     for seed in seeds:
         state = game.new_game(seed, **game.info.resolve_variant(variant))

@@ -479,7 +479,9 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     names = list(dict.fromkeys(row.seats[s] for s in row.winners))
     won = ", ".join(str(s) for s in row.winners)
     plural = "s" if len(row.winners) > 1 else ""
-    if names:
+    if len({row.teams[s] for s in row.winners}) > 1:  # free-for-all seats level at the top
+        outcome = f"first place shared by {', '.join(names)} (seats {won})"
+    elif names:
         outcome = f"won by {' + '.join(names)} (seat{plural} {won})"
     else:
         outcome = "void (not rated)" if is_void(row) else "draw"

@@ -40,10 +40,12 @@ def test_a_sole_first_wins_a_shared_first_draws_and_the_rest_lose() -> None:
 
 def test_head_to_head_counts_who_finished_above_whom() -> None:
     h2h = ratings.leaderboard(ROWS).h2h
-    assert h2h[("a", "b")] == (pytest.approx(1.5 / 3), 3)  # above, below, level
-    assert h2h[("b", "c")] == (pytest.approx(2 / 3), 3)  # above, level, level
-    assert h2h[("c", "b")] == (pytest.approx(1 / 3), 3)
-    assert h2h[("c", "a")] == (pytest.approx(1.5 / 3), 3)
+    points = {pair: (rate * games, games) for pair, (rate, games) in h2h.items()}
+    assert points[("a", "b")] == (1.5, 3)  # above, below, level
+    assert points[("b", "c")] == (2.0, 3)  # above, level, level
+    assert points[("c", "b")] == (1.0, 3)
+    assert points[("c", "a")] == (1.5, 3)
+    assert len(h2h) == 6
 
 
 def test_a_forfeit_counts_against_the_offender_and_the_others_share_first() -> None:

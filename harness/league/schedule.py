@@ -237,10 +237,13 @@ def check_bots(bots: Sequence[BotRef], minimum: int = 2) -> None:
         seen.add(bot.name)
 
 
-def check_games(games_per_pair: int, players: int = 2) -> None:
-    """Refuse a number of games the league cannot play (a free-for-all needs whole sets)."""
+def check_games(games_per_pair: int) -> None:
     if games_per_pair < 1:
         raise ScheduleError(f"--games must be at least 1 (got {games_per_pair})")
+
+
+def check_sets(games_per_pair: int, players: int) -> None:
+    """Refuse a free-for-all ``--games`` that is not whole sets of six."""
     size = set_size(players)
     if players == 3 and games_per_pair % size:
         lower = games_per_pair // size * size
@@ -317,7 +320,8 @@ def _games_in_rounds(
     game each); within a round the sets are ordered by their pair id, a keyed hash, hence a
     fixed shuffle that adding a bot only interleaves new sets into.
     """
-    check_games(games_per_pair, players)
+    check_games(games_per_pair)
+    check_sets(games_per_pair, players)
     size = set_size(players)
     ordered = [tuple(sorted(g, key=lambda b: b.name)) for g in groups]
     for group in ordered:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
+DEFAULT_FFA_GAMES = 6  # games per triple of a 3-player league (one free-for-all set)
 BATCH_SIZE = 2000  # = harness.league.store.BATCH_SIZE, not imported: pyarrow is slow to import
 
 
@@ -150,7 +151,8 @@ def prepare_league(
         kind = str(last.get("kind", kind))
     else:
         refs = [bot_ref(b) for b in bots]
-    n = games if games is not None else int(last.get("games", DEFAULT_GAMES))
+    default = DEFAULT_FFA_GAMES if choice.players == 3 else DEFAULT_GAMES
+    n = games if games is not None else int(last.get("games", default))
     if stored is not None:
         league_seed = seed if seed is not None else stored.seed
         key_hex, scheme = stored.key, stored.deal_scheme
@@ -477,7 +479,9 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     names = list(dict.fromkeys(row.seats[s] for s in row.winners))
     won = ", ".join(str(s) for s in row.winners)
     plural = "s" if len(row.winners) > 1 else ""
-    if names:
+    if len({row.teams[s] for s in row.winners}) > 1:  # free-for-all seats level at the top
+        outcome = f"first place shared by {', '.join(names)} (seats {won})"
+    elif names:
         outcome = f"won by {' + '.join(names)} (seat{plural} {won})"
     else:
         outcome = "void (not rated)" if is_void(row) else "draw"

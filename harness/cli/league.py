@@ -102,17 +102,41 @@ def gauntlet_cmd(
 
 def ratings_cmd(
     folders: Annotated[list[Path], typer.Argument(help="One or more results folders.")],
-    h2h: Annotated[bool, typer.Option("--h2h", help="Add the head-to-head matrix.")] = False,
+    h2h: Annotated[bool, typer.Option(
+        "--h2h", help="Add the head-to-head matrix and the LOS matrix.")] = False,
+    los: Annotated[bool, typer.Option(
+        "--los", help="Add the likelihood-of-superiority matrix (always in JSON).")] = False,
+    pairs: Annotated[bool, typer.Option(
+        "--pairs", help="Add the duplicate-pair statistics of every pairing: pentanomial "
+                        "counts, W/D/L, score, Elo ± interval, draw ratio (always in JSON).")]
+    = False,
+    anchor: Annotated[str | None, typer.Option(
+        "--anchor", help="Put this bot at Elo 0 (default: the pool's mean is 0).")] = None,
+    level: Annotated[float, typer.Option(
+        "--level", help="Confidence level of the Elo intervals.")] = 0.95,
+    interval: Annotated[str, typer.Option(
+        "--interval", help="Elo interval method: curvature (of the likelihood, fast) or "
+                           "bootstrap (over duplicate pairs).")] = "curvature",
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv or markdown.")]
     = "table",
     draw_probability: Annotated[float | None, typer.Option(
         "--draw-probability", help="TrueSkill draw probability (default: from the data).")]
     = None,
 ) -> None:
-    """TrueSkill leaderboard of stored games: mu, sigma, mu-3σ, W/D/L, win rate, forfeits."""
+    """Ratings of stored games, best first by Elo: the batch Elo fit with its interval beside
+    TrueSkill, with W/D/L, win rate and forfeits.
+
+    The Elo fit (Bradley-Terry, all games at once, order-free) is the final word. TrueSkill
+    (mu, sigma, mu-3σ) is a live estimate, updated game by game: good for watching a league
+    that is still running.
+    """
     if draw_probability is not None and not 0 < draw_probability < 1:
         fail(f"--draw-probability must be between 0 and 1 (got {draw_probability})")
-    text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability)
+    if not 0 < level < 1:
+        fail(f"--level must be between 0 and 1 (got {level}); e.g. 0.95")
+    text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability,
+                                 anchor=anchor, level=level, interval=interval, los=los,
+                                 pairs=pairs)
     for line in skipped:
         typer.echo(f"tourney: warning: {line}", err=True)
     typer.echo(text)

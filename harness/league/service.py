@@ -368,9 +368,12 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
 
 
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
-                 draw_probability: float | None = None) -> tuple[str, list[str]]:
-    """The leaderboard of the games stored in ``folders``, and warnings (skipped files)."""
-    from harness.league import ratings, store
+                 draw_probability: float | None = None, anchor: str | None = None,
+                 level: float = 0.95, interval: str = "curvature", los: bool = False,
+                 pairs: bool = False) -> tuple[str, list[str]]:
+    """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders``, and
+    warnings (skipped files); see :mod:`harness.league.verdicts`."""
+    from harness.league import ratings, store, verdicts
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
@@ -384,15 +387,14 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
     if loaded.games.num_rows == 0:
         where = ", ".join(str(f) for f in folders)
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
-    rows = [
-        ratings.GameRow(r["game_id"], r["bots"], r["result"], r["termination"], r["offender"],
-                        r["rated"], r["teams"])
-        for r in loaded.games.select(
-            ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
-        ).to_pylist()
-    ]
-    board = ratings.leaderboard(rows, draw_probability)
-    return ratings.render(board, fmt, h2h), loaded.skipped
+    rows = loaded.games.select(verdicts.COLUMNS).to_pylist()
+    try:
+        rated = verdicts.rate(rows, anchor=anchor, level=level,
+                              interval=verdicts.interval(interval),
+                              draw_probability=draw_probability)
+        return verdicts.render(rated, fmt, h2h=h2h, los=los, pairs=pairs), loaded.skipped
+    except verdicts.RatingsInputError as exc:
+        raise LeagueError(str(exc)) from None
 
 
 def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[str]:
@@ -511,9 +513,11 @@ class League:
         return _summary_lines(self.plan, summary)
 
     def ratings(self, *, fmt: str = "table", h2h: bool = False,
-                draw_probability: float | None = None) -> tuple[str, list[str]]:
-        """The leaderboard of the games stored so far, and warnings (see :func:`ratings_text`)."""
-        return ratings_text([self.out], fmt=fmt, h2h=h2h, draw_probability=draw_probability)
+                draw_probability: float | None = None, **options: Any) -> tuple[str, list[str]]:
+        """The leaderboard of the games stored so far, and warnings (see :func:`ratings_text`
+        for the ``options``)."""
+        return ratings_text([self.out], fmt=fmt, h2h=h2h, draw_probability=draw_probability,
+                            **options)
 
     def replay(self, game_id: str, boards: bool = True) -> Iterator[str]:
         """A stored game move by move (see :func:`replay_lines`)."""

@@ -26,6 +26,7 @@ from harness.cli.options import (
     WorkersOpt,
     fail,
 )
+from harness.cli.sprt import SprtFormatOpt, SprtOpt, cap, run_sprt_command, sprt_params
 from harness.league.service import BATCH_SIZE, League, ratings_text, replay_lines
 
 
@@ -63,12 +64,21 @@ def league_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    sprt: SprtOpt = None,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
     Re-running the command (or --resume) plays only the games not stored yet; adding a bot or
     raising --games plays only the new games.
     """
+    if sprt is not None:
+        if len(bots or []) != 2:
+            fail(f"an SPRT tests one new bot against one old bot, not a round robin of "
+                 f"{len(bots or [])} bots; run tourney gauntlet GAME NEW OLD --sprt {sprt}")
+        gauntlet_cmd(game or "", (bots or [])[0], (bots or [])[1:], games, out, workers, seed,
+                     variant, move_time, overage, resume, cluster, quiet, batch_size,
+                     game_timeout, sprt)
+        return
     _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
                                         overage=overage, resume=resume),
@@ -91,8 +101,30 @@ def gauntlet_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    sprt: SprtOpt = None,
+    fmt: SprtFormatOpt = "table",
 ) -> None:
-    """The challenger plays --games games against each opponent (same ids as a round robin)."""
+    """The challenger plays --games games against each opponent (same ids as a round robin).
+
+    With --sprt (one opponent) it plays duplicate pairs until the sequential probability ratio
+    test accepts H0 or H1, then stops and prints the verdict, the LLR, the pair counts, the Elo
+    difference with its interval and the LOS; running it again continues the test.
+    """
+    if sprt is not None:
+        params = sprt_params(sprt, fmt)
+        if len(opponents) != 1:
+            fail(f"an SPRT tests one new bot against one old bot, not {1 + len(opponents)} "
+                 f"bots; name one opponent: tourney gauntlet GAME NEW OLD --sprt {sprt}")
+        n = cap(games, out)
+        run_sprt_command(lambda: League.prepare(game, [challenger, *opponents], out=out,
+                                                games=n, seed=seed, variants=variant or [],
+                                                move_time=move_time, overage=overage,
+                                                resume=resume, kind="gauntlet"),
+                         params, fmt, workers, cluster, quiet, batch_size, game_timeout)
+        return
+    if fmt != "table":
+        fail("--format applies to the SPRT's verdict: add --sprt, or read the results with "
+             "tourney ratings --format json")
     _run_command(lambda: League.prepare(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.league.config import LeagueConfig, StoreError, load_config
 from harness.records import (
@@ -34,6 +34,7 @@ from harness.records import (
 )
 
 if TYPE_CHECKING:
+    from harness.league.schema import Finished
     from harness.league.store import ResultsStore
     from harness.run.base import Executor
 
@@ -198,7 +199,27 @@ class RunSummary:
     stored: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    stopped: bool = False  # the gate had its answer before the schedule ran out
     quarantined: list[str] = field(default_factory=list)
+
+
+class Gate(Protocol):
+    """Decides which finished games go to the store and when the league may stop early (the
+    SPRT of :mod:`harness.league.sequential`); without one every game is stored at once."""
+
+    @property
+    def done(self) -> bool:
+        """The league can stop: the answer is known."""
+
+    def admit(self, record: Finished) -> list[Finished]:
+        """Take a finished game; return the games to store now."""
+
+    def release(self) -> list[Finished]:
+        """The games taken but not stored yet, to keep when the run ends early (Ctrl-C, an
+        error); none once ``done``: games past the answer are not the league's."""
+
+    def postfix(self) -> str:
+        """The progress bar's text."""
 
 
 class _Leader:
@@ -247,24 +268,28 @@ def run_league(
     batch_size: int = BATCH_SIZE,
     flush_seconds: float = 10.0,
     on_record: Callable[[GameRecord], None] | None = None,
+    gate: Gate | None = None,
 ) -> RunSummary:
     """Play every scheduled game not stored yet and store each record exactly once.
 
     On Ctrl-C (or any error while playing) the finished games are flushed before the
     exception propagates; a StoreError (full disk, unwritable folder) leaves no partial file.
+    A ``gate`` chooses when a finished game is stored, and stops the run (the same way as
+    Ctrl-C, without the interruption) once it is ``done``.
     """
     from harness.league import store
 
     st = store.ResultsStore.open(plan.out, plan.config, batch_size=batch_size,
                                  flush_seconds=flush_seconds)
     try:
-        return _run_open(plan, st, executor, progress, on_record)
+        return _run_open(plan, st, executor, progress, on_record, gate)
     finally:
         st.close()
 
 
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
-              on_record: Callable[[GameRecord], None] | None) -> RunSummary:
+              on_record: Callable[[GameRecord], None] | None,
+              gate: Gate | None = None) -> RunSummary:
     from harness.bots.sandbox import hide_from_bots
     from harness.league import store
 
@@ -282,25 +307,39 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     bar = _progress(len(plan.specs), summary.already, progress)
     t0 = time.perf_counter()
     last_shown, shown = t0, 0  # the bar is redrawn a few times a second, not per game
+
+    def store(records: Sequence[Finished]) -> None:
+        for record in records:
+            if st.add(record):
+                summary.stored += 1
+                if not is_void(record):
+                    leader.add(record.seats, record.returns)
+
     try:
         with executor:
             for record in _records(executor, todo):
                 summary.played += 1
-                if st.add(record):
-                    summary.stored += 1
-                    if not is_void(record):
-                        leader.add(record.seats, record.returns)
+                store(gate.admit(record) if gate is not None else (record,))
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
+                if gate is not None and gate.done:
+                    summary.stopped = True
+                    bar.set_postfix_str(gate.postfix(), refresh=False)
+                    break
                 now = time.perf_counter()
                 if now - last_shown > 0.25:
-                    bar.set_postfix_str(f"leader {leader.text()}", refresh=False)
+                    text = gate.postfix() if gate is not None else f"leader {leader.text()}"
+                    bar.set_postfix_str(text, refresh=False)
                     bar.update(summary.played - shown)
                     last_shown, shown = now, summary.played
     except KeyboardInterrupt:
         summary.interrupted = True
+        if gate is not None:
+            store(gate.release())
     except BaseException as exc:
         with contextlib.suppress(StoreError):  # keep what finished, report the cause
+            if gate is not None:
+                store(gate.release())
             st.flush()
         if isinstance(exc, StoreError):  # a batch could not be written (full disk)
             raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc
@@ -501,13 +540,14 @@ class League:
 
     def run(self, executor: Executor | None = None, *, workers: int | None = None,
             progress: bool = True, batch_size: int = BATCH_SIZE,
-            on_record: Callable[[GameRecord], None] | None = None) -> RunSummary:
+            on_record: Callable[[GameRecord], None] | None = None,
+            gate: Gate | None = None) -> RunSummary:
         """Play every scheduled game not stored yet (see :func:`run_league`); without an
         ``executor``, on ``workers`` local worker processes (0: in this process)."""
         if executor is None:
             executor = self.executor(workers)
         return run_league(self.plan, executor, progress=progress, batch_size=batch_size,
-                          on_record=on_record)
+                          on_record=on_record, gate=gate)
 
     def summary_lines(self, summary: RunSummary) -> list[str]:
         return _summary_lines(self.plan, summary)

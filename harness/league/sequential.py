@@ -174,7 +174,7 @@ def verdict_text(run: SprtRun) -> str:
 def _signed(x: float) -> str:
     if math.isnan(x):
         return "n/a"
-    return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.1f}"
+    return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{round(x, 1) + 0.0:+.1f}"
 
 
 def report_lines(run: SprtRun) -> list[str]:

@@ -308,7 +308,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     t0 = time.perf_counter()
     last_shown, shown = t0, 0  # the bar is redrawn a few times a second, not per game
 
-    def store(records: Sequence[Finished]) -> None:
+    def keep(records: Sequence[Finished]) -> None:
         for record in records:
             if st.add(record):
                 summary.stored += 1
@@ -319,7 +319,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
         with executor:
             for record in _records(executor, todo):
                 summary.played += 1
-                store(gate.admit(record) if gate is not None else (record,))
+                keep(gate.admit(record) if gate is not None else (record,))
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
                 if gate is not None and gate.done:
@@ -335,11 +335,11 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     except KeyboardInterrupt:
         summary.interrupted = True
         if gate is not None:
-            store(gate.release())
+            keep(gate.release())
     except BaseException as exc:
         with contextlib.suppress(StoreError):  # keep what finished, report the cause
             if gate is not None:
-                store(gate.release())
+                keep(gate.release())
             st.flush()
         if isinstance(exc, StoreError):  # a batch could not be written (full disk)
             raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc

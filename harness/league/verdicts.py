@@ -49,8 +49,10 @@ class Rated:
 
 def interval(name: str) -> Interval:
     """An interval method by name (``curvature`` or ``bootstrap``)."""
-    if name == "curvature" or name == "bootstrap":
-        return name
+    if name == "curvature":
+        return "curvature"
+    if name == "bootstrap":
+        return "bootstrap"
     raise RatingsInputError(f"unknown --interval {name!r}; choose one of {', '.join(INTERVALS)}")
 
 

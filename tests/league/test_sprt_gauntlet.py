@@ -14,7 +14,7 @@ from harness.cli.app import app
 from harness.league.sequential import SprtGate, run_sprt
 from harness.league.service import League
 from harness.league.sprt import Sprt, SprtParams
-from harness.records import BotRef, GameSpec, Termination
+from harness.records import BotRef, GameRecord, GameSpec, Termination
 from tests.league.helpers import record
 
 SLOPPY = f"sloppy=inproc:{Path(__file__).parent / 'bots' / 'sloppy.py'}"
@@ -36,7 +36,7 @@ def _specs(pairs: int) -> list[GameSpec]:
                      pair_id=f"p{i // 2:03d}") for i in range(2 * pairs)]
 
 
-def _finished(spec: GameSpec, new_wins: bool) -> object:
+def _finished(spec: GameSpec, new_wins: bool) -> GameRecord:
     seats = tuple(b.name for b in spec.seats)
     won = seats.index("new") if new_wins else seats.index("old")
     returns = tuple(1.0 if s == won else -1.0 for s in range(2))

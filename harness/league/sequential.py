@@ -16,8 +16,8 @@ Running the same command again continues the test from the stored games.
 >>> gate.committed, gate.test.pairs
 (0, 0)
 >>> gate.stored["g0"] = 0.5  # as if stored by an earlier run
->>> gate.refresh(); gate.committed, gate.test.counts
-(2, (0, 0, 0, 1, 0))
+>>> gate.refresh(), gate.committed, gate.test.counts
+([], 2, (0, 0, 0, 1, 0))
 """
 
 from __future__ import annotations

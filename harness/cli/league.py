@@ -75,9 +75,10 @@ def league_cmd(
         if len(bots or []) != 2:
             fail(f"an SPRT tests one new bot against one old bot, not a round robin of "
                  f"{len(bots or [])} bots; run tourney gauntlet GAME NEW OLD --sprt {sprt}")
-        gauntlet_cmd(game or "", (bots or [])[0], (bots or [])[1:], games, out, workers, seed,
-                     variant, move_time, overage, resume, cluster, quiet, batch_size,
-                     game_timeout, sprt)
+        gauntlet_cmd(game or "", (bots or [])[0], (bots or [])[1:], games=games, out=out,
+                     workers=workers, seed=seed, variant=variant, move_time=move_time,
+                     overage=overage, resume=resume, cluster=cluster, quiet=quiet,
+                     batch_size=batch_size, game_timeout=game_timeout, sprt=sprt)
         return
     _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,

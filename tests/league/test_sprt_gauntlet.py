@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pyarrow.dataset as ds
@@ -11,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
+from harness.league import store
 from harness.league.sequential import SprtGate, run_sprt
 from harness.league.service import League
 from harness.league.sprt import Sprt, SprtParams
@@ -155,3 +161,36 @@ def test_an_sprt_on_a_folder_of_another_game_is_refused(tmp_path: Path) -> None:
                          "--out", out, "--workers", "0", "-q")
     assert code == 2 and "battleline league, not warchest" in text, text
     assert len(text.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_finished_games_and_the_printed_command_continues_the_test(
+        tmp_path: Path) -> None:
+    spec = "elo0=-100,elo1=100"  # two identical bots: H0 after some 350 pairs
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    code, text = tourney("gauntlet", "bl", "random", "r2=random", "--sprt", spec, "--out", whole,
+                         "--workers", "0", "-q", "--format", "json")
+    assert code == 0, text
+    full = json.loads(text[text.index("{"):])
+    cmd = [sys.executable, "-c", "from harness.cli.app import main; main()", "gauntlet", "bl",
+           "random", "r2=random", "--sprt", spec, "--out", str(cut), "--workers", "2",
+           "--batch-size", "20"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).parents[2])
+    deadline = time.monotonic() + 60
+    while len(store.batch_files(cut / "games")) < 3:
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "no verdict yet: interrupted" in out, out + err
+    resume = err.split("continue with:\n  ")[1].strip()
+    assert resume.startswith("tourney gauntlet battleline random=random r2=random --sprt")
+    stored = len(stored_ids(cut))
+    assert 0 < stored < full["games"]
+    code, text = tourney(*shlex.split(resume)[1:], "--workers", "0", "-q", "--format", "json")
+    assert code == 0, text
+    again = json.loads(text[text.index("{"):])
+    assert (again["accepted"], again["decided_after"], again["llr"]) == \
+        (full["accepted"], full["decided_after"], full["llr"])
+    assert set(stored_ids(whole)) <= set(stored_ids(cut))  # plus any game Ctrl-C kept

@@ -19,6 +19,7 @@ from harness.cli.options import (
     LeagueOverageOpt,
     OutOpt,
     QuietOpt,
+    RequireOpt,
     ResumeOpt,
     SeedOpt,
     TimeoutOpt,
@@ -64,6 +65,7 @@ def league_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    require_isolation: RequireOpt = False,
     sprt: SprtOpt = None,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
@@ -78,11 +80,13 @@ def league_cmd(
         gauntlet_cmd(game or "", (bots or [])[0], (bots or [])[1:], games=games, out=out,
                      workers=workers, seed=seed, variant=variant, move_time=move_time,
                      overage=overage, resume=resume, cluster=cluster, quiet=quiet,
-                     batch_size=batch_size, game_timeout=game_timeout, sprt=sprt)
+                     batch_size=batch_size, game_timeout=game_timeout,
+                     require_isolation=require_isolation, sprt=sprt)
         return
     _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
-                                        overage=overage, resume=resume),
+                                        overage=overage, resume=resume,
+                                        require_isolation=require_isolation),
                  workers, cluster, quiet, batch_size, game_timeout)
 
 
@@ -102,6 +106,7 @@ def gauntlet_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    require_isolation: RequireOpt = False,
     sprt: SprtOpt = None,
     fmt: SprtFormatOpt = "table",
 ) -> None:
@@ -120,7 +125,8 @@ def gauntlet_cmd(
         run_sprt_command(lambda: League.prepare(game, [challenger, *opponents], out=out,
                                                 games=n, seed=seed, variants=variant or [],
                                                 move_time=move_time, overage=overage,
-                                                resume=resume, kind="gauntlet"),
+                                                resume=resume, kind="gauntlet",
+                                                require_isolation=require_isolation),
                          params, fmt, workers, cluster, quiet, batch_size, game_timeout)
         return
     if fmt != "table":
@@ -129,7 +135,7 @@ def gauntlet_cmd(
     _run_command(lambda: League.prepare(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
-                                        kind="gauntlet"),
+                                        kind="gauntlet", require_isolation=require_isolation),
                  workers, cluster, quiet, batch_size, game_timeout)
 
 

@@ -94,7 +94,7 @@ def test_two_worker_counts_stop_after_the_same_pairs_and_store_the_same_games(
     runs = {}
     for workers in (0, 2):
         league = League.prepare("battleline", [SLOPPY, "random"], out=tmp_path / f"w{workers}",
-                                games=400, kind="gauntlet")
+                                games=400, seed=1, kind="gauntlet")
         run = run_sprt(league, PARAMS, workers=workers, progress=False)
         assert run.summary is not None and run.summary.stopped
         runs[workers] = run
@@ -109,12 +109,12 @@ def test_rerunning_continues_the_test_from_the_stored_games(tmp_path: Path) -> N
     whole, part = tmp_path / "whole", tmp_path / "part"
     spec = "elo0=100,elo1=300"
     code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", spec, "--out", whole,
-                         "--workers", "0", "-q", "--format", "json")
+                         "--workers", "0", "-q", "--format", "json", "--seed", "1")
     assert code == 0, text
     full = json.loads(text[text.index("{"):])
     assert full["accepted"] == "H1" and full["games"] == 2 * full["decided_after"]
     code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", spec, "--out", part,
-                         "--workers", "0", "-q", "--games", "6")
+                         "--workers", "0", "-q", "--games", "6", "--seed", "1")
     assert code == 0 and "no verdict: the cap of 6 games was reached" in text, text
     code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", spec, "--out", part,
                          "--workers", "0", "-q", "--games", "400", "--format", "json")
@@ -169,12 +169,12 @@ def test_ctrl_c_keeps_finished_games_and_the_printed_command_continues_the_test(
     spec = "elo0=-100,elo1=100"  # two identical bots: H0 after some 350 pairs
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     code, text = tourney("gauntlet", "bl", "random", "r2=random", "--sprt", spec, "--out", whole,
-                         "--workers", "0", "-q", "--format", "json")
+                         "--workers", "0", "-q", "--format", "json", "--seed", "1")
     assert code == 0, text
     full = json.loads(text[text.index("{"):])
     cmd = [sys.executable, "-c", "from harness.cli.app import main; main()", "gauntlet", "bl",
            "random", "r2=random", "--sprt", spec, "--out", str(cut), "--workers", "2",
-           "--batch-size", "20"]
+           "--batch-size", "20", "--seed", "1"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=Path(__file__).parents[2])
     deadline = time.monotonic() + 60

@@ -264,7 +264,7 @@ def h2h_rows(board: Leaderboard) -> list[dict[str, Any]]:
 _HEAD = ["rank", "bot", "mu", "sigma", "mu-3σ", "games", "W", "D", "L", "win%", "forfeits"]
 
 
-def _forfeit_text(s: BotStats) -> str:
+def forfeit_text(s: BotStats) -> str:
     parts = [f"{v} {k}" for k, v in s.forfeits.items() if v]
     return ", ".join(parts) if parts else "0"
 
@@ -272,12 +272,12 @@ def _forfeit_text(s: BotStats) -> str:
 def _table_cells(board: Leaderboard) -> list[list[str]]:
     return [
         [str(i), s.name, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.rating:.2f}", str(s.games),
-         str(s.wins), str(s.draws), str(s.losses), f"{100 * s.win_rate:.1f}", _forfeit_text(s)]
+         str(s.wins), str(s.draws), str(s.losses), f"{100 * s.win_rate:.1f}", forfeit_text(s)]
         for i, s in enumerate(board.bots, start=1)
     ]
 
 
-def _h2h_cells(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
+def h2h_cells(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
     names = [s.name for s in board.bots]
     head = ["", *names]
     rows = []
@@ -295,7 +295,7 @@ def _h2h_cells(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def _aligned(head: list[str], rows: list[list[str]]) -> str:
+def aligned(head: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[str]) -> str:
@@ -306,7 +306,7 @@ def _aligned(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(head), rule, *(line(r) for r in rows)])
 
 
-def _markdown(head: list[str], rows: list[list[str]]) -> str:
+def markdown(head: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
@@ -333,10 +333,10 @@ def render(board: Leaderboard, fmt: str = "table", h2h: bool = False) -> str:
             writer.writeheader()
             writer.writerows(records)
         return buf.getvalue().rstrip("\n")
-    show = _markdown if fmt == "markdown" else _aligned
+    show = markdown if fmt == "markdown" else aligned
     parts = [show(_HEAD, _table_cells(board))]
     if h2h:
-        head, rows = _h2h_cells(board)
+        head, rows = h2h_cells(board)
         title = "Head to head (row bot's win rate against column bot, games):"
         parts += ["", title, show(head, rows)]
     footer = (f"{board.rated_games} rated games, {board.void_games} void; "

@@ -172,18 +172,6 @@ def _env() -> dict[str, str]:
     }
 
 
-def _command_paths(command: tuple[str, ...], cwd: str) -> list[str]:
-    """What an external command sees besides the allow-list: its working directory, the files
-    named on its command line and its program's directory (e.g. a runtime under /opt)."""
-    named = (os.path.normpath(os.path.join(cwd, arg)) for arg in command[1:])
-    paths = [cwd, *(path for path in named if os.path.exists(path))]
-    program = command[0]
-    found = os.path.join(cwd, program) if "/" in program else shutil.which(program)
-    if found is not None and os.path.exists(found):
-        paths.append(os.path.dirname(os.path.realpath(found)))
-    return paths
-
-
 def _root_spec(limits: Limits, extra: list[str]) -> JSON:
     view = isolation.system_view()
     return {"links": view["links"], "binds": [*view["binds"], *extra],
@@ -289,7 +277,7 @@ class SandboxedAgent:
         user = sandbox_user()
         extra: list[str] = []
         if self.source.command:  # an external command sees its directory and its files
-            extra = _command_paths(self.source.command, self._cwd())
+            extra = isolation.command_paths(self.source.command, self._cwd())
         cfg: JSON = {
             "memory": self.limits.memory_bytes,
             "cpu": self.limits.cpu_seconds,

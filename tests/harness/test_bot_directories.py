@@ -8,7 +8,11 @@ read-only to ``/bot``.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -257,3 +261,31 @@ def test_an_external_command_runs_in_the_directory_it_is_given(
     assert actions[0] == first_legal(-1)  # it read its rule file: the last legal action
     term, reason, _, _ = play(f"cmd:{bot_python()} wire.py", "random")
     assert term is Termination.CRASH  # without it, wire.py is not found in /
+
+
+def test_without_namespaces_the_directory_is_a_private_copy_removed_after(
+        dirbot: Path) -> None:
+    """Where the kernel gives no root of its own (a locked-down container), the runner copies
+    the directory into a private folder, which is the bot's working directory, and the referee
+    removes it after the game."""
+    script = textwrap.dedent(f"""
+        import json, os, tempfile
+        from harness.bots import isolation, sandbox
+        from harness.match.referee import play_game
+        from harness.records import BotRef, GameSpec
+        before = set(os.listdir(tempfile.gettempdir()))
+        refs = (BotRef("a", {f"{dirbot}/"!r}), BotRef("b", "random"))
+        record = play_game(GameSpec("g", "battleline", {{}}, 2, refs))
+        left = [f for f in set(os.listdir(tempfile.gettempdir())) - before
+                if f.startswith(f"tourney-bot-{{os.getpid()}}-")]
+        print(json.dumps({{"offender": record.offender, "log": record.logs[0], "left": left,
+                          "missing": isolation.missing(sandbox.report())}}))
+    """)
+    env = {**os.environ, "TOURNEY_NO_NAMESPACES": "1"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert "the allow-list file system" in seen["missing"]  # the fallback was tested
+    assert seen["offender"] is None and seen["left"] == []
+    assert "table fixture-table loaded: pick first" in seen["log"]

@@ -175,7 +175,8 @@ def is_sandboxed(spec: str) -> bool:
 
 
 def spec_hash(spec: str) -> str:
-    """SHA-256 of the bot's file (empty for external commands): results name the exact code."""
+    """SHA-256 of the bot's file or directory (empty for external commands): results name the
+    exact code."""
     return parse_spec(spec).sha256()
 
 

@@ -32,6 +32,7 @@ from harness.records import BotRef, GameRecord, GameSpec, Limits
 
 if TYPE_CHECKING:
     from games.protocol import Game, State
+    from harness.bots.sandbox import SandboxedAgent
     from harness.records import MoveRecord
 
 _DEFAULTS = DEFAULTS
@@ -117,7 +118,8 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
 def play_cmd(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. battleline, wc.")],
     bots: Annotated[list[str], typer.Argument(
-        help="One bot per seat: file.py, file.py:Class, random, greedy or cmd:COMMAND.")],
+        help="One bot per seat: file.py, file.py:Class, DIR/ (a bot directory), random, "
+             "greedy or cmd:COMMAND.")],
     seed: Annotated[int | None, typer.Option(help="Deal seed (default: a random one).")] = None,
     variant: VariantOpt = None,
     show: Annotated[bool, typer.Option("--show", help="Draw the board after every move.")] = False,
@@ -206,6 +208,18 @@ def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limit
     report.say(f"ok   start-up in {took:.2f} s (limit {limits.startup_time:g} s; "
                f"answered start in {time.perf_counter() - t0:.2f} s; sandbox: {where})")
     report.say(f"     isolation in force: {_isolation_line(limits)}")
+    _report_access(agent, report)
+
+
+def _report_access(agent: SandboxedAgent, report: Validation) -> None:
+    """What the bot may read and write, as its runner reported its confinement."""
+    from harness.bots.isolation import access
+    from harness.bots.sandbox import FILE_SIZE_LIMIT
+
+    reads, writes = access(agent.source, agent.sandbox, agent.limits.scratch_bytes,
+                           FILE_SIZE_LIMIT)
+    report.say(f"     may read: {reads}")
+    report.say(f"     may write: {writes}")
 
 
 def _isolation_line(limits: Limits) -> str:
@@ -265,7 +279,8 @@ def _validate(boxed: str, label: str, game: Game, variant: dict[str, str], games
 
 
 def validate_cmd(
-    bot: Annotated[str, typer.Argument(help="The bot: file.py, file.py:Class or cmd:COMMAND.")],
+    bot: Annotated[str, typer.Argument(
+        help="The bot: file.py, file.py:Class, a bot directory DIR/ or cmd:COMMAND.")],
     game: Annotated[str, typer.Option("--game", "-g", help="Game name or alias.")],
     games: Annotated[int, typer.Option("--games", help="Games per seat.", min=1)] = 2,
     seed: Annotated[int, typer.Option(help="First deal seed.")] = 1,

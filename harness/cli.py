@@ -63,8 +63,8 @@ def bench_cmd(
 
 
 # Command groups living in their own modules register themselves on `app` when imported:
-# cli_bots (play, validate) and cli_league (league, gauntlet, ratings, replay).
-from harness import cli_bots, cli_league  # noqa: E402,F401
+# cli_bots (play, validate), cli_league (league, gauntlet, ratings, replay), cli_report (report).
+from harness import cli_bots, cli_league, cli_report  # noqa: E402,F401
 
 
 def main() -> None:

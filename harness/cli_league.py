@@ -411,11 +411,14 @@ TimeoutOpt = Annotated[float | None, typer.Option(
                            "worst-case time plus a minute); a game past it is recorded void.")]
 BatchOpt = Annotated[int, typer.Option(
     "--batch-size", help="Games per Parquet batch file (a batch is also written every 10 s).")]
+ReportOpt = Annotated[bool, typer.Option(
+    "--report", help="Keep an HTML report at OUT/report.html up to date (rewritten every "
+                     "minute and at the end).")]
 
 
 def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str | None,
                  quiet: bool, batch_size: int = BATCH_SIZE,
-                 game_timeout: float | None = None) -> None:
+                 game_timeout: float | None = None, report: bool = False) -> None:
     from harness.store import StoreError
 
     errors: tuple[type[Exception], ...] = (LeagueError, StoreError)
@@ -430,15 +433,25 @@ def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str 
     try:
         plan = plan_fn()
         executor = make_executor(workers, plan.out, cluster, game_timeout)
-        summary = run_league(plan, executor, progress=not quiet, batch_size=batch_size)
+        updater = _report_updater(plan.out) if report else None
+        summary = run_league(plan, executor, progress=not quiet, batch_size=batch_size,
+                             on_record=updater.tick if updater else None)
     except errors as exc:
         fail(str(exc))
+    if updater is not None:
+        updater.write()
     for line in _summary_lines(plan, summary):
         typer.echo(line)
     if summary.interrupted:
         typer.echo(f"interrupted; resume with:\n  {plan.resume_command}", err=True)
         raise typer.Exit(130)
     typer.echo(f"ratings: tourney ratings {plan.out}")
+
+
+def _report_updater(out: Path) -> Any:
+    from harness.cli_report import LeagueReport
+
+    return LeagueReport(out)
 
 
 @app.command("league")
@@ -460,6 +473,7 @@ def league_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    report: ReportOpt = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -469,7 +483,7 @@ def league_cmd(
     _run_command(lambda: prepare_league(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
                                         overage=overage, resume=resume),
-                 workers, cluster, quiet, batch_size, game_timeout)
+                 workers, cluster, quiet, batch_size, game_timeout, report)
 
 
 @app.command("gauntlet")
@@ -489,13 +503,14 @@ def gauntlet_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    report: ReportOpt = False,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin)."""
     _run_command(lambda: prepare_league(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
                                         kind="gauntlet"),
-                 workers, cluster, quiet, batch_size, game_timeout)
+                 workers, cluster, quiet, batch_size, game_timeout, report)
 
 
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
@@ -602,10 +617,17 @@ def replay_cmd(
     folder: Annotated[Path, typer.Argument(help="The results folder.")],
     game_id: Annotated[str, typer.Argument(help="The game's id (or a unique prefix).")],
     boards: Annotated[bool, typer.Option(help="Draw the board after every move.")] = True,
+    html: Annotated[Path | None, typer.Option(
+        "--html", help="Write an HTML viewer of the game to this file instead.")] = None,
 ) -> None:
-    """Print a stored game move by move with the board."""
+    """Print a stored game move by move with the board (or write an HTML viewer: --html)."""
     from harness.store import StoreError
 
+    if html is not None:
+        from harness.cli_report import write_replay_html
+
+        write_replay_html(folder, game_id, html)
+        return
     try:
         for line in replay_lines(folder, game_id, boards):
             typer.echo(line)

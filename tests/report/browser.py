@@ -39,7 +39,8 @@ def chromium(width: int = 1400, height: int = 1000) -> Iterator[Any]:
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={width},{height}", "--hide-scrollbars", "--force-device-scale-factor=1"):
+                f"--window-size={width},{height}", "--hide-scrollbars",
+                "--force-device-scale-factor=1"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(shutil.which("chromedriver") or CHROMEDRIVER)

@@ -123,12 +123,15 @@ def test_report_tables_match_ratings_json(name: str, leagues: dict[str, Path], b
     assert console_errors(browser) == []
 
 
-def final_state(folder: Path, game_id: str) -> tuple[Any, list[dict[str, Any]]]:
-    """The engine's own replay of a stored game (independent of the viewer's code)."""
-    row = [r for r in store.load_games([folder]).games.to_pylist() if r["game_id"] == game_id][0]
+def engine_replay(folder: Path, game_id: str,
+                  upto: int | None = None) -> tuple[Any, list[dict[str, Any]]]:
+    """The engine's own replay of a stored game, after ``upto`` moves (default all), and its
+    moves (independent of the viewer's code)."""
+    row = next(r for r in store.load_games([folder]).games.to_pylist()
+               if r["game_id"] == game_id)
     state = registry.get(row["game"]).new_game(row["seed"], **json.loads(row["variant"]))
     moves = store.load_moves(folder, game_id)
-    for m in moves:
+    for m in moves[:upto]:
         state.apply(m["action"])
     return state, moves
 
@@ -150,7 +153,7 @@ def test_replay_steps_to_the_engine_final_position(name: str, leagues: dict[str,
     out = tmp_path / "replay.html"
     result = tourney("replay", folder, game_id[:9], "--html", out)
     assert result.exit_code == 0, result.output
-    state, moves = final_state(folder, game_id)
+    state, moves = engine_replay(folder, game_id)
     assert state.is_terminal()
     open_page(browser, out)
     body = browser.find_element(By.TAG_NAME, "body")
@@ -193,12 +196,9 @@ def test_seat_view_hides_the_other_hands(name: str, leagues: dict[str, Path], br
     game_id = first_game(folder)
     out = tmp_path / "replay.html"
     assert tourney("replay", folder, game_id, "--html", out).exit_code == 0
-    _, moves = final_state(folder, game_id)
+    _, moves = engine_replay(folder, game_id)
     k = len(moves) // 2
-    row = [r for r in store.load_games([folder]).games.to_pylist() if r["game_id"] == game_id][0]
-    state = registry.get(row["game"]).new_game(row["seed"], **json.loads(row["variant"]))
-    for m in moves[:k]:
-        state.apply(m["action"])
+    state, _ = engine_replay(folder, game_id, k)
     seats = state.num_players
     open_page(browser, out, f"#{k}")
     wait_frame(browser, k)

@@ -97,7 +97,6 @@ def _result_text(row: dict[str, Any]) -> str:
 def replay_html(game: StoredGame) -> str:
     """The viewer page of one stored game."""
     from games import registry
-
     from harness import store
 
     row = game.row
@@ -186,7 +185,6 @@ def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DE
     rewrites of ``tourney league --report`` cheap.
     """
     from games import registry
-
     from harness import store
 
     check_writable(out)

@@ -168,7 +168,7 @@ def games_list(table: Any) -> dict[str, list[Any]]:
     """The games as columns (compact JSON), in game-id order."""
     cols = ["game_id", "league", "bots", "winner", "draw", "score", "termination", "reason",
             "decisions", "duration", "rated"]
-    data = table.select(cols).to_pydict()
+    data: dict[str, list[Any]] = table.select(cols).to_pydict()
     data["score"] = [[round(x, 2) for x in s] for s in data["score"]]
     data["duration"] = [round(d, 3) for d in data["duration"]]
     return data

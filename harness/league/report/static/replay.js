@@ -194,22 +194,22 @@
         `<polygon points="${pts}" fill="${h.loc ? "#e2d6b5" : "#d8e0cc"}" stroke="#a8b39a" ` +
         `stroke-width="1.5"/>`;
       if (h.loc) {
-        s += `<circle cx="${cx}" cy="${cy}" r="${R * 0.72}" fill="${ctl >= 0 ? TEAM_COLOURS[ctl]
+        s += `<circle cx="${cx}" cy="${cy + 3}" r="${R * 0.66}" fill="${ctl >= 0 ? TEAM_COLOURS[ctl]
           : "#f7f3e8"}" fill-opacity="${ctl >= 0 ? 0.85 : 1}" stroke="#8a7d5a" stroke-width="2"/>`;
         if (ctl >= 0) s += `<title>${h.n}: controlled by team ${"AB"[ctl]}</title>`;
       }
-      s += `<text x="${cx}" y="${cy + R * 0.78}" font-size="9" fill="#6b7566" ` +
+      s += `<text x="${cx}" y="${cy - R * 0.74}" font-size="8.5" fill="#5d6759" ` +
         `text-anchor="middle">${h.n}</text></g>`;
       const u = units[h.n];
       if (u) {
         s += `<g data-unit="${esc(u.unit)}" data-owner="${u.owner}" data-height="${u.height}" ` +
           `data-at="${h.n}"><title>${esc(u.unit)} of ${esc(seatName(u.owner))}, stack of ` +
-          `${u.height}</title><circle cx="${cx}" cy="${cy - 2}" r="${R * 0.56}" ` +
+          `${u.height}</title><circle cx="${cx}" cy="${cy + 3}" r="${R * 0.52}" ` +
           `fill="${SEAT_COLOURS[u.owner]}" stroke="#fff" stroke-width="2.5"/>` +
-          `<text x="${cx}" y="${cy + 4}" font-size="15" font-weight="700" fill="#fff" ` +
+          `<text x="${cx}" y="${cy + 8.5}" font-size="15" font-weight="700" fill="#fff" ` +
           `text-anchor="middle">${esc(unitAbbr(u.unit))}</text>` +
-          `<circle cx="${cx + R * 0.48}" cy="${cy - R * 0.5}" r="9" fill="#1f2933"/>` +
-          `<text x="${cx + R * 0.48}" y="${cy - R * 0.5 + 4}" font-size="11" font-weight="700" ` +
+          `<circle cx="${cx + R * 0.5}" cy="${cy - R * 0.3}" r="9" fill="#1f2933"/>` +
+          `<text x="${cx + R * 0.5}" y="${cy - R * 0.3 + 4}" font-size="11" font-weight="700" ` +
           `fill="#fff" text-anchor="middle">${u.height}</text></g>`;
       }
     }

@@ -516,27 +516,19 @@ def gauntlet_cmd(
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
                  draw_probability: float | None = None) -> tuple[str, list[str]]:
     """The leaderboard of the games stored in ``folders``, and warnings (skipped files)."""
-    from harness import ratings, store
+    from harness import ratings
+    from harness.league.report.data import ReportError, game_rows, load
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
-    configs = [store.load_config(f) for f in folders]
-    kinds = {(c.game, c.rules_version) for c in configs}
-    if len(kinds) > 1:
-        listed = ", ".join(f"{f} ({c.game} rules {c.rules_version})"
-                           for f, c in zip(folders, configs, strict=True))
-        raise LeagueError(f"cannot rate different games or rules versions together: {listed}")
-    loaded = store.load_games(folders)
+    try:
+        loaded = load(folders, purpose="rate")
+    except ReportError as exc:
+        raise LeagueError(str(exc)) from None
     if loaded.games.num_rows == 0:
         where = ", ".join(str(f) for f in folders)
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
-    rows = [
-        ratings.GameRow(r["game_id"], r["bots"], r["result"], r["termination"], r["offender"],
-                        r["rated"])
-        for r in loaded.games.select(
-            ["game_id", "bots", "result", "termination", "offender", "rated"]).to_pylist()
-    ]
-    board = ratings.leaderboard(rows, draw_probability)
+    board = ratings.leaderboard(game_rows(loaded.games), draw_probability)
     return ratings.render(board, fmt, h2h), loaded.skipped
 
 

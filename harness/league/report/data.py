@@ -37,8 +37,9 @@ class LeagueData:
     skipped: list[str]
 
 
-def load(folders: Sequence[Path]) -> LeagueData:
-    """Read the folders' configurations and games; one clear error for anything unusable."""
+def load(folders: Sequence[Path], purpose: str = "report") -> LeagueData:
+    """Read the folders' configurations and games; one clear error for anything unusable
+    (``purpose`` names what the games are for in it: "cannot report/rate ... together")."""
     folders = list(folders)
     try:
         configs = [store.load_config(f) for f in folders]
@@ -48,12 +49,14 @@ def load(folders: Sequence[Path]) -> LeagueData:
     if len(kinds) > 1:
         listed = ", ".join(f"{f} ({c.game} rules {c.rules_version})"
                            for f, c in zip(folders, configs, strict=True))
-        raise ReportError(f"cannot report different games or rules versions together: {listed}")
+        raise ReportError(f"cannot {purpose} different games or rules versions together: "
+                          f"{listed}")
     loaded = store.load_games(folders)
     return LeagueData(folders, configs, loaded.games, list(loaded.skipped))
 
 
-def _rows(table: Any) -> list[ratings.GameRow]:
+def game_rows(table: Any) -> list[ratings.GameRow]:
+    """The rows of a games table as the ratings read them."""
     cols = ["game_id", "bots", "result", "termination", "offender", "rated"]
     return [ratings.GameRow(r["game_id"], r["bots"], r["result"], r["termination"],
                             r["offender"], r["rated"])
@@ -80,7 +83,7 @@ def history(table: Any, draw_probability: float, points: int = HISTORY_POINTS) -
     finished = pc.cast(table.column("finished_at"), "int64").to_pylist()
     ids = table.column("game_id").to_pylist()
     order = sorted(range(table.num_rows), key=lambda i: (finished[i] or 0, ids[i]))
-    rows = _rows(table)
+    rows = game_rows(table)
     n = len(rows)
     marks = sorted({max(1, round(n * (i + 1) / points)) for i in range(points)}) if n else []
     series: dict[str, dict[str, list[float | None]]] = {}
@@ -191,7 +194,7 @@ def report_data(data: LeagueData, history_points: int = HISTORY_POINTS) -> dict[
                                  "rated_games": 0, "void_games": 0}
         hist: dict[str, Any] = {"games": [], "bots": {}}
     else:
-        rows = _rows(data.games)
+        rows = game_rows(data.games)
         board = ratings_json(rows)
         hist = history(data.games, board["draw_probability"], history_points)
     first = data.configs[0]

@@ -3,7 +3,6 @@ atomic files, the replay frames against the engine, the choice of replays."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from harness.cli import app
 from harness.cli_report import LeagueReport
 from harness.league.report import pick_replays, write_report
 from harness.league.report.frames import json_diff, json_patch, replay_frames
+from harness.league.report.render import unpack
 
 runner = CliRunner()
 
@@ -34,6 +34,14 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
                      "--workers", "0", "-q")
     assert result.exit_code == 0, result.output
     return folder
+
+
+def page_data(path: Path, element: str = "report-data") -> Any:
+    """The data a page carries (packed JSON in its data element)."""
+    html = path.read_text()
+    head = f'<script type="application/octet-stream" id="{element}">'
+    start = html.index(head) + len(head)
+    return unpack(html[start:html.index("</script>", start)])
 
 
 def one_error_line(result: Any) -> str:
@@ -91,15 +99,14 @@ def test_league_report_is_kept_up_to_date(tmp_path: Path) -> None:
     result = tourney("league", "bl", "random", "greedy", "--games", "2", "--out", folder,
                      "--workers", "0", "-q", "--report")
     assert result.exit_code == 0, result.output
-    html = (folder / "report.html").read_text()
-    assert '"total_games":2' in html
+    assert page_data(folder / "report.html")["total_games"] == 2
     # more games: a tick after the interval rewrites the report
     result = tourney("league", "bl", "random", "greedy", "--games", "4", "--out", folder,
                      "--workers", "0", "-q")
     assert result.exit_code == 0
     keeper = LeagueReport(folder, interval=0.0)
     keeper.tick()
-    assert '"total_games":4' in (folder / "report.html").read_text()
+    assert page_data(folder / "report.html")["total_games"] == 4
     assert not keeper.warned
 
 
@@ -120,9 +127,7 @@ def test_pick_replays_takes_forfeits_first_and_every_pairing(league: Path) -> No
 def test_report_figures_per_bot(league: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     write_report([league], out, replays=0)
-    html = out.read_text()
-    start = html.index('<script type="application/json" id="report-data">') + 49
-    data = json.loads(html[start:html.index("</script>", start)])
+    data = page_data(out)
     games = store.load_games([league]).games.to_pylist()
     for bot in ("random", "greedy"):
         mine = [g for g in games if bot in g["bots"]]

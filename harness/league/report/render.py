@@ -1,14 +1,18 @@
 """HTML for the report and the replay viewer: Jinja2 templates with every asset inlined.
 
 A page is one file that opens offline: the stylesheet, our scripts, uPlot (the chart library,
-vendored under ``static/vendor``) and the data (JSON in a ``<script type="application/json">``
-element, escaped by Jinja's ``tojson``) are all written into it. Files are written atomically.
+vendored under ``static/vendor``) and the data (JSON, gzip-compressed and base64-encoded by
+:func:`pack`, in a ``<script type="application/octet-stream">`` element) are all written into
+it. Files are written atomically.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import errno
+import gzip
+import json
 import os
 from functools import cache
 from pathlib import Path
@@ -31,8 +35,6 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    # keep the data's own key order (the leaderboard's columns) and write it compactly
-    env.policies["json.dumps_kwargs"] = {"sort_keys": False, "separators": (",", ":")}
     return env
 
 
@@ -41,8 +43,21 @@ def asset(name: str) -> str:
     return (STATIC / name).read_text(encoding="utf-8")
 
 
-def render(template: str, **context: Any) -> str:
-    return _env().get_template(template).render(css=asset("style.css"), **context)
+def pack(data: Any) -> str:
+    """JSON, gzip-compressed, in base64: what the pages carry (``common.js`` unpacks it)."""
+    raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unpack(text: str) -> Any:
+    """The inverse of :func:`pack`."""
+    return json.loads(gzip.decompress(base64.b64decode(text)))
+
+
+def render(template: str, data: Any, **context: Any) -> str:
+    """A page with its data packed and the shared stylesheet and script inlined."""
+    return _env().get_template(template).render(
+        css=asset("style.css"), common_js=asset("common.js"), data=pack(data), **context)
 
 
 def check_writable(path: Path) -> None:

@@ -1,8 +1,7 @@
 /* tourney replay viewer: frames rebuilt by the engine (first frame + changes per move),
    drawn as SVG. Views: 0 = the whole truth, 1 + s = what seat s observed. */
 "use strict";
-(function () {
-  const D = JSON.parse(document.getElementById("replay-data").textContent);
+tourneyData("replay-data").then((D) => {
   const N = D.moves.length;  // frames 0..N: frame k is the position after k moves
   const SEAT_COLOURS = D.players === 4
     ? ["#2f6fd6", "#d64545", "#16a2b8", "#e08a1e"]
@@ -313,4 +312,4 @@
   });
   const start = Number((location.hash.match(/^#(\d+)$/) || [])[1]);
   go(Number.isFinite(start) ? start : 0);
-}());
+}).catch((err) => console.error("tourney: cannot read the page data:", err));

@@ -1,7 +1,6 @@
 /* tourney league report: draws every section from the JSON in #report-data. */
 "use strict";
-(function () {
-  const D = JSON.parse(document.getElementById("report-data").textContent);
+tourneyData("report-data").then((D) => {
   const PALETTE = ["#2f6fd6", "#d64545", "#1e9e6a", "#e08a1e", "#8e44ad", "#16a2b8", "#b8860b",
     "#e0529c", "#5d6d7e", "#6ab04c", "#c0392b", "#34495e"];
 
@@ -314,4 +313,4 @@
   }
 
   leaderboard(); h2h(); history(); health(); config(); games();
-}());
+}).catch((err) => console.error("tourney: cannot read the page data:", err));

@@ -238,3 +238,17 @@ def test_seat_view_hides_the_other_hands(name: str, leagues: dict[str, Path], br
         for seat in range(seats):
             assert bl_hand(seat) == state.observation(seat)["hand"]
     assert console_errors(browser) == []
+
+
+def test_report_of_a_league_not_started_yet(leagues: dict[str, Path], browser: Any,
+                                            tmp_path: Path) -> None:
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    (folder / "league.json").write_text((leagues["bl"] / "league.json").read_text())
+    out = tmp_path / "report.html"
+    result = tourney("report", folder, "-o", out)
+    assert result.exit_code == 0, result.output
+    open_page(browser, out)
+    assert browser.find_element(By.ID, "leaderboard-table").text == "no games yet"
+    assert browser.find_element(By.ID, "f-count").text == "0 of 0 games"
+    assert console_errors(browser) == []

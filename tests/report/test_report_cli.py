@@ -187,3 +187,31 @@ def test_frames_are_the_engine_observations(game: str, variant: dict[str, str]) 
             assert frames[0][k]["hands"][seat] == obs["hand"]
         if k < len(actions):
             replay.apply(actions[k])
+
+
+def test_terminations_count_forfeits_against_the_offender(tmp_path: Path) -> None:
+    from harness.league.report.data import load, termination_counts
+    from harness.records import BotRef, Termination
+    from tests.league.helpers import record
+
+    config = store.LeagueConfig(
+        name="t", game="battleline", variant={"rules": "standard"}, rules_version="1", seed=1,
+        games_per_pair=4, bots=[BotRef("a", "random", "aa"), BotRef("b", "greedy", "bb")])
+    games = [
+        record("g1"),
+        record("g2", ("b", "a"), (1.0, -1.0), Termination.CRASH, offender=1),  # a crashed
+        record("g3", ("a", "b"), (1.0, -1.0), Termination.TIMEOUT, offender=1),  # b timed out
+        record("g4", ("a", "b"), (0.0, 0.0), Termination.TIMEOUT, offender=None),  # void
+        record("g5", ("a", "b"), (0.0, 0.0), Termination.STALEMATE),
+    ]
+    with store.ResultsStore.open(tmp_path, config) as st:
+        for r in games:
+            st.add(r)
+        st.flush()
+    table = load([tmp_path]).games
+    assert table.num_rows == 5
+    counts = termination_counts(table)
+    assert counts["a"] == {**dict.fromkeys(counts["a"], 0), "games": 5, "normal": 1,
+                           "crash": 1, "opponent_forfeit": 1, "void": 1, "stalemate": 1}
+    assert counts["b"] == {**dict.fromkeys(counts["b"], 0), "games": 5, "normal": 1,
+                           "timeout": 1, "opponent_forfeit": 1, "void": 1, "stalemate": 1}

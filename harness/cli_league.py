@@ -446,6 +446,8 @@ def _run_command(plan_fn: Callable[[], Plan], workers: int | None, cluster: str 
         typer.echo(f"interrupted; resume with:\n  {plan.resume_command}", err=True)
         raise typer.Exit(130)
     typer.echo(f"ratings: tourney ratings {plan.out}")
+    if updater is not None and not updater.warned:
+        typer.echo(f"report: {updater.path}")
 
 
 def _report_updater(out: Path) -> Any:

@@ -77,10 +77,12 @@ class LeagueReport:
     def tick(self, *_: object) -> None:
         self._guard(self.updater.tick)
 
+    @property
+    def path(self) -> Path:
+        return self.updater.out
+
     def write(self) -> None:
         self._guard(self.updater.write)
-        if not self.warned:
-            typer.echo(f"report: {self.updater.out}")
 
     def _guard(self, step: Callable[[], object]) -> None:
         from harness.league.report import ReportError

@@ -215,3 +215,15 @@ def test_terminations_count_forfeits_against_the_offender(tmp_path: Path) -> Non
                            "crash": 1, "opponent_forfeit": 1, "void": 1, "stalemate": 1}
     assert counts["b"] == {**dict.fromkeys(counts["b"], 0), "games": 5, "normal": 1,
                            "timeout": 1, "opponent_forfeit": 1, "void": 1, "stalemate": 1}
+
+
+def test_league_goes_on_when_its_report_cannot_be_written(tmp_path: Path) -> None:
+    folder = tmp_path / "lg"
+    (folder / "report.html").mkdir(parents=True)  # in the way of the report
+    result = tourney("league", "bl", "random", "greedy", "--games", "2", "--out", folder,
+                     "--workers", "0", "-q", "--report")
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 scheduled games stored" in result.stdout
+    warnings = result.stderr.strip().splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith("tourney: warning: report not updated")
+    assert "report:" not in result.stdout

@@ -219,11 +219,12 @@ def test_terminations_count_forfeits_against_the_offender(tmp_path: Path) -> Non
 
 def test_league_goes_on_when_its_report_cannot_be_written(tmp_path: Path) -> None:
     folder = tmp_path / "lg"
-    (folder / "report.html").mkdir(parents=True)  # in the way of the report
-    result = tourney("league", "bl", "random", "greedy", "--games", "2", "--out", folder,
-                     "--workers", "0", "-q", "--report")
+    args = ["league", "bl", "random", "greedy", "--out", folder, "--workers", "0", "-q"]
+    assert tourney(*args, "--games", "2").exit_code == 0
+    (folder / "report.html").mkdir()  # in the way of the report
+    result = tourney(*args, "--games", "4", "--report")
     assert result.exit_code == 0, result.output
-    assert "2 of 2 scheduled games stored" in result.stdout
+    assert "4 of 4 scheduled games stored" in result.stdout
     warnings = result.stderr.strip().splitlines()
     assert len(warnings) == 1 and warnings[0].startswith("tourney: warning: report not updated")
     assert "report:" not in result.stdout

@@ -112,6 +112,17 @@ def test_report_tables_match_ratings_json(name: str, leagues: dict[str, Path], b
     assert all((out.parent / a.get_attribute("href").split(str(out.parent.resolve()))[-1]
                 .lstrip("/")).exists() for a in links)
 
+    # a click on a column header sorts the rows by it, again the other way
+    header = browser.find_element(By.CSS_SELECTOR, "#leaderboard-table th[data-key=bot]")
+    header.click()
+    names = [r["bot"] for r in expected["leaderboard"]]
+    def order() -> list[str]:
+        return [td.text for td in browser.find_elements(
+            By.CSS_SELECTOR, "#leaderboard-table td[data-key=bot]")]
+    assert order() == sorted(names, key=str.lower)
+    header.click()
+    assert order() == sorted(names, key=str.lower, reverse=True)
+
     # filtering by bot keeps only its games
     bot = expected["leaderboard"][-1]["bot"]
     browser.execute_script(
@@ -167,6 +178,20 @@ def test_replay_steps_to_the_engine_final_position(name: str, leagues: dict[str,
     wait_frame(browser, len(moves))
     body.send_keys(Keys.ARROW_LEFT)
     wait_frame(browser, len(moves) - 1)
+    body.send_keys(Keys.HOME)
+    wait_frame(browser, 0)
+    browser.execute_script(  # drag the slider to the middle
+        "const s = document.getElementById('slider'); s.value = arguments[0];"
+        "s.dispatchEvent(new Event('input'));", str(len(moves) // 2))
+    wait_frame(browser, len(moves) // 2)
+    browser.find_element(By.CSS_SELECTOR, '#moves li[data-ply="2"]').click()
+    wait_frame(browser, 3)
+    browser.find_element(By.ID, "b-prev").click()
+    wait_frame(browser, 2)
+    browser.find_element(By.ID, "b-first").click()
+    wait_frame(browser, 0)
+    browser.find_element(By.ID, "b-next").click()
+    wait_frame(browser, 1)
     body.send_keys(Keys.END)
     wait_frame(browser, len(moves))
     assert browser.find_element(By.ID, "slider").get_attribute("value") == str(len(moves))

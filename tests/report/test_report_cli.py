@@ -228,3 +228,13 @@ def test_league_goes_on_when_its_report_cannot_be_written(tmp_path: Path) -> Non
     warnings = result.stderr.strip().splitlines()
     assert len(warnings) == 1 and warnings[0].startswith("tourney: warning: report not updated")
     assert "report:" not in result.stdout
+
+
+def test_folders_of_different_games_are_refused(league: Path, tmp_path: Path) -> None:
+    other = tmp_path / "wc"
+    assert tourney("league", "wc", "random", "greedy", "--games", "2", "--out", other,
+                   "--workers", "0", "-q").exit_code == 0
+    out = tmp_path / "both.html"
+    line = one_error_line(tourney("report", league, other, "-o", out))
+    assert "cannot report different games or rules versions together" in line
+    assert not out.exists()

@@ -1,12 +1,14 @@
 """The HTML report and replay viewer, loaded in a real headless Chromium.
 
-Small leagues of Battle Line, 2-player and 4-player War Chest are played in this process; their
+Small leagues of Battle Line, 2-player and 4-player War Chest are played in this process, and two
+three-player Battle Line games (which leagues do not schedule) by the referee; their
 reports and one replay each are written by the CLI and checked from the rendered page against
 `tourney ratings --format json --h2h` and against the engine replaying the stored moves.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,7 @@ from games import registry
 from harness.cli.app import app
 from harness.league import store
 from tests.report.browser import chromium, console_errors, missing
+from tests.report.leagues import battleline3
 
 runner = CliRunner()
 
@@ -30,6 +33,7 @@ LEAGUES: dict[str, list[str]] = {
     "wc2": ["wc", "random", "greedy", "--games", "2"],
     "wc4": ["wc", "random", "greedy", "--variant", "players=4", "--games", "2"],
 }
+NAMES = [*LEAGUES, "bl3"]  # bl3: three-player Battle Line, played by tests.report.leagues
 
 
 def tourney(*args: str | Path) -> Any:
@@ -45,6 +49,7 @@ def leagues(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         result = tourney("league", *args, "--out", folder, "--workers", "0", "-q", "--seed", "5")
         assert result.exit_code == 0, result.output
         out[name] = folder
+    out["bl3"] = battleline3(root / "bl3")
     return out
 
 
@@ -71,7 +76,7 @@ def ratings_json(folder: Path) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("name", list(LEAGUES))
+@pytest.mark.parametrize("name", NAMES)
 def test_report_tables_match_ratings_json(name: str, leagues: dict[str, Path], browser: Any,
                                           tmp_path: Path) -> None:
     folder = leagues[name]
@@ -156,7 +161,7 @@ def wait_frame(driver: Any, k: int) -> None:
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == str(k))
 
 
-@pytest.mark.parametrize("name", list(LEAGUES))
+@pytest.mark.parametrize("name", NAMES)
 def test_replay_steps_to_the_engine_final_position(name: str, leagues: dict[str, Path],
                                                    browser: Any, tmp_path: Path) -> None:
     folder = leagues[name]
@@ -197,7 +202,7 @@ def test_replay_steps_to_the_engine_final_position(name: str, leagues: dict[str,
     assert browser.find_element(By.ID, "slider").get_attribute("value") == str(len(moves))
 
     obs = state.observation(0)
-    if name == "bl":
+    if name.startswith("bl"):
         shown = {int(g.get_attribute("data-flag")): int(g.get_attribute("data-claimed"))
                  for g in browser.find_elements(By.CSS_SELECTOR, "g[data-flag]")}
         assert shown == {f["flag"]: f["claimed"] for f in obs["flags"]}
@@ -214,7 +219,7 @@ def test_replay_steps_to_the_engine_final_position(name: str, leagues: dict[str,
     assert console_errors(browser) == []
 
 
-@pytest.mark.parametrize("name", list(LEAGUES))
+@pytest.mark.parametrize("name", NAMES)
 def test_seat_view_hides_the_other_hands(name: str, leagues: dict[str, Path], browser: Any,
                                          tmp_path: Path) -> None:
     folder = leagues[name]
@@ -250,16 +255,18 @@ def test_seat_view_hides_the_other_hands(name: str, leagues: dict[str, Path], br
             if other == seat:
                 assert "hidden" not in rows[other]
             else:
-                count = obs["hand_sizes"][other] if name == "bl" else obs["hand_count"][other]
+                count = (obs["hand_sizes"][other] if name.startswith("bl")
+                         else obs["hand_count"][other])
                 assert rows[other] == f"{count} (hidden)", (seat, rows)
-        if name == "bl":
+        if name.startswith("bl"):
             assert bl_hand(seat) == obs["hand"]
-            other = 1 - seat
-            assert bl_hand(other) == ["hidden"] * obs["hand_sizes"][other]
+            for other in range(seats):
+                if other != seat:
+                    assert bl_hand(other) == ["hidden"] * obs["hand_sizes"][other]
     choose(0)  # the whole truth: every hand in the open
     rows = hand_rows()
     assert all("hidden" not in text for text in rows.values())
-    if name == "bl":
+    if name.startswith("bl"):
         for seat in range(seats):
             assert bl_hand(seat) == state.observation(seat)["hand"]
     assert console_errors(browser) == []
@@ -276,4 +283,61 @@ def test_report_of_a_league_not_started_yet(leagues: dict[str, Path], browser: A
     open_page(browser, out)
     assert browser.find_element(By.ID, "leaderboard-table").text == "no games yet"
     assert browser.find_element(By.ID, "f-count").text == "0 of 0 games"
+    assert console_errors(browser) == []
+
+
+def test_three_player_battle_line_draws_each_flag_between_its_two_seats(
+        leagues: dict[str, Path], browser: Any, tmp_path: Path) -> None:
+    folder = leagues["bl3"]
+    game_id = first_game(folder)
+    out = tmp_path / "replay.html"
+    assert tourney("replay", folder, game_id, "--html", out).exit_code == 0
+    _, moves = engine_replay(folder, game_id)
+    k = max(1, len(moves) * 2 // 3)
+    state, _ = engine_replay(folder, game_id, k)
+    open_page(browser, out, f"#{k}")
+    wait_frame(browser, k)
+
+    def rect(element: Any) -> dict[str, float]:
+        box: dict[str, float] = browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};", element)
+        return box
+
+    def cards(flag: int, seat: int) -> list[str]:
+        return sorted(c.get_attribute("data-card") for c in browser.find_elements(
+            By.CSS_SELECTOR, f'g[data-side-of="{flag}"][data-side-seat="{seat}"] g[data-card]'))
+
+    for view in (None, 0, 1, 2):  # the whole truth, then each seat's view
+        browser.execute_script(
+            "const s = document.getElementById('view'); s.value = arguments[0];"
+            "s.dispatchEvent(new Event('change'));", str(0 if view is None else view + 1))
+        flags = state.observation(0 if view is None else view)["flags"]
+        assert len(flags) == 9
+        for flag in flags:
+            number, pair = flag["flag"], flag["seats"]
+            circle = browser.find_element(By.CSS_SELECTOR, f'g[data-flag="{number}"]')
+            above = int(circle.get_attribute("data-above"))
+            below = int(circle.get_attribute("data-below"))
+            assert sorted((above, below)) == sorted(pair), (view, number)
+            if view in pair:  # the seat whose view it is plays from below, as in 2-player
+                assert below == view
+            for seat in range(3):  # each of the two seats' cards on its side, the third none
+                want = sorted(c[0] for c in flag["sides"][seat]) if seat in pair else []
+                assert cards(number, seat) == want, (view, number, seat)
+            middle = rect(circle.find_element(By.TAG_NAME, "circle"))
+            for c in browser.find_elements(
+                    By.CSS_SELECTOR, f'g[data-side-of="{number}"][data-side-seat="{above}"] rect'):
+                assert rect(c)["bottom"] < middle["top"]
+            for c in browser.find_elements(
+                    By.CSS_SELECTOR, f'g[data-side-of="{number}"][data-side-seat="{below}"] rect'):
+                assert rect(c)["top"] > middle["bottom"]
+        # three hands, one under the other, none over the board or another hand
+        hands = sorted((rect(h) for h in browser.find_elements(
+            By.CSS_SELECTOR, "svg[data-game=battleline] g[data-hand]")), key=lambda r: r["top"])
+        assert len(hands) == 3
+        lowest_card = max(rect(c)["bottom"] for c in browser.find_elements(
+            By.CSS_SELECTOR, "g[data-side-of] rect") or [circle])
+        assert hands[0]["top"] > lowest_card
+        assert all(a["bottom"] <= b["top"] for a, b in itertools.pairwise(hands))
     assert console_errors(browser) == []

@@ -156,8 +156,8 @@ def test_json_diff_then_patch_rebuilds(a: Any, b: Any) -> None:
     assert json_patch(a, json_diff(a, b)) == b
 
 
-@pytest.mark.parametrize("game,variant", [("battleline", {}), ("warchest", {}),
-                                          ("warchest", {"players": "4"})])
+@pytest.mark.parametrize("game,variant", [("battleline", {}), ("battleline", {"players": "3"}),
+                                          ("warchest", {}), ("warchest", {"players": "4"})])
 def test_frames_are_the_engine_observations(game: str, variant: dict[str, str]) -> None:
     state = registry.get(game).new_game(11, **variant)
     rng = random.Random(4)
@@ -181,10 +181,16 @@ def test_frames_are_the_engine_observations(game: str, variant: dict[str, str]) 
             obs = replay.observation(seat)
             view = frames[1 + seat][k]
             assert view["hands"][seat] == obs["hand"]
-            assert view["hands"][1 - seat] == obs[hidden][1 - seat]
+            for other in range(replay.num_players):
+                if other != seat:
+                    assert view["hands"][other] == obs[hidden][other]
             assert {key: v for key, v in view.items() if key not in ("hands", "facedowns")} == {
                 key: v for key, v in obs.items() if key not in ("hand", "facedown")}
             assert frames[0][k]["hands"][seat] == obs["hand"]
+        # the whole truth holds no one seat's knowledge (what it knows of others' cards)
+        assert frames[0][k]["seat"] is None
+        assert not {"opponent_known", "known_in_hands", "known_by", "deck_tops_by",
+                    "facedown"} & set(frames[0][k])
         if k < len(actions):
             replay.apply(actions[k])
 

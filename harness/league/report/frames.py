@@ -65,11 +65,16 @@ def json_patch(doc: JSON, changes: Sequence[Sequence[Any]]) -> JSON:
 # ----------------------------------------------------------------------------- views per game
 
 
+#: What one Battle Line seat alone sees (the truth view leaves them out): its hand and what it
+#: knows of the others' cards and of the decks' tops (two-player and three-player keys).
+_BL_SEAT_KEYS = frozenset({"hand", "seat", "opponent_known", "known_by_opponent", "deck_tops",
+                           "known_in_hands", "known_by", "deck_tops_by"})
+
+
 def _battleline_views(obs: list[JSON]) -> list[JSON]:
     """Truth and per-seat views of a Battle Line position from every seat's observation."""
     seats = len(obs)
-    truth = {k: v for k, v in obs[0].items()
-             if k not in ("hand", "seat", "opponent_known", "known_by_opponent", "deck_tops")}
+    truth = {k: v for k, v in obs[0].items() if k not in _BL_SEAT_KEYS}
     truth["seat"] = None
     truth["hands"] = [o["hand"] for o in obs]
     views = [truth]

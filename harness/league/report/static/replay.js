@@ -89,55 +89,93 @@ tourneyData("replay-data").then((D) => {
       `fill="#3c4a58" text-anchor="end">${esc(t)}</text>`; });
     return s + "</g>";
   }
+  /* One flag column: the cards of `above` over the flag, of `below` under it, the flag (in
+     its owner's colour once claimed) and fog or mud beside it. */
+  function blFlag(flag, cx, flagY, k, above, below, f) {
+    const cw = 62, ch = 80, step = 24;
+    const side = (seat) => `<g data-side-of="${flag.flag}" data-side-seat="${seat}">`;
+    let s = side(above);
+    const top = flag.sides[above] || [];
+    for (let n = top.length - 1; n >= 0; n--) {
+      s += blCard(top[n][0], cx - cw / 2, flagY - 34 - ch - n * step, cw, ch,
+        { highlight: top[n][1] === k - 1 });
+    }
+    s += "</g>" + side(below);
+    (flag.sides[below] || []).forEach((c, n) => {
+      s += blCard(c[0], cx - cw / 2, flagY + 34 + n * step, cw, ch, { highlight: c[1] === k - 1 });
+    });
+    s += "</g>";
+    const owner = flag.claimed;
+    const fill = owner >= 0 ? SEAT_COLOURS[owner] : "#fffdf7";
+    const claimable = (f.claimable || []).includes(flag.flag);
+    s += `<g data-flag="${flag.flag}" data-claimed="${owner}" data-above="${above}" ` +
+      `data-below="${below}">` +
+      `<circle cx="${cx}" cy="${flagY}" r="19" fill="${fill}" stroke="${owner >= 0 ? "#0006"
+        : "#8894a0"}" stroke-width="${claimable ? 3 : 1.5}"${claimable
+        ? ' stroke-dasharray="4 3"' : ""}/>` +
+      `<text x="${cx}" y="${flagY + 6}" font-size="17" font-weight="700" text-anchor="middle" ` +
+      `fill="${owner >= 0 ? "#fff" : "#3c4a58"}">${flag.flag}</text>`;
+    if (owner >= 0) s += `<title>flag ${flag.flag} claimed by ${esc(seatName(owner))}</title>`;
+    s += "</g>";
+    if (flag.fog >= 0) s += `<g data-env="fog" data-flag-env="${flag.flag}"><rect x="${cx - 48}" ` +
+      `y="${flagY - 9}" width="26" height="18" rx="4" fill="#9aa5b1"/><text x="${cx - 35}" ` +
+      `y="${flagY + 4}" font-size="9.5" fill="#fff" text-anchor="middle" font-weight="700">FOG` +
+      "</text></g>";
+    if (flag.mud >= 0) s += `<g data-env="mud" data-flag-env="${flag.flag}"><rect x="${cx + 22}" ` +
+      `y="${flagY - 9}" width="26" height="18" rx="4" fill="#7a5230"/><text x="${cx + 35}" ` +
+      `y="${flagY + 4}" font-size="9.5" fill="#fff" text-anchor="middle" font-weight="700">MUD` +
+      "</text></g>";
+    return s;
+  }
+  /* Two players: the other seat's hand and cards above the flags, the viewer's below.
+     Three players (nine flags in a triangle, each between two seats): the flags in three
+     groups of three, one per pair of seats, that pair's cards above and below (the viewer's
+     below when the pair includes it), labelled; the three hands under the board. */
   function drawBattleLine(f, viewSeat, k) {
     const seats = f.hands.length;
     const bottom = viewSeat === null ? 0 : viewSeat;
-    const tops = [...Array(seats).keys()].filter((s) => s !== bottom);
-    const W = 1000, H = 592, x0 = 50, colW = 100, cw = 62, ch = 80, step = 24;
-    const flagY = 298;
+    const W = 1000, x0 = 50, colW = 100;
+    const three = seats > 2;
+    const flagY = three ? 232 : 298;
+    const H = three ? 750 : 592;
     let s = `<svg viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg" ` +
-      `font-family="system-ui, sans-serif" data-game="battleline">`;
+      `font-family="system-ui, sans-serif" data-game="battleline" data-seats="${seats}">`;
     s += `<rect x="0" y="0" width="${W}" height="${H}" fill="#f4efe3" rx="8"/>`;
     s += `<rect x="20" y="${flagY - 30}" width="${W - 40}" height="60" fill="#e6dcc4" rx="6"/>`;
-    tops.forEach((t, i) => { s += blHand(f, t, 28, seatName(t)); });
-    s += blHand(f, bottom, H - 80, seatName(bottom) + (viewSeat === null ? "" : " — this view"));
+    const pairOf = (flag) => flag.seats || [0, 1];
+    const sides = (flag) => {
+      const pair = pairOf(flag);
+      const below = pair.includes(bottom) ? bottom : pair[1];
+      return [pair[0] === below ? pair[1] : pair[0], below];
+    };
+    if (three) {
+      f.flags.forEach((flag, i) => {
+        if (i > 0 && String(pairOf(flag)) === String(pairOf(f.flags[i - 1]))) return;
+        const n = f.flags.filter((g, j) => j >= i && String(pairOf(g)) === String(pairOf(flag)))
+          .length;
+        const [above, below] = sides(flag);
+        const x = x0 + colW * i + 4, w = colW * n - 8;
+        if (i > 0) s += `<line x1="${x - 4}" y1="14" x2="${x - 4}" y2="${flagY + 212}" ` +
+          'stroke="#c8bb9c" stroke-dasharray="5 4"/>';
+        s += `<text x="${x + w / 2}" y="24" font-size="13" font-weight="600" text-anchor="middle" ` +
+          `fill="${SEAT_COLOURS[above]}" data-label="above">${esc(seatName(above))}</text>` +
+          `<text x="${x + w / 2}" y="${flagY + 206}" font-size="13" font-weight="600" ` +
+          `text-anchor="middle" fill="${SEAT_COLOURS[below]}" data-label="below">` +
+          `${esc(seatName(below))}</text>`;
+      });
+      const order = [bottom, ...[...Array(seats).keys()].filter((t) => t !== bottom)];
+      order.forEach((t, i) => {
+        s += blHand(f, t, flagY + 250 + 96 * i,
+          seatName(t) + (viewSeat === t ? " — this view" : ""));
+      });
+    } else {
+      const top = 1 - bottom;
+      s += blHand(f, top, 28, seatName(top));
+      s += blHand(f, bottom, H - 80, seatName(bottom) + (viewSeat === null ? "" : " — this view"));
+    }
     f.flags.forEach((flag, i) => {
-      const cx = x0 + colW * i + colW / 2;
-      // the sides: the bottom seat below the flags, the others above (split when several)
-      const topW = colW / tops.length;
-      tops.forEach((t, j) => {
-        const cards = flag.sides[t] || [];
-        const x = cx - colW / 2 + topW * j + (topW - Math.min(cw, topW - 6)) / 2;
-        const w = Math.min(cw, topW - 6);
-        for (let n = cards.length - 1; n >= 0; n--) {
-          const y = flagY - 34 - ch - n * step;
-          s += blCard(cards[n][0], x, y, w, ch, { highlight: cards[n][1] === k - 1 });
-        }
-      });
-      const mine = flag.sides[bottom] || [];
-      mine.forEach((c, n) => {
-        s += blCard(c[0], cx - cw / 2, flagY + 34 + n * step, cw, ch,
-          { highlight: c[1] === k - 1 });
-      });
-      const owner = flag.claimed;
-      const fill = owner >= 0 ? SEAT_COLOURS[owner] : "#fffdf7";
-      const claimable = (f.claimable || []).includes(flag.flag);
-      s += `<g data-flag="${flag.flag}" data-claimed="${owner}">` +
-        `<circle cx="${cx}" cy="${flagY}" r="19" fill="${fill}" stroke="${owner >= 0 ? "#0006"
-          : "#8894a0"}" stroke-width="${claimable ? 3 : 1.5}"${claimable
-          ? ' stroke-dasharray="4 3"' : ""}/>` +
-        `<text x="${cx}" y="${flagY + 6}" font-size="17" font-weight="700" text-anchor="middle" ` +
-        `fill="${owner >= 0 ? "#fff" : "#3c4a58"}">${flag.flag}</text>`;
-      if (owner >= 0) s += `<title>flag ${flag.flag} claimed by ${esc(seatName(owner))}</title>`;
-      s += "</g>";
-      if (flag.fog >= 0) s += `<g data-env="fog" data-flag-env="${flag.flag}"><rect x="${cx - 48}" ` +
-        `y="${flagY - 9}" width="26" height="18" rx="4" fill="#9aa5b1"/><text x="${cx - 35}" ` +
-        `y="${flagY + 4}" font-size="9.5" fill="#fff" text-anchor="middle" font-weight="700">FOG` +
-        "</text></g>";
-      if (flag.mud >= 0) s += `<g data-env="mud" data-flag-env="${flag.flag}"><rect x="${cx + 22}" ` +
-        `y="${flagY - 9}" width="26" height="18" rx="4" fill="#7a5230"/><text x="${cx + 35}" ` +
-        `y="${flagY + 4}" font-size="9.5" fill="#fff" text-anchor="middle" font-weight="700">MUD` +
-        "</text></g>";
+      const [above, below] = sides(flag);
+      s += blFlag(flag, x0 + colW * i + colW / 2, flagY, k, above, below, f);
     });
     return s + "</svg>";
   }

@@ -24,7 +24,7 @@ from games import registry
 from harness.cli.app import app
 from harness.league import store
 from tests.report.browser import chromium, console_errors, missing
-from tests.report.leagues import battleline3
+from tests.report.leagues import battleline3, with_elo
 
 runner = CliRunner()
 
@@ -340,4 +340,30 @@ def test_three_player_battle_line_draws_each_flag_between_its_two_seats(
             By.CSS_SELECTOR, "g[data-side-of] rect") or [circle])
         assert hands[0]["top"] > lowest_card
         assert all(a["bottom"] <= b["top"] for a, b in itertools.pairwise(hands))
+    assert console_errors(browser) == []
+
+
+def test_leaderboard_shows_elo_columns(leagues: dict[str, Path], browser: Any, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    with_elo(monkeypatch)
+    out = tmp_path / "report.html"
+    assert tourney("report", leagues["bl"], "-o", out, "--replays", "0").exit_code == 0
+    expected = ratings_json(leagues["bl"])["leaderboard"]
+    open_page(browser, out)
+    assert console_errors(browser) == []
+    heads = {th.get_attribute("data-key"): th.text for th in
+             browser.find_elements(By.CSS_SELECTOR, "#leaderboard-table th")}
+    assert {k: heads[k] for k in ("elo", "elo_low", "elo_high")} == {
+        "elo": "Elo", "elo_low": "Elo low", "elo_high": "Elo high"}
+
+    def column(key: str) -> list[str]:
+        return [td.text for td in browser.find_elements(
+            By.CSS_SELECTOR, f"#leaderboard-table td[data-key={key}]")]
+
+    n = len(expected)
+    assert column("bot") == [r["bot"] for r in expected]
+    assert column("elo") == [f"{100 - 50 * i}" for i in range(n)]
+    assert column("elo_low")[-1] == "−∞" and column("elo_high")[0] == "–"
+    browser.find_element(By.CSS_SELECTOR, "#leaderboard-table th[data-key=elo]").click()
+    assert column("elo") == [f"{100 - 50 * i}" for i in reversed(range(n))]
     assert console_errors(browser) == []

@@ -3,6 +3,9 @@ atomic files, the replay frames against the engine, the choice of replays."""
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,7 @@ from harness.league import store
 from harness.league.report import pick_replays, write_report
 from harness.league.report.frames import json_diff, json_patch, replay_frames
 from harness.league.report.render import unpack
+from tests.report.leagues import with_elo
 
 runner = CliRunner()
 
@@ -246,3 +250,27 @@ def test_folders_of_different_games_are_refused(league: Path, tmp_path: Path) ->
     line = one_error_line(tourney("report", league, other, "-o", out))
     assert "cannot report different games or rules versions together" in line
     assert not out.exists()
+
+
+def test_report_carries_elo_columns_the_ratings_print(league: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    with_elo(monkeypatch)
+    out = tmp_path / "r.html"
+    result = tourney("report", league, "-o", out, "--replays", "0")
+    assert result.exit_code == 0, result.output
+    html = out.read_text()
+    head = '<script type="application/octet-stream" id="report-data">'
+    start = html.index(head) + len(head)
+    text = gzip.decompress(base64.b64decode(html[start:html.index("</script>", start)]))
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in the page's JSON: the browser cannot parse it")
+
+    data = json.loads(text, parse_constant=refuse)
+    board = data["ratings"]["leaderboard"]
+    assert [r["elo"] for r in board] == [100.0, 50.0]
+    assert [r["elo_low"] for r in board] == [40.0, "−∞"]
+    assert [r["elo_high"] for r in board] == [None, 110.0]
+    # the chart's points are still the TrueSkill leaderboard's
+    assert {b: s["mu"][-1] for b, s in data["history"]["bots"].items()} == {
+        r["bot"]: r["mu"] for r in board}

@@ -75,11 +75,13 @@ def history(table: Any, draw_probability: float, points: int = HISTORY_POINTS) -
     series: dict[str, dict[str, list[float | None]]] = {}
     for j, k in enumerate(marks):
         prefix = [rows[i] for i in order[:k]]
-        for row in ratings_json(prefix, draw_probability)["leaderboard"]:
-            entry = series.setdefault(row["bot"], {"mu": [None] * len(marks),
-                                                   "sigma": [None] * len(marks)})
-            entry["mu"][j] = row["mu"]
-            entry["sigma"][j] = row["sigma"]
+        # the TrueSkill figures only, rounded as the JSON leaderboard rounds them (whatever
+        # other columns the leaderboard prints are not computed 40 times)
+        for bot in ratings.leaderboard(prefix, draw_probability).bots:
+            entry = series.setdefault(bot.name, {"mu": [None] * len(marks),
+                                                 "sigma": [None] * len(marks)})
+            entry["mu"][j] = round(bot.mu, 3)
+            entry["sigma"][j] = round(bot.sigma, 3)
     return {"games": marks, "bots": series}
 
 

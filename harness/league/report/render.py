@@ -13,6 +13,7 @@ import contextlib
 import errno
 import gzip
 import json
+import math
 import os
 from functools import cache
 from pathlib import Path
@@ -43,9 +44,30 @@ def asset(name: str) -> str:
     return (STATIC / name).read_text(encoding="utf-8")
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with infinities as the strings "∞" and "−∞" and NaN as None: the browser's
+    JSON.parse refuses Python's ``Infinity`` and ``NaN`` (an unbounded Elo interval, say)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("∞" if value > 0 else "−∞")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
 def pack(data: Any) -> str:
-    """JSON, gzip-compressed, in base64: what the pages carry (``common.js`` unpacks it)."""
-    raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+    """JSON, gzip-compressed, in base64: what the pages carry (``common.js`` unpacks it).
+
+    >>> unpack(pack({"elo": 12.5, "elo_high": float("inf"), "x": [float("nan")]}))
+    {'elo': 12.5, 'elo_high': '∞', 'x': [None]}
+    """
+    try:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:  # a non-finite number somewhere: rare, so only then walk the data
+        text = json.dumps(_finite(data), separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    raw = text.encode()
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 

@@ -53,12 +53,15 @@ tourneyData("report-data").then((D) => {
     rank: "rank", bot: "bot", mu: "mu", sigma: "sigma", rating: "mu−3σ", games: "games",
     wins: "W", draws: "D", losses: "L", win_rate: "win %", forfeits: "forfeits",
     forfeits_timeout: "timeouts", forfeits_crash: "crashes", forfeits_illegal: "illegal",
-    forfeits_protocol_error: "protocol err.",
+    forfeits_protocol_error: "protocol err.", elo: "Elo", elo_low: "Elo low",
+    elo_high: "Elo high",
   };
   const TIPS = {
     mu: "TrueSkill mean", sigma: "TrueSkill uncertainty",
     rating: "conservative rating mu − 3·sigma (the sort key)",
     win_rate: "share of points: a win 1, a draw ½",
+    elo: "Elo rating fitted to the games", elo_low: "lower end of the Elo interval",
+    elo_high: "upper end of the Elo interval",
   };
   function cellText(key, v) {
     if (v === null || v === undefined) return "–";

@@ -12,6 +12,7 @@ from harness.cli.app import app
 from harness.league import store
 from harness.league.report import write_replay, write_report
 from tests.report.browser import chromium, console_errors
+from tests.report.leagues import battleline3
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "screenshots"
@@ -20,6 +21,7 @@ LEAGUES = {
     "battleline": ["bl", "random", "greedy", "careful=greedy", "--games", "6"],
     "warchest": ["wc", "random", "greedy", "--games", "4"],
     "warchest4": ["wc", "random", "greedy", "--variant", "players=4", "--games", "2"],
+    "battleline3": [],  # three players: played by tests.report.leagues, not by a league
 }
 
 
@@ -47,7 +49,10 @@ def main() -> int:
         shots: list[tuple[str, str]] = []
         for name, args in LEAGUES.items():
             folder = root / name
-            play(folder, ["league", *args])
+            if args:
+                play(folder, ["league", *args])
+            else:
+                battleline3(folder, games=3)
             game_id, k = mid_game(folder)
             viewer = root / f"{name}-replay.html"
             write_replay(folder, game_id, viewer)

@@ -38,8 +38,11 @@ def report_cmd(
                           "forfeits and void games first, then spread over the pairings.")]
     = "100",
 ) -> None:
-    """One self-contained HTML report of a league: leaderboard, head to head, ratings over the
-    league, terminations, think time, configuration and the games with links to replays."""
+    """Write one self-contained HTML report of the leagues stored in FOLDERS.
+
+    Leaderboard, head to head, ratings over the league, terminations, think time,
+    configuration and the games with links to their replays.
+    """
     from harness.league.report import write_report
 
     summary = write_report(folders, out, replays=_replay_count(replays))

@@ -19,6 +19,7 @@ from harness.cli.options import (
     LeagueOverageOpt,
     OutOpt,
     QuietOpt,
+    RequireOpt,
     ResumeOpt,
     SeedOpt,
     TimeoutOpt,
@@ -70,6 +71,7 @@ def league_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    require_isolation: RequireOpt = False,
     report: ReportOpt = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
@@ -79,7 +81,8 @@ def league_cmd(
     """
     _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
-                                        overage=overage, resume=resume),
+                                        overage=overage, resume=resume,
+                                        require_isolation=require_isolation),
                  workers, cluster, quiet, batch_size, game_timeout, report)
 
 
@@ -99,13 +102,14 @@ def gauntlet_cmd(
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
+    require_isolation: RequireOpt = False,
     report: ReportOpt = False,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin)."""
     _run_command(lambda: League.prepare(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
-                                        kind="gauntlet"),
+                                        kind="gauntlet", require_isolation=require_isolation),
                  workers, cluster, quiet, batch_size, game_timeout, report)
 
 

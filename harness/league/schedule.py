@@ -1,9 +1,16 @@
 """Round robins and gauntlets as deterministic lists of :class:`~harness.records.GameSpec`.
 
-Every game's id and deal seed are hashes of the league seed, the *pairing* (the two bot names,
-sorted, so the order bots are listed in does not matter) and the game's index within that
-pairing. Nothing depends on the number of workers or on the order games finish, and growing a
-league only adds ids: a new bot brings new pairings, a larger ``--games`` brings new indices.
+Every game's id and deal seed are keyed hashes (HMAC-SHA256) of the league's secret key, the
+*pairing* (the two bot names, sorted, so the order bots are listed in does not matter) and the
+game's index within that pairing. Nothing depends on the number of workers or on the order games
+finish, and growing a league only adds ids: a new bot brings new pairings, a larger ``--games``
+brings new indices.
+
+The key is what keeps deals secret: 128 random bits made with the league (:func:`new_key`),
+kept in ``league.json``, which bots never see. ``--seed N`` derives the key from ``N``
+(:func:`key_from_seed`) for reproducible experiments; a small seed can be guessed, so a
+competition should not use one. Leagues stored before keys existed keep their derivation,
+plain SHA-256 of the league seed (scheme ``sha256-v0``, ``key=None`` here).
 
 Games come in **duplicate pairs**: indices ``2k`` and ``2k+1`` share one deal seed with the
 seats swapped, so the luck of the deal cancels out. In a 4-player team game (War Chest 2 against
@@ -22,21 +29,44 @@ opposite), and the duplicate game swaps the teams.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
+import secrets
 from collections.abc import Iterable, Sequence
 
 from harness.records import BotRef, GameSpec, Limits
 
 SEED_BITS = 62  # deal seeds fit a signed 64-bit Parquet column with room to spare
+KEYED = "hmac-v1"  # deal scheme of leagues with a secret key
+LEGACY = "sha256-v0"  # deal scheme of leagues stored before keys: hashes of the league seed
+KEY_BYTES = 16
 
 
 class ScheduleError(ValueError):
     """The league cannot be scheduled as asked (too few bots, duplicate names, ...)."""
 
 
-def _digest(*parts: object) -> bytes:
-    text = "\x1f".join(str(p) for p in parts)
-    return hashlib.sha256(text.encode()).digest()
+def _digest(*parts: object, key: bytes | None = None) -> bytes:
+    """SHA-256 of the parts (legacy, ``key=None``) or their HMAC under the league's key."""
+    text = "\x1f".join(str(p) for p in parts).encode()
+    if key is None:
+        return hashlib.sha256(text).digest()
+    return hmac.new(key, text, hashlib.sha256).digest()
+
+
+def new_key() -> bytes:
+    """A league's secret key: 128 random bits."""
+    return secrets.token_bytes(KEY_BYTES)
+
+
+def key_from_seed(seed: int) -> bytes:
+    """The key of a league started with ``--seed``: reproducible, hence guessable when small
+    (for experiments, not competitions).
+
+    >>> key_from_seed(0) == key_from_seed(0) != key_from_seed(1)
+    True
+    """
+    return hashlib.sha256(f"tourney-league-key\x1f{seed}".encode()).digest()[:KEY_BYTES]
 
 
 def pair_key(a: str, b: str) -> tuple[str, str]:
@@ -44,23 +74,27 @@ def pair_key(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
-def deal_seed(league_seed: int, a: str, b: str, pair_index: int) -> int:
-    """The deal seed shared by both games of one duplicate pair."""
+def deal_seed(league_seed: int, a: str, b: str, pair_index: int, key: bytes | None = None) -> int:
+    """The deal seed shared by both games of one duplicate pair (keyed when ``key`` is given;
+    the league seed then takes no part)."""
     lo, hi = pair_key(a, b)
-    raw = int.from_bytes(_digest("seed", league_seed, lo, hi, pair_index)[:8], "big")
+    parts = ("seed", lo, hi, pair_index) if key else ("seed", league_seed, lo, hi, pair_index)
+    raw = int.from_bytes(_digest(*parts, key=key)[:8], "big")
     return raw >> (64 - SEED_BITS)
 
 
-def pair_id(league_seed: int, a: str, b: str, pair_index: int) -> str:
+def pair_id(league_seed: int, a: str, b: str, pair_index: int, key: bytes | None = None) -> str:
     """The id of one duplicate pair (two games, one deal, seats swapped)."""
     lo, hi = pair_key(a, b)
-    return "p" + _digest("pair", league_seed, lo, hi, pair_index).hex()[:15]
+    parts = ("pair", lo, hi, pair_index) if key else ("pair", league_seed, lo, hi, pair_index)
+    return "p" + _digest(*parts, key=key).hex()[:15]
 
 
-def game_id(league_seed: int, a: str, b: str, index: int) -> str:
+def game_id(league_seed: int, a: str, b: str, index: int, key: bytes | None = None) -> str:
     """The id of game ``index`` of pairing ``a``-``b``: "g" and 15 hex digits."""
     lo, hi = pair_key(a, b)
-    return "g" + _digest("game", league_seed, lo, hi, index).hex()[:15]
+    parts = ("game", lo, hi, index) if key else ("game", league_seed, lo, hi, index)
+    return "g" + _digest(*parts, key=key).hex()[:15]
 
 
 def seating(a: BotRef, b: BotRef, index: int, players: int) -> tuple[BotRef, ...]:
@@ -88,20 +122,22 @@ def pairing_games(
     players: int = 2,
     league: str = "",
     limits: Limits | None = None,
+    key: bytes | None = None,
 ) -> list[GameSpec]:
-    """The ``games_per_pair`` games of one pairing, in index order."""
+    """The ``games_per_pair`` games of one pairing, in index order (keyed by ``key``; legacy
+    leagues pass None and their ``seed``)."""
     if x.name == y.name:
         raise ScheduleError(f"a bot cannot be paired with itself ({x.name!r})")
     a, b = (x, y) if x.name <= y.name else (y, x)
     lim = limits if limits is not None else Limits()
     return [
         GameSpec(
-            game_id=game_id(seed, a.name, b.name, i),
+            game_id=game_id(seed, a.name, b.name, i, key),
             game=game,
             variant=dict(variant),
-            seed=deal_seed(seed, a.name, b.name, i // 2),
+            seed=deal_seed(seed, a.name, b.name, i // 2, key),
             seats=seating(a, b, i, players),
-            pair_id=pair_id(seed, a.name, b.name, i // 2),
+            pair_id=pair_id(seed, a.name, b.name, i // 2, key),
             league=league,
             limits=lim,
         )
@@ -140,12 +176,13 @@ def round_robin(
     players: int = 2,
     league: str = "",
     limits: Limits | None = None,
+    key: bytes | None = None,
 ) -> list[GameSpec]:
     """Every pair of ``bots`` plays ``games_per_pair`` games (duplicate pairs, seats swapped)."""
     check_bots(bots)
     ordered = sorted(bots, key=lambda bot: bot.name)
     return _games_of_pairings(itertools.combinations(ordered, 2), game, variant,
-                              games_per_pair, seed, players, league, limits)
+                              games_per_pair, seed, players, league, limits, key)
 
 
 def gauntlet(
@@ -159,6 +196,7 @@ def gauntlet(
     players: int = 2,
     league: str = "",
     limits: Limits | None = None,
+    key: bytes | None = None,
 ) -> list[GameSpec]:
     """The challenger plays ``games_per_pair`` games against each opponent.
 
@@ -168,7 +206,7 @@ def gauntlet(
     check_bots([challenger, *opponents])
     pairings = ((challenger, opponent) for opponent in sorted(opponents, key=lambda b: b.name))
     return _games_of_pairings(pairings, game, variant, games_per_pair, seed, players, league,
-                              limits)
+                              limits, key)
 
 
 def _games_of_pairings(
@@ -180,11 +218,12 @@ def _games_of_pairings(
     players: int,
     league: str,
     limits: Limits | None,
+    key: bytes | None = None,
 ) -> list[GameSpec]:
     """The games of every pairing, in order (round robin and gauntlet alike)."""
     check_games(games_per_pair)
     specs: list[GameSpec] = []
     for x, y in pairings:
         specs.extend(pairing_games(game, variant, x, y, games_per_pair, seed,
-                                   players=players, league=league, limits=limits))
+                                   players=players, league=league, limits=limits, key=key))
     return specs

@@ -123,11 +123,15 @@ def prepare_league(
     overage: float | None = None,
     resume: bool = False,
     kind: str = "round-robin",
+    require_isolation: bool = False,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
     Options left out are taken from the folder's ``league.json`` when it exists, so
-    ``tourney league --resume --out FOLDER`` continues the last run.
+    ``tourney league --resume --out FOLDER`` continues the last run. A new league gets a random
+    secret key (or, with ``seed``, one derived from it); a stored league keeps its key and its
+    deal scheme. ``require_isolation``: refuse unless every protection of
+    :mod:`harness.bots.isolation` is in force for the league's sandboxed bots.
     """
     from harness.league import schedule
 
@@ -148,7 +152,16 @@ def prepare_league(
     else:
         refs = [bot_ref(b) for b in bots]
     n = games if games is not None else int(last.get("games", DEFAULT_GAMES))
-    league_seed = seed if seed is not None else (stored.seed if stored is not None else 0)
+    if stored is not None:
+        league_seed = seed if seed is not None else stored.seed
+        key_hex, scheme = stored.key, stored.deal_scheme
+        if seed is not None and seed != stored.seed:  # refused by the store, with the fix
+            key_hex, scheme = schedule.key_from_seed(seed).hex(), schedule.KEYED
+    else:
+        league_seed = seed
+        key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
+        key_hex, scheme = key.hex(), schedule.KEYED
+    key_bytes = bytes.fromhex(key_hex) if scheme == schedule.KEYED else None
     if move_time is not None and move_time <= 0:
         raise LeagueError(f"--move-time must be positive (got {move_time})")
     if overage is not None and overage < 0:
@@ -160,14 +173,16 @@ def prepare_league(
         lim = dataclasses.replace(lim, overage=overage)
     name = stored.name if stored is not None else out.resolve().name
     try:
+        legacy_seed = league_seed if league_seed is not None else 0
         if kind == "gauntlet":
             schedule.check_bots(refs)
             specs = schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
-                                      league_seed, players=choice.players, league=name,
-                                      limits=lim)
+                                      legacy_seed, players=choice.players, league=name,
+                                      limits=lim, key=key_bytes)
         else:
-            specs = schedule.round_robin(choice.name, choice.variant, refs, n, league_seed,
-                                         players=choice.players, league=name, limits=lim)
+            specs = schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
+                                         players=choice.players, league=name, limits=lim,
+                                         key=key_bytes)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
     config = LeagueConfig(
@@ -176,8 +191,27 @@ def prepare_league(
         limits=lim, kind=kind, challenger=refs[0].name if kind == "gauntlet" else "",
         players=choice.players,
         schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
+        key=key_hex, deal_scheme=scheme, isolation=_isolation(refs, require_isolation),
     )
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
+
+
+def _isolation(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
+    """What confines this league's sandboxed bots (recorded in league.json); with ``required``,
+    a :class:`LeagueError` naming what is missing."""
+    from harness.bots import isolation, sandbox
+    from harness.bots.spec import is_sandboxed
+
+    if not any(is_sandboxed(ref.spec) for ref in refs) and not required:
+        return {"sandboxed_bots": False}
+    state = sandbox.report()
+    missing = isolation.missing(state)
+    if required and missing:
+        raise LeagueError(f"--require-isolation: this machine does not give bots "
+                          f"{'; '.join(missing)} ({isolation.describe(state)}); run as root on "
+                          f"a Linux host that allows namespaces and cgroups, or drop "
+                          f"--require-isolation")
+    return {**state, "missing": missing}
 
 
 def _stored_ref(config: LeagueConfig, name: str) -> BotRef:
@@ -200,6 +234,7 @@ class RunSummary:
     seconds: float = 0.0
     interrupted: bool = False
     quarantined: list[str] = field(default_factory=list)
+    void: int = 0  # games stored void: harness failures, no bot to blame, not rated
 
 
 class _Leader:
@@ -291,6 +326,8 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                     summary.stored += 1
                     if not is_void(record):
                         leader.add(record.seats, record.returns)
+                    else:
+                        summary.void += 1
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
                 now = time.perf_counter()
@@ -365,6 +402,10 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
         f"({rate:.1f} games/s); {total} of {summary.scheduled} scheduled games stored in "
         f"{plan.out}"
     )
+    if summary.void:
+        lines.append(f"WARNING: {summary.void} of the games played are void (the harness failed "
+                     f"with no bot to blame; they are not rated): see their reason column and "
+                     f"{plan.out / 'logs'}")
     return lines
 
 
@@ -479,12 +520,13 @@ class League:
                 games: int | None = None, seed: int | None = None,
                 variants: Sequence[str] = (), move_time: float | None = None,
                 overage: float | None = None, resume: bool = False,
-                kind: str = "round-robin") -> League:
+                kind: str = "round-robin", require_isolation: bool = False) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
         out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`)."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
                                   variants=variants, move_time=move_time, overage=overage,
-                                  resume=resume, kind=kind))
+                                  resume=resume, kind=kind,
+                                  require_isolation=require_isolation))
 
     @classmethod
     def resume(cls, out: Path) -> League:

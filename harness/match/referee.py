@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from harness.bots.protocol import (
     AgentError,
     AgentProtocolError,
     AgentTimeout,
+    clean,
 )
 from harness.bots.spec import BotSpec, BotSpecError, parse_spec
 from harness.match.observation import LazyObservation
@@ -72,7 +73,10 @@ class _Table:
 def bot_seed(seed: int, seat: int) -> int:
     """The seed a bot gets for its own randomness: reproducible, but reveals nothing of the deal.
 
-    A one-way hash of the deal seed and the seat, so a bot cannot rebuild the deal from it.
+    A one-way hash of the deal seed and the seat, so a bot cannot rebuild the deal from it; in a
+    league the deal seed is itself a keyed hash of the league's secret key
+    (:mod:`harness.league.schedule`), so a bot cannot compute it either. Bots get no game id (a
+    computable id would let a bot check a guessed league seed).
     """
     digest = hashlib.sha256(f"tourney-bot:{seed}:{seat}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
@@ -89,7 +93,6 @@ def start_info(spec: GameSpec, variant: dict[str, str], seat: int, players: int,
         "num_players": players,
         "rules_version": rules_version,
         "rng_seed": bot_seed(spec.seed, seat),
-        "game_id": spec.game_id,
         "limits": {"move_time": spec.limits.move_time, "overage": spec.limits.overage},
         "protocol": PROTOCOL_VERSION,
     }
@@ -128,6 +131,8 @@ def play_game(
         forfeit = _seat_bots(spec, table, variant, n, info.rules_version, log_dir)
         if forfeit is None:
             forfeit = _play(state, table, moves, info.max_decisions, on_move)
+        if forfeit is None:  # a limit of a bot's whole tree passed on its last turn
+            forfeit = _suspend_all(table, range(n), final=True)
         record = _record(spec, state, table, moves, forfeit, variant, info, started)
         _tell_the_end(table, record)
     finally:
@@ -223,9 +228,18 @@ def _play(
     # bound once: the loop runs ~100 times a game and each lookup costs as much as a check
     legal_actions, apply, is_terminal, record = state.legal_actions, state.apply, \
         state.is_terminal, moves.append
+    boxed = [seat for seat, agent in enumerate(agents) if hasattr(agent, "suspend")]
+    running: int | None = None  # the sandboxed seat not stopped (the last one asked)
     while (decision := len(state.history)) < cap and not is_terminal():
         seat = state.current_player
         legal = legal_actions()
+        if running is not None and running != seat:  # the opponent's turn is not its time
+            forfeit = _suspend_all(table, (running,))
+            if forfeit is not None:
+                return forfeit
+            running = None
+        if seat in boxed:
+            running = seat
         act = direct[seat]
         if act is not None:
             t0 = clock()
@@ -250,18 +264,41 @@ def _play(
         if think > move_time:
             bank[seat] = max(0.0, bank[seat] - (think - move_time))
         if not isinstance(answer, str):
-            shown = repr(answer)[:80]
+            shown = _shown(answer)
             return _Forfeit(seat, Termination.PROTOCOL,
                             f"{table.who(seat)} answered {shown} ({type(answer).__name__}), "
                             "not an action string")
         if answer not in legal:
+            shown = repr(answer) if len(answer) <= 80 else repr(answer[:80]) + "..."
             return _Forfeit(seat, Termination.ILLEGAL,
-                            f"{table.who(seat)} played {answer!r}: {_why_illegal(state, answer)}")
+                            f"{table.who(seat)} played {shown}: {_why_illegal(state, answer)}")
         apply(answer)
         move = MoveRecord(len(moves), seat, answer, think)
         record(move)
         if on_move is not None:
             on_move(state, move)
+    return None
+
+
+def _shown(answer: object) -> str:
+    """A bot's non-string answer, shown short (safely: it may be nested very deeply)."""
+    try:
+        return clean(repr(answer)[:80])
+    except RecursionError:
+        return f"a {type(answer).__name__} nested too deeply to show"
+
+
+def _suspend_all(table: _Table, seats: Iterable[int], final: bool = False) -> _Forfeit | None:
+    """Stop the sandboxed bots of ``seats`` between turns (``final``: at the end, checking
+    every limit); the first whose whole process tree passed a limit (memory, CPU) forfeits."""
+    for seat in seats:
+        suspend = getattr(table.agents[seat], "final_check" if final else "suspend", None)
+        if suspend is None:
+            continue
+        try:
+            suspend()
+        except AgentError as exc:
+            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
     return None
 
 

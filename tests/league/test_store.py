@@ -124,7 +124,7 @@ def test_unfinished_batches_and_temp_files_are_cleared(tmp_path: Path) -> None:
     ({"game": "warchest"}, "a battleline league, not warchest"),
     ({"variant": {"rules": "tactics"}}, "variant rules=standard, not rules=tactics"),
     ({"rules_version": "2"}, "rules 1, but the engine is now at rules 2"),
-    ({"seed": 5}, "--seed 1, not 5"),
+    ({"seed": 5}, "--seed 1, not --seed 5"),
     ({"limits": Limits(move_time=3.0)}, "--move-time 1.0 --overage 10.0, not --move-time 3.0"),
     ({"bots": [BotRef("a", "random", "changed")]}, "bot 'a' changed"),
 ])

@@ -274,3 +274,56 @@ def test_report_carries_elo_columns_the_ratings_print(league: Path, tmp_path: Pa
     # the chart's points are still the TrueSkill leaderboard's
     assert {b: s["mu"][-1] for b, s in data["history"]["bots"].items()} == {
         r["bot"]: r["mu"] for r in board}
+
+
+def test_report_keeps_the_league_key_secret(league: Path, tmp_path: Path) -> None:
+    """Deals derive from league.json's secret key: a report, made to be shared, shows how deals
+    are made but never the key, nor do its replay viewers."""
+    from harness.league.config import load_config
+
+    key = load_config(league).key
+    assert len(key) == 32  # the fixture's league has a random key (no --seed)
+    out = tmp_path / "r.html"
+    assert tourney("report", league, "-o", out, "--replays", "all").exit_code == 0
+    data = page_data(out)
+    [config] = data["configs"]
+    assert "key" not in config
+    assert config["deals"] == "from a secret random key (kept in league.json, not in this report)"
+    pages = [data, *(page_data(p, "replay-data") for p in (tmp_path / "r_replays").iterdir())]
+    assert len(pages) == 5
+    for page in pages:
+        assert key not in json.dumps(page)
+    assert key not in out.read_text()
+
+    seeded = tmp_path / "seeded"
+    assert tourney("league", "bl", "random", "greedy", "--games", "2", "--out", seeded,
+                   "--workers", "0", "-q", "--seed", "9").exit_code == 0
+    assert tourney("report", seeded, "-o", out, "--replays", "0").exit_code == 0
+    assert page_data(out)["configs"][0]["deals"] == "from a key derived from --seed 9"
+
+
+@pytest.mark.parametrize("name", ["battleline", "warchest4"])
+def test_old_folders_report_and_replay(name: str, tmp_path: Path) -> None:
+    """A folder written before the rooms (and before secret keys) still makes a report; its
+    viewers replay the stored moves, and say so where a later rules version refuses one (War
+    Chest wc-2 -> wc-3 changed the Footman tactic's notation)."""
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "main-c611855" / name
+    out = tmp_path / "r.html"
+    result = tourney("report", folder, "-o", out, "--replays", "all")
+    assert result.exit_code == 0, result.output
+    data = page_data(out)
+    assert data["total_games"] == len(data["games"]["game_id"]) > 0
+    assert data["configs"][0]["deals"].startswith("from --seed ")
+    engine = registry.get(name.rstrip("4")).info.rules_version
+    viewers = sorted((tmp_path / "r_replays").iterdir())
+    assert len(viewers) == data["total_games"]
+    for viewer in viewers:
+        page = page_data(viewer, "replay-data")
+        stored = [m["action"] for m in store.load_moves(folder, page["game_id"])]
+        shown = [m[1] for m in page["moves"]]
+        html = viewer.read_text()
+        if shown != stored:
+            assert shown == stored[:len(shown)]
+            assert f"move {len(shown)} ({stored[len(shown)]}) cannot be applied" in html
+        stored_rules = data["configs"][0]["rules_version"]
+        assert (f"stored under rules {stored_rules}" in html) == (stored_rules != engine)

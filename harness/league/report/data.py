@@ -166,11 +166,20 @@ def games_list(table: Any) -> dict[str, list[Any]]:
 
 
 def config_json(data: LeagueData) -> list[dict[str, Any]]:
+    """The folders' configurations as the report shows them: never the league's secret key,
+    from which every deal of games still to be played derives (a report is made to be shared)."""
     out = []
     for folder, c in zip(data.folders, data.configs, strict=True):
         d = c.to_json()
+        del d["key"]
         d["folder"] = str(folder)
         d["variant_text"] = describe_variant(c.variant)
+        if c.deal_scheme == "sha256-v0":
+            d["deals"] = f"from --seed {c.seed}"
+        elif c.seed is None:
+            d["deals"] = "from a secret random key (kept in league.json, not in this report)"
+        else:
+            d["deals"] = f"from a key derived from --seed {c.seed}"
         out.append(d)
     return out
 

@@ -225,7 +225,7 @@ tourneyData("report-data").then((D) => {
       add("game", `${c.game} (${c.players} players)`);
       add("variant", c.variant_text);
       add("rules version", c.rules_version);
-      add("seed", String(c.seed));
+      add("deals", c.deals);
       add("schedule", `${c.kind}, ${c.games_per_pair} games per pair` +
         (c.challenger ? `, challenger ${c.challenger}` : ""));
       add("limits", `move ${lim.move_time} s, overage ${lim.overage} s, start-up ` +

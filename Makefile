@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser test test-slow league bench golden lint screenshots clean
+.PHONY: help setup browser test test-slow league bench golden docs lint screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -46,6 +46,9 @@ bench: $(STAMP) ## print the benchmark figures (engines, sandbox, leagues)
 
 golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/
 	$(BIN)/python -m tests.golden_gen
+
+docs: $(STAMP) ## regenerate docs/observation.md (observation keys and examples from real games)
+	$(BIN)/python -m tests.observation_doc
 
 lint: $(STAMP) ## ruff and mypy --strict over games, harness, agents and tests
 	$(BIN)/ruff check games harness agents tests

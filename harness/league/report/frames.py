@@ -68,7 +68,10 @@ def json_patch(doc: JSON, changes: Sequence[Sequence[Any]]) -> JSON:
 #: What one Battle Line seat alone sees (the truth view leaves them out): its hand and what it
 #: knows of the others' cards and of the decks' tops (two-player and three-player keys).
 _BL_SEAT_KEYS = frozenset({"hand", "seat", "opponent_known", "known_by_opponent", "deck_tops",
-                           "known_in_hands", "known_by", "deck_tops_by"})
+                           "known_in_hands", "known_by", "deck_tops_by", "events"})
+#: The same for War Chest. ``events`` (the public moves since that seat last decided) differs
+#: from seat to seat; the move list shows every move anyway.
+_WC_SEAT_KEYS = frozenset({"hand", "facedown", "seat", "events"})
 
 
 def _battleline_views(obs: list[JSON]) -> list[JSON]:
@@ -88,7 +91,7 @@ def _battleline_views(obs: list[JSON]) -> list[JSON]:
 def _warchest_views(obs: list[JSON]) -> list[JSON]:
     """Truth and per-seat views of a War Chest position (hands and face-down discards)."""
     seats = len(obs)
-    truth = {k: v for k, v in obs[0].items() if k not in ("hand", "facedown", "seat")}
+    truth = {k: v for k, v in obs[0].items() if k not in _WC_SEAT_KEYS}
     truth["seat"] = None
     truth["hands"] = [o["hand"] for o in obs]
     truth["facedowns"] = [o["facedown"] for o in obs]

@@ -12,7 +12,6 @@ from harness.cli.app import app
 from harness.league import store
 from harness.league.report import write_replay, write_report
 from tests.report.browser import chromium, console_errors
-from tests.report.leagues import battleline3
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "screenshots"
@@ -21,7 +20,8 @@ LEAGUES = {
     "battleline": ["bl", "random", "greedy", "careful=greedy", "--games", "6"],
     "warchest": ["wc", "random", "greedy", "--games", "4"],
     "warchest4": ["wc", "random", "greedy", "--variant", "players=4", "--games", "2"],
-    "battleline3": [],  # three players: played by tests.report.leagues, not by a league
+    "battleline3": ["bl", "random", "greedy", "lazy=random", "--variant", "players=3",
+                    "--games", "6"],
 }
 
 
@@ -49,10 +49,7 @@ def main() -> int:
         shots: list[tuple[str, str]] = []
         for name, args in LEAGUES.items():
             folder = root / name
-            if args:
-                play(folder, ["league", *args])
-            else:
-                battleline3(folder, games=3)
+            play(folder, ["league", *args])
             game_id, k = mid_game(folder)
             viewer = root / f"{name}-replay.html"
             write_replay(folder, game_id, viewer)

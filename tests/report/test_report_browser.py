@@ -1,9 +1,9 @@
 """The HTML report and replay viewer, loaded in a real headless Chromium.
 
-Small leagues of Battle Line, 2-player and 4-player War Chest are played in this process, and two
-three-player Battle Line games (which leagues do not schedule) by the referee; their
-reports and one replay each are written by the CLI and checked from the rendered page against
-`tourney ratings --format json --h2h` and against the engine replaying the stored moves.
+Small leagues of Battle Line (2 and 3 players), 2-player and 4-player War Chest are played in
+this process; their reports and one replay each are written by the CLI and checked from the
+rendered page against `tourney ratings --format json --h2h` and against the engine replaying the
+stored moves.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from games import registry
 from harness.cli.app import app
 from harness.league import store
 from tests.report.browser import chromium, console_errors, missing
-from tests.report.leagues import battleline3, with_elo
+from tests.report.leagues import with_elo
 
 runner = CliRunner()
 
@@ -32,8 +32,9 @@ LEAGUES: dict[str, list[str]] = {
     "bl": ["bl", "random", "greedy", "lazy=random", "--games", "2"],
     "wc2": ["wc", "random", "greedy", "--games", "2"],
     "wc4": ["wc", "random", "greedy", "--variant", "players=4", "--games", "2"],
+    "bl3": ["bl", "random", "greedy", "lazy=random", "--variant", "players=3", "--games", "6"],
 }
-NAMES = [*LEAGUES, "bl3"]  # bl3: three-player Battle Line, played by tests.report.leagues
+NAMES = list(LEAGUES)
 
 
 def tourney(*args: str | Path) -> Any:
@@ -49,7 +50,6 @@ def leagues(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         result = tourney("league", *args, "--out", folder, "--workers", "0", "-q", "--seed", "5")
         assert result.exit_code == 0, result.output
         out[name] = folder
-    out["bl3"] = battleline3(root / "bl3")
     return out
 
 

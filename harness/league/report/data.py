@@ -8,7 +8,6 @@ uses, so the report's leaderboard and head-to-head matrix are exactly what
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,12 +48,16 @@ def load(folders: Sequence[Path], purpose: str = "report") -> LeagueData:
     return LeagueData(folders, configs, loaded.games, list(loaded.skipped))
 
 
-def ratings_json(rows: Sequence[ratings.GameRow],
-                 draw_probability: float | None = None) -> dict[str, Any]:
-    """What ``tourney ratings --format json --h2h`` prints for these games."""
-    board = ratings.leaderboard(rows, draw_probability)
-    data: dict[str, Any] = json.loads(ratings.render(board, "json", h2h=True))
-    return data
+def ratings_json(table: Any, draw_probability: float | None = None) -> dict[str, Any]:
+    """What ``tourney ratings --format json --h2h`` prints for the games of ``table``."""
+    from harness.league import verdicts
+
+    try:
+        rated = verdicts.rate(table.select(verdicts.COLUMNS).to_pylist(),
+                              draw_probability=draw_probability)
+    except verdicts.RatingsInputError as exc:
+        raise ReportError(str(exc)) from None
+    return verdicts.as_json(rated, h2h=True)
 
 
 def history(table: Any, draw_probability: float, points: int = HISTORY_POINTS) -> dict[str, Any]:
@@ -191,8 +194,7 @@ def report_data(data: LeagueData, history_points: int = HISTORY_POINTS) -> dict[
                                  "rated_games": 0, "void_games": 0}
         hist: dict[str, Any] = {"games": [], "bots": {}}
     else:
-        rows = ratings.game_rows(data.games)
-        board = ratings_json(rows)
+        board = ratings_json(data.games)
         hist = history(data.games, board["draw_probability"], history_points)
     first = data.configs[0]
     return {

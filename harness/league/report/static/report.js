@@ -58,7 +58,7 @@ tourneyData("report-data").then((D) => {
   };
   const TIPS = {
     mu: "TrueSkill mean", sigma: "TrueSkill uncertainty",
-    rating: "conservative rating mu − 3·sigma (the sort key)",
+    rating: "conservative rating mu − 3·sigma",
     win_rate: "share of points: a win 1, a draw ½",
     elo: "Elo rating fitted to the games", elo_low: "lower end of the Elo interval",
     elo_high: "upper end of the Elo interval",
@@ -92,7 +92,7 @@ tourneyData("report-data").then((D) => {
     const dp = D.ratings.draw_probability;
     document.getElementById("leaderboard-note").textContent =
       `${D.ratings.rated_games} rated games, ${D.ratings.void_games} void; draw probability ` +
-      `${dp === null ? "–" : dp.toFixed(3)}. Ranked by the conservative rating mu − 3·sigma; ` +
+      `${dp === null ? "–" : dp.toFixed(3)}. Ranked by Elo, as tourney ratings ranks; ` +
       "click a column to sort.";
   }
 

@@ -27,24 +27,31 @@ from harness.cli.options import (
     WorkersOpt,
     fail,
 )
+from harness.cli.report import LeagueReport, ReportOpt, write_replay_html
 from harness.cli.sprt import SprtFormatOpt, SprtOpt, cap, run_sprt_command, sprt_params
 from harness.league.service import BATCH_SIZE, League, ratings_text, replay_lines
 
 
 def _run_command(prepare: Callable[[], League], workers: int | None, cluster: str | None,
                  quiet: bool, batch_size: int = BATCH_SIZE,
-                 game_timeout: float | None = None) -> None:
+                 game_timeout: float | None = None, report: bool = False) -> None:
     if batch_size < 1:
         fail(f"--batch-size must be at least 1 (got {batch_size})")
     league = prepare()
     executor = league.executor(workers, cluster, game_timeout)
-    summary = league.run(executor, progress=not quiet, batch_size=batch_size)
+    updater = LeagueReport(league.out) if report else None
+    summary = league.run(executor, progress=not quiet, batch_size=batch_size,
+                         on_record=updater.tick if updater else None)
+    if updater is not None:
+        updater.write()
     for line in league.summary_lines(summary):
         typer.echo(line)
     if summary.interrupted:
         typer.echo(f"interrupted; resume with:\n  {league.plan.resume_command}", err=True)
         raise typer.Exit(130)
     typer.echo(f"ratings: tourney ratings {league.out}")
+    if updater is not None and not updater.warned:
+        typer.echo(f"report: {updater.path}")
 
 
 def league_cmd(
@@ -67,6 +74,7 @@ def league_cmd(
     game_timeout: TimeoutOpt = None,
     require_isolation: RequireOpt = False,
     sprt: SprtOpt = None,
+    report: ReportOpt = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -87,7 +95,7 @@ def league_cmd(
                                         variants=variant or [], move_time=move_time,
                                         overage=overage, resume=resume,
                                         require_isolation=require_isolation),
-                 workers, cluster, quiet, batch_size, game_timeout)
+                 workers, cluster, quiet, batch_size, game_timeout, report)
 
 
 def gauntlet_cmd(
@@ -109,6 +117,7 @@ def gauntlet_cmd(
     require_isolation: RequireOpt = False,
     sprt: SprtOpt = None,
     fmt: SprtFormatOpt = "table",
+    report: ReportOpt = False,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin).
 
@@ -136,7 +145,7 @@ def gauntlet_cmd(
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
                                         kind="gauntlet", require_isolation=require_isolation),
-                 workers, cluster, quiet, batch_size, game_timeout)
+                 workers, cluster, quiet, batch_size, game_timeout, report)
 
 
 def ratings_cmd(
@@ -185,7 +194,12 @@ def replay_cmd(
     folder: Annotated[Path, typer.Argument(help="The results folder.")],
     game_id: Annotated[str, typer.Argument(help="The game's id (or a unique prefix).")],
     boards: Annotated[bool, typer.Option(help="Draw the board after every move.")] = True,
+    html: Annotated[Path | None, typer.Option(
+        "--html", help="Write an HTML viewer of the game to this file instead.")] = None,
 ) -> None:
-    """Print a stored game move by move with the board."""
+    """Print a stored game move by move with the board (or write an HTML viewer: --html)."""
+    if html is not None:
+        write_replay_html(folder, game_id, html)
+        return
     for line in replay_lines(folder, game_id, boards):
         typer.echo(line)

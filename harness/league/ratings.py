@@ -55,6 +55,16 @@ class GameRow:
     teams: Sequence[int] | None = None  # team per seat; None: every seat for itself
 
 
+GAME_ROW_COLUMNS = ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
+
+
+def game_rows(table: Any) -> list[GameRow]:
+    """The rows of a stored games table (pyarrow) as the ratings read them."""
+    return [GameRow(r["game_id"], r["bots"], r["result"], r["termination"], r["offender"],
+                    r["rated"], r["teams"])
+            for r in table.select(GAME_ROW_COLUMNS).to_pylist()]
+
+
 @dataclass
 class BotStats:
     name: str

@@ -34,6 +34,7 @@ from harness.records import (
 )
 
 if TYPE_CHECKING:
+    from harness.league import store
     from harness.league.schema import Finished
     from harness.league.store import ResultsStore
     from harness.run.base import Executor
@@ -449,23 +450,34 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
     return lines
 
 
+def stored_games(folders: Sequence[Path], purpose: str = "rate") -> tuple[list[LeagueConfig],
+                                                                          store.Loaded]:
+    """The configurations and stored games of ``folders``, which must hold one game under one
+    rules version (``purpose`` names what for in the error: "cannot rate ... together")."""
+    from harness.league import store
+
+    folders = list(folders)
+    configs = [load_config(f) for f in folders]
+    kinds = {(c.game, c.rules_version) for c in configs}
+    if len(kinds) > 1:
+        listed = ", ".join(f"{f} ({c.game} rules {c.rules_version})"
+                           for f, c in zip(folders, configs, strict=True))
+        raise LeagueError(f"cannot {purpose} different games or rules versions together: "
+                          f"{listed}")
+    return configs, store.load_games(folders)
+
+
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
                  draw_probability: float | None = None, anchor: str | None = None,
                  level: float = 0.95, interval: str = "curvature", los: bool = False,
                  pairs: bool = False) -> tuple[str, list[str]]:
     """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders``, and
     warnings (skipped files); see :mod:`harness.league.verdicts`."""
-    from harness.league import ratings, store, verdicts
+    from harness.league import ratings, verdicts
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
-    configs = [load_config(f) for f in folders]
-    kinds = {(c.game, c.rules_version) for c in configs}
-    if len(kinds) > 1:
-        listed = ", ".join(f"{f} ({c.game} rules {c.rules_version})"
-                           for f, c in zip(folders, configs, strict=True))
-        raise LeagueError(f"cannot rate different games or rules versions together: {listed}")
-    loaded = store.load_games(folders)
+    _, loaded = stored_games(folders)
     if loaded.games.num_rows == 0:
         where = ", ".join(str(f) for f in folders)
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
@@ -479,6 +491,24 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
         raise LeagueError(str(exc)) from None
 
 
+def find_game(folder: Path, game_id: str) -> dict[str, Any]:
+    """The games-table row of game ``game_id`` (or a unique prefix of it) stored in ``folder``."""
+    from harness.league import store
+
+    load_config(folder)
+    table = store.load_games([folder]).games
+    ids = table.column("game_id").to_pylist()
+    hits = [i for i, gid in enumerate(ids) if gid == game_id] or [
+        i for i, gid in enumerate(ids) if game_id and gid.startswith(game_id)]
+    if not hits:
+        raise LeagueError(f"no game {game_id!r} stored in {folder}; `tourney report {folder}` "
+                          f"lists the ids")
+    if len({ids[i] for i in hits}) > 1:
+        raise LeagueError(f"{game_id!r} matches several games in {folder}; give more of the id")
+    row: dict[str, Any] = table.slice(hits[0], 1).to_pylist()[0]
+    return row
+
+
 def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[str]:
     """A stored game move by move, rebuilt from its seed, variant and moves."""
     from games import registry
@@ -486,17 +516,7 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     from harness.league import store
     from harness.league.schema import record_from_row
 
-    load_config(folder)
-    table = store.load_games([folder]).games
-    ids = table.column("game_id").to_pylist()
-    hits = [i for i, gid in enumerate(ids) if gid == game_id] or [
-        i for i, gid in enumerate(ids) if gid.startswith(game_id)]
-    if not hits:
-        raise LeagueError(f"no game {game_id!r} stored in {folder}; list ids with "
-                          f"pyarrow/DuckDB on {folder}/games")
-    if len({ids[i] for i in hits}) > 1:
-        raise LeagueError(f"{game_id!r} matches several games; give more of the id")
-    row = record_from_row(table.slice(hits[0], 1).to_pylist()[0])
+    row = record_from_row(find_game(folder, game_id))
     game = registry.get(row.game)
     state = game.new_game(row.seed, **row.variant)
     seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(row.seats))
@@ -527,8 +547,6 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     else:
         outcome = "void (not rated)" if is_void(row) else "draw"
     yield f"result: {outcome}; {row.termination.value}: {row.reason}"
-
-
 
 
 # ----------------------------------------------------------------------------- the service

@@ -20,7 +20,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-
 DISTRIBUTION = "tourney-harness"
 """The distribution's name on the package index (``tourney`` there is another project); the
 command and the import packages keep their names."""

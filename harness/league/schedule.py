@@ -125,9 +125,29 @@ def check_bots(bots: Sequence[BotRef], minimum: int = 2) -> None:
         seen.add(bot.name)
 
 
-def check_games(games_per_pair: int) -> None:
+MAX_GAMES = 1_000_000
+"""The most games one league schedules: its schedule is held in memory (about 0.5 KB a game),
+so a mistyped ``--games`` is refused before anything is allocated."""
+
+
+def check_games(games_per_pair: int, pairings: int = 1) -> None:
+    """Refuse fewer than one game per pair, and a schedule of more than :data:`MAX_GAMES`.
+
+    >>> try:
+    ...     check_games(10_000_000_000_000)
+    ... except ScheduleError as exc:
+    ...     print(exc)
+    --games 10000000000000 would schedule 10,000,000,000,000 games (1 pairing), more than ...
+    """
     if games_per_pair < 1:
         raise ScheduleError(f"--games must be at least 1 (got {games_per_pair})")
+    total = games_per_pair * pairings
+    if total > MAX_GAMES:
+        raise ScheduleError(
+            f"--games {games_per_pair} would schedule {total:,} games ({pairings:,} "
+            f"pairing{'s' if pairings != 1 else ''}), more than the {MAX_GAMES:,} a league may "
+            f"hold; give a smaller --games"
+        )
 
 
 def round_robin(
@@ -182,9 +202,10 @@ def _games_of_pairings(
     limits: Limits | None,
 ) -> list[GameSpec]:
     """The games of every pairing, in order (round robin and gauntlet alike)."""
-    check_games(games_per_pair)
+    pairs = list(pairings)
+    check_games(games_per_pair, len(pairs))
     specs: list[GameSpec] = []
-    for x, y in pairings:
+    for x, y in pairs:
         specs.extend(pairing_games(game, variant, x, y, games_per_pair, seed,
                                    players=players, league=league, limits=limits))
     return specs

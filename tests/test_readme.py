@@ -264,5 +264,9 @@ def test_the_slow_and_cluster_examples_run() -> None:
                 run_block(block, path, cluster_script(block.text, _free_port()))
                 ran += 1
         assert ran >= 1
+        import pyarrow.dataset as ds
+
+        big = ds.dataset(path / "results" / "big" / "games", format="parquet")
+        assert big.count_rows() == 600  # the cluster example: 3 pairings of 200 games
     finally:
         shutil.rmtree(path, ignore_errors=True)

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-slow league bench golden lint clean
+.PHONY: help setup test test-slow league bench golden docs lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -33,6 +33,9 @@ bench: $(STAMP) ## print the benchmark figures (engines, sandbox, leagues)
 
 golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/
 	$(BIN)/python -m tests.golden_gen
+
+docs: $(STAMP) ## regenerate docs/observation.md (observation keys and examples from real games)
+	$(BIN)/python -m tests.observation_doc
 
 lint: $(STAMP) ## ruff and mypy --strict over games, harness, agents and tests
 	$(BIN)/ruff check games harness agents tests

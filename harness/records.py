@@ -67,9 +67,11 @@ class Limits:
     move_time: float = 1.0  # per decision
     overage: float = 10.0  # bank per game, drawn on when a decision runs over move_time
     startup_time: float = 10.0  # process start + import + start(info)
-    memory_bytes: int = 1 << 30  # address-space limit of a bot process
-    cpu_seconds: int = 600  # CPU-time limit of a bot process (RLIMIT_CPU)
+    memory_bytes: int = 1 << 30  # memory of a bot and all its processes (and per process)
+    cpu_seconds: int = 600  # CPU time of a bot and all its processes (and per process)
     log_bytes: int = 64 * 1024  # a bot's own output kept in its log, per game
+    max_processes: int = 64  # processes and threads a bot may have at once
+    scratch_bytes: int = 64 << 20  # size of a bot's private writable /tmp
 
 
 @dataclass(frozen=True)

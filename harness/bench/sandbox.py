@@ -46,6 +46,35 @@ def _measure_round_trips(quick: bool) -> tuple[float, float]:
     return medians[0], medians[1]
 
 
+def _startup_and_pause(quick: bool) -> tuple[float, float]:
+    """Median ms to launch a sandboxed bot, start it and close it; median µs to stop its whole
+    tree between turns and resume it."""
+    from harness.bots.sandbox import SandboxedAgent, harden_referee
+    from harness.bots.spec import parse_spec
+
+    harden_referee()
+    starts, pauses = [], []
+    with pinned_here():
+        for _ in range(10 if quick else 30):
+            t0 = time.perf_counter()
+            agent = SandboxedAgent(parse_spec("sandbox:random"), Limits())
+            agent.start({"game": "battleline", "seat": 0, "rng_seed": 1}, 10.0)
+            agent.close()
+            starts.append(time.perf_counter() - t0)
+        agent = SandboxedAgent(parse_spec("sandbox:random"), Limits())
+        try:
+            agent.start({"game": "battleline", "seat": 0, "rng_seed": 1}, 10.0)
+            for _ in range(200 if quick else 1000):
+                agent.resume()
+                t0 = time.perf_counter()
+                agent.suspend()
+                agent.resume()
+                pauses.append(time.perf_counter() - t0)
+        finally:
+            agent.close()
+    return statistics.median(starts) * 1e3, statistics.median(pauses) * 1e6
+
+
 def _games_per_second(game: str, seats: tuple[str, str], games: int) -> tuple[float, float]:
     """Games per second and mean decisions per game."""
     from harness.match.referee import play_game
@@ -80,6 +109,10 @@ def run(quick: bool) -> None:
     big, tiny = _round_trip_us(quick)
     figure("sandboxed decision round trip, Battle Line observation (median)", big, "µs")
     figure("sandboxed decision round trip, tiny observation (median)", tiny, "µs")
+    start, pause = _startup_and_pause(quick)
+    figure("sandboxed bot start-up: launch, confine, start, close (median)", start, "ms")
+    figure("stopping a bot's whole tree between turns and resuming it (median)", pause, "µs",
+           "paid once per change of the seat to move")
     n_in, n_box = (100, 10) if quick else (500, 40)
     for name in registry.names():
         rate, mean = _games_per_second(name, ("random", "random"), n_in)

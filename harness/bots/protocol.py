@@ -81,12 +81,20 @@ def encode(message: JSON) -> bytes:
 
 
 def decode(line: bytes) -> JSON:
-    """Parse one wire line; :class:`AgentProtocolError` names what was wrong with it."""
+    """Parse one wire line; :class:`AgentProtocolError` names what was wrong with it.
+
+    Whatever the bytes (invalid UTF-8, nesting too deep for the parser, numbers too long to
+    convert, a lone surrogate), the outcome is a message object or that error, never another
+    exception: a bot must not be able to crash the referee or void a game it is losing.
+    """
     try:
         message = json.loads(line)
-    except (ValueError, UnicodeDecodeError) as exc:
-        shown = _preview(line)
-        raise AgentProtocolError(f"sent a line that is not JSON: {shown} ({exc})") from None
+    except RecursionError:
+        raise AgentProtocolError(
+            f"sent JSON nested too deeply to read: {_preview(line)}") from None
+    except (ValueError, MemoryError) as exc:  # UnicodeDecodeError is a ValueError
+        raise AgentProtocolError(
+            f"sent a line that is not JSON: {_preview(line)} ({clean(str(exc))})") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise AgentProtocolError(f"sent JSON that is not a message object: {_preview(line)}")
     return message
@@ -98,10 +106,23 @@ def expect(message: JSON, kind: str) -> JSON:
     if got == kind:
         return message
     if got == "error":
-        raise AgentCrash(f"gave up: {message.get('message', '(no message)')}")
-    raise AgentProtocolError(f"answered {got!r} where {kind!r} was expected")
+        text = message.get("message", "(no message)")
+        raise AgentCrash(f"gave up: {clean(text if isinstance(text, str) else repr(text))}")
+    raise AgentProtocolError(f"answered {clean(repr(got))} where {kind!r} was expected")
+
+
+def clean(text: str, limit: int = 500) -> str:
+    """Bot-supplied text made safe to store: at most ``limit`` characters, encodable as UTF-8
+    (lone surrogates escaped).
+
+    >>> clean("ok " + chr(0xD800)), len(clean("y" * 600))
+    ('ok \\\\ud800', 503)
+    """
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _preview(line: bytes, limit: int = 80) -> str:
-    text = line.decode("utf-8", "replace").rstrip("\n")
+    text = line[: limit * 4].decode("utf-8", "replace").rstrip("\n")
     return repr(text if len(text) <= limit else text[:limit] + "...")

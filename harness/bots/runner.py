@@ -1,23 +1,27 @@
 """Runs one bot in a sandboxed child process and speaks the wire protocol for it.
 
-This file imports nothing but the standard library: the sandbox copies it next to the bot file
-and starts it with a plain interpreter, possibly as an unprivileged user. The harness also
-imports it for :func:`load_bot_file` and :func:`find_entry`, so a bot is discovered by exactly the
-same rules in-process and in the sandbox.
+This file imports nothing but the standard library: the sandbox starts it from where it lies
+with a plain interpreter, before it switches to an unprivileged user. The harness also imports
+it for :func:`load_bot_file` and :func:`find_entry`, so a bot is discovered by exactly the same
+rules in-process and in the sandbox.
 
 Start-up, in order, before any bot code runs:
 
-1. ``--confine JSON``: resource limits (address space, CPU, file size, no core dumps); new
-   network, mount and PID namespaces with a private ``/proc`` where the OS permits (no network,
-   the referee is invisible, and every process the bot starts dies with it; without root inside
-   a new user namespace); as root, the switch to the unprivileged user; then ``no_new_privs``
-   and a parent-death signal.
-2. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
+1. ``--confine JSON`` (the policy of :mod:`harness.bots.isolation`): join the bot's control groups
+   (``cgroups``: everything from here on is counted for the bot), read the bot file while still
+   privileged; resource limits (address space, CPU, file size, no core dumps); new network,
+   mount and PID namespaces where the OS permits (without root inside a new user namespace),
+   in which PID 1 builds the bot's own read-only root (``root``: the allow-list, a private
+   ``/proc`` and ``/tmp``, the bot's copy of its file) and ``pivot_root``s into it; as root, the
+   switch to the unprivileged user; then ``no_new_privs`` and a parent-death signal. Where no
+   own root is possible, the bot's copy goes to a private directory named by the referee.
+2. The first protocol line is the runner's own ``confined`` report (what step 1 achieved).
+3. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
    both go to the log pipe the referee drains, and its ``stdin`` is ``/dev/null``, so nothing the
    bot prints can corrupt the protocol.
-3. ``--exec CMD...`` replaces this process with an external bot (after steps 1 only, so the
-   command speaks the protocol on its own stdin/stdout); ``--file PATH [--entry NAME]`` loads a
-   Python bot file and serves it.
+4. ``--exec CMD...`` replaces this process with an external bot (after steps 1 and 2 only, so
+   the command speaks the protocol on its own stdin/stdout); ``--file NAME [--entry NAME]``
+   loads the Python bot file and serves it; ``--probe`` only reports and exits.
 """
 
 from __future__ import annotations
@@ -45,8 +49,11 @@ _MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_NOEXEC = 8
+_MS_REMOUNT = 32
+_MS_BIND = 4096
 _MS_REC = 0x4000
 _MS_PRIVATE = 1 << 18
+_MNT_DETACH = 2
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 
@@ -70,8 +77,12 @@ class FunctionBot:
 
 
 def load_bot_file(path: str | os.PathLike[str], entry: str | None = None,
-                  module_name: str = "") -> BotFactory:
-    """Execute a bot file as a fresh module and return a factory of fresh bot objects."""
+                  module_name: str = "", allowed: str | None = None) -> BotFactory:
+    """Execute a bot file as a fresh module and return a factory of fresh bot objects.
+
+    ``allowed``: what the bot may import, for the message when an import fails (the sandbox
+    passes the truth of its file system; in-process bots see this whole environment).
+    """
     path = os.fspath(path)
     label = os.path.basename(path)
     try:
@@ -95,9 +106,11 @@ def load_bot_file(path: str | os.PathLike[str], entry: str | None = None,
         ) from None
     except ImportError as exc:
         sys.modules.pop(name, None)
+        missing = f" {exc.name!r}" if exc.name else ""
+        may = allowed or "the standard library and the packages of this Python environment"
         raise BotLoadError(
-            f"{label} failed to import: {type(exc).__name__}: {exc}; a bot may import only "
-            "the standard library and the packages installed with tourney"
+            f"{label} failed to import{missing}: {type(exc).__name__}: {exc}; a bot may import "
+            f"{may}"
         ) from None
     except BaseException as exc:  # the bot's module code raised (or exited) while loading
         sys.modules.pop(name, None)
@@ -172,10 +185,18 @@ def _libc() -> Any:
 def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     """Apply the limits and isolation in ``cfg`` to this process (see the module docstring).
 
-    Returns what was achieved (reported to the referee in the ``ready`` message).
+    Returns what was achieved (the runner's first protocol line, before any bot code runs).
     """
     import resource
 
+    for procs in cfg.get("cgroups", []):  # first: everything from here on is counted
+        with open(procs, "w") as f:
+            f.write("0")
+    bot_bytes = b""
+    bot = cfg.get("bot")
+    if bot:  # read while still privileged: the original may sit in a private directory
+        with open(bot["source"], "rb") as f:
+            bot_bytes = f.read()
     memory = int(cfg.get("memory", 0))
     if memory > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -188,11 +209,11 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     libc = _libc() if sys.platform.startswith("linux") else None
     uid = cfg.get("uid")
-    achieved: dict[str, Any] = {"network": False, "pid_namespace": False}
+    achieved: dict[str, Any] = {"network": False, "pid_namespace": False, "filesystem": "host"}
     if libc is not None and cfg.get("isolate", True):
         # root creates the namespaces directly; anyone else first needs a user namespace
         as_root = uid is not None and os.geteuid() == 0
-        achieved.update(_isolate(libc, not as_root, [str(p) for p in cfg.get("hide", [])]))
+        achieved.update(_isolate(libc, not as_root, cfg, bot_bytes))
     if uid is not None and os.geteuid() == 0:
         gid = int(cfg.get("gid", uid))
         os.setgroups([])
@@ -205,32 +226,169 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
         if parent and not achieved["pid_namespace"] and os.getppid() != parent:
             os._exit(70)  # the parent died before the death signal was armed
     achieved["uid"] = os.getuid()
+    achieved["unprivileged"] = os.getuid() != 0 and (uid is not None or
+                                                      bool(achieved.get("user_namespace")))
+    if bot and achieved["filesystem"] != "allow-list":
+        achieved["bot_path"] = _private_copy(cfg, bot, bot_bytes)
     return achieved
 
 
-def _isolate(libc: Any, user_namespace: bool, hide: list[str]) -> dict[str, Any]:
+def _private_copy(cfg: dict[str, Any], bot: dict[str, Any], data: bytes) -> str:
+    """Without a root of its own the bot reads its file from a directory only it may read,
+    named by the referee (which removes it, and stale ones of dead referees)."""
+    folder = str(bot["fallback_dir"])
+    os.mkdir(folder, 0o700)
+    path = os.path.join(folder, bot["name"])
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400), "wb") as f:
+        f.write(data)
+    return path
+
+
+def _isolate(libc: Any, user_namespace: bool, cfg: dict[str, Any],
+             bot_bytes: bytes) -> dict[str, Any]:
     """New network, mount and PID namespaces, with three processes from here on.
 
     This process stays outside and waits (the referee's child); its child is PID 1 of the new
-    namespace: it mounts a private ``/proc`` (so the bot sees none of the referee's processes)
-    and waits in turn; its child, PID 2, returns from here and becomes the bot. The bot is not
-    PID 1 so signals such as SIGXCPU (the CPU rlimit) act on it normally; when PID 1 dies the
-    kernel kills everything the bot started. Without root this needs a new user namespace too
-    (most Linux kernels allow it). Each directory in ``hide`` (the results folders, which hold
-    the league seed the deals derive from) is covered by an empty read-only tmpfs. Namespaces
-    the OS refuses (e.g. in an unprivileged container) are skipped silently.
+    namespace: it builds the bot's root (:func:`_build_root`, the allow-list file system, with a
+    private ``/proc`` so the bot sees none of the referee's processes) and waits in turn; its
+    child, PID 2, returns from here and becomes the bot. The bot is not PID 1 so signals such as
+    SIGXCPU (the CPU rlimit) act on it normally; when PID 1 dies the kernel kills everything the
+    bot started. Without root this needs a new user namespace too (most Linux kernels allow
+    it). Without a root of its own, each directory in ``cfg["hide"]`` (results folders) is
+    covered by an empty read-only tmpfs. Namespaces the OS refuses (e.g. in an unprivileged
+    container) are skipped.
     """
     user = _CLONE_NEWUSER if user_namespace else 0
+    uid, gid = os.getuid(), os.getgid()
     if libc.unshare(user | _CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID) != 0:
         return {"network": libc.unshare(user | _CLONE_NEWNET) == 0}
+    if user:
+        _map_ids(uid, gid)
     _wait_and_pass_on(libc, os.fork())  # returns only in the child
+    achieved: dict[str, Any] = {"network": True, "pid_namespace": True,
+                                "user_namespace": bool(user)}
     private = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
-    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    own_proc = private and libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0
-    hidden = [path for path in hide if private and libc.mount(
-        b"tmpfs", path.encode(), b"tmpfs", flags | _MS_RDONLY, b"size=4k,mode=0555") == 0]
+    root = cfg.get("root")
+    if private and root:
+        try:
+            achieved["bot_path"] = _build_root(libc, root, cfg, bot_bytes)
+            achieved["filesystem"] = "allow-list"
+            achieved["private_proc"] = True
+        except OSError as exc:
+            achieved["root_error"] = f"{exc.strerror or exc}: {exc.filename or ''}"
+    if achieved.get("filesystem") != "allow-list":
+        flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+        achieved["private_proc"] = private and libc.mount(
+            b"proc", b"/proc", b"proc", flags, None) == 0
+        achieved["hidden"] = [path for path in cfg.get("hide", []) if private and libc.mount(
+            b"tmpfs", path.encode(), b"tmpfs", flags | _MS_RDONLY, b"size=4k,mode=0555") == 0]
     _wait_and_pass_on(libc, os.fork())
-    return {"network": True, "pid_namespace": True, "private_proc": own_proc, "hidden": hidden}
+    return achieved
+
+
+def _map_ids(uid: int, gid: int) -> None:
+    """In a new user namespace: be the same user inside as outside (files keep their owner)."""
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        try:
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+        except OSError:
+            continue
+
+
+def _check(ok: int, what: str, path: str) -> None:
+    if ok != 0:
+        import ctypes
+
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what} failed ({os.strerror(err)})", path)
+
+
+def _bind(libc: Any, fd: int, source: str, target: str, writable: bool = False) -> None:
+    """Bind ``source`` (opened as ``fd`` before anything covered it) at ``target``, read-only
+    unless ``writable``; flags the host locked on the source are kept."""
+    _check(libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None,
+                      _MS_BIND | _MS_REC, None), "bind", source)
+    if writable:
+        return
+    flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
+    if os.statvfs(target).f_flag & os.ST_NOEXEC:
+        flags |= _MS_NOEXEC
+    _check(libc.mount(b"none", target.encode(), None, flags, None), "read-only remount", source)
+
+
+def _mkdirs(path: str) -> None:
+    os.makedirs(path, mode=0o755, exist_ok=True)
+
+
+def _build_root(libc: Any, spec: dict[str, Any], cfg: dict[str, Any], bot_bytes: bytes) -> str:
+    """The allow-list file system (:mod:`harness.bots.isolation`), then ``pivot_root`` into it.
+
+    Sources are opened by descriptor before anything is mounted over them. Returns the bot
+    file's path inside the new root (or "" for an external command).
+    """
+    opened = {}
+    for source in [*spec.get("binds", []), *spec.get("devices", [])]:
+        if source not in opened and os.path.exists(source):
+            opened[source] = os.open(source, os.O_PATH | os.O_CLOEXEC)
+    base = spec.get("mount_point", "/tmp")
+    flags = _MS_NOSUID | _MS_NODEV
+    _check(libc.mount(b"tmpfs", base.encode(), b"tmpfs", flags, b"size=4m,mode=0755"),
+           "tmpfs", base)
+    new = base.rstrip("/")
+    for link, target in spec.get("links", {}).items():
+        os.symlink(target, new + link)
+    uid, gid = int(cfg.get("uid", os.getuid())), int(cfg.get("gid", os.getgid()))
+    _mkdirs(new + "/tmp")  # first: a host path under /tmp (a bot's directory) binds inside it
+    scratch = int(spec.get("scratch", 64 << 20))
+    _check(libc.mount(b"tmpfs", f"{new}/tmp".encode(), b"tmpfs", flags,
+                      f"size={scratch},mode=0700,uid={uid},gid={gid}".encode()), "tmpfs", "/tmp")
+    _mkdirs(new + "/dev")
+    devices = set(spec.get("devices", []))
+    for source, fd in sorted(opened.items()):
+        target = new + source
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            _mkdirs(target)
+        else:
+            _mkdirs(os.path.dirname(target))
+            if not os.path.exists(target):
+                open(target, "wb").close()
+        _bind(libc, fd, source, target, writable=source in devices)
+        os.close(fd)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{new}/dev/{name}")
+    _mkdirs(new + "/proc")
+    _check(libc.mount(b"proc", f"{new}/proc".encode(), b"proc",
+                      _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), "proc", "/proc")
+    bot_path = ""
+    bot = cfg.get("bot")
+    if bot:
+        os.mkdir(new + "/bot", 0o500)
+        bot_path = "/bot/" + bot["name"]
+        with open(os.open(new + bot_path, os.O_WRONLY | os.O_CREAT, 0o400), "wb") as f:
+            f.write(bot_bytes)
+        os.chown(new + bot_path, uid, gid)
+        os.chown(new + "/bot", uid, gid)
+    for path in cfg.get("hide", []):
+        if os.path.isdir(new + path):
+            libc.mount(b"tmpfs", (new + path).encode(), b"tmpfs", flags | _MS_RDONLY,
+                       b"size=4k,mode=0555")
+    _check(libc.mount(b"none", new.encode(), None, _MS_REMOUNT | _MS_RDONLY | flags, None),
+           "read-only remount", "/")
+    os.chdir(new)
+    _check(libc.syscall(_pivot_root_nr(), b".", b"."), "pivot_root", new)
+    _check(libc.umount2(b".", _MNT_DETACH), "umount", "old root")
+    cwd = spec.get("cwd", "/")
+    os.chdir(cwd if os.path.isdir(cwd) else "/")
+    return bot_path
+
+
+def _pivot_root_nr() -> int:
+    machine = os.uname().machine
+    return {"x86_64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41,
+            "ppc64le": 203, "s390x": 217}.get(machine, 155)
 
 
 def _wait_and_pass_on(libc: Any, child: int) -> None:
@@ -243,6 +401,10 @@ def _wait_and_pass_on(libc: Any, child: int) -> None:
     if child == 0:
         return
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    null = os.open(os.devnull, os.O_RDWR)  # the pipes are the bot's: it alone may close them
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
     while True:
         pid, status = os.wait()
         if pid == child:
@@ -295,14 +457,12 @@ def _describe_error(where: str, exc: BaseException) -> str:
 def _jsonable(value: Any) -> Any:
     try:
         json.dumps(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return {"unserialisable": f"{type(value).__name__}: {repr(value)[:80]}"}
     return value
 
 
-def serve(
-    factory: BotFactory | None, load_error: str, wire: _Wire, sandbox: dict[str, Any]
-) -> None:
+def serve(factory: BotFactory | None, load_error: str, wire: _Wire) -> None:
     """Answer requests until ``quit`` or end of input.
 
     The bot's own output is flushed to its log before each reply, so the log is complete up to
@@ -323,7 +483,7 @@ def serve(
                 bot = factory()
                 if callable(getattr(bot, "start", None)):
                     bot.start(message.get("info", {}))
-                reply = {"type": "ready", "sandbox": sandbox}
+                reply = {"type": "ready"}
             elif kind == "act":
                 action = bot.act(message["observation"], message["legal_actions"])
                 reply = {"type": "action", "action": _jsonable(action)}
@@ -348,13 +508,32 @@ def _flush_output() -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``bot_runner.py [--confine JSON] (--file PATH [--entry NAME] | --exec CMD...)``."""
+    """``bot_runner.py [--confine JSON] (--file PATH [--entry NAME] | --exec CMD... | --probe)``.
+
+    The first line on the protocol output is the runner's own ``confined`` report (what the
+    confinement achieved), written before any bot code runs, so the referee learns it from the
+    runner rather than from the bot.
+    """
     args = list(argv)
     sandbox: dict[str, Any] = {}
+    allowed = None
     if args[:1] == ["--confine"]:
-        sandbox = confine(json.loads(args[1]))
+        try:
+            cfg = json.loads(args[1])
+            sandbox = confine(cfg)
+            if sandbox.get("filesystem") == "allow-list":
+                allowed = cfg.get("allowed")
+        except OSError as exc:  # cannot even start confined: say why, as the first line
+            message = f"could not confine the bot: {exc}"
+            os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
+            os._exit(71)
         args = args[2:]
+    report = json.dumps({"type": "confined", **sandbox}).encode() + b"\n"
+    if args[:1] == ["--probe"]:
+        os.write(1, report)
+        os._exit(0)
     if args[:1] == ["--exec"]:
+        os.write(1, report)
         try:
             os.execvp(args[1], args[1:])
         except OSError as exc:  # answer the referee's first request with the reason
@@ -362,15 +541,22 @@ def main(argv: list[str]) -> None:
             os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
             os._exit(127)
     wire = _Wire()
-    path = args[args.index("--file") + 1]
+    os.write(wire.out, report)
+    if sys.flags.no_site:  # the sandbox starts bots without site (-S); keep what it defines
+        import _sitebuiltins
+        import builtins
+
+        for name in ("exit", "quit"):
+            setattr(builtins, name, _sitebuiltins.Quitter(name, "Ctrl-D (i.e. EOF)"))
+    path = sandbox.get("bot_path") or args[args.index("--file") + 1]
     entry = args[args.index("--entry") + 1] if "--entry" in args else None
     factory: BotFactory | None = None
     error = ""
     try:
-        factory = load_bot_file(path, entry, module_name="bot")
+        factory = load_bot_file(path, entry, module_name="bot", allowed=allowed)
     except BotLoadError as exc:
         error = f"could not load bot: {exc}"
-    serve(factory, error, wire, sandbox)
+    serve(factory, error, wire)
     _flush_output()
     os._exit(0)  # do not wait for threads the bot may have left running
 

@@ -1,16 +1,20 @@
-"""A bot in its own process: limits, deadlines enforced by killing, crash detection.
+"""A bot in its own process: confinement, deadlines enforced by killing, crash detection.
 
 One :class:`SandboxedAgent` is one bot process for one game (a fresh process per game, so a bot
-that died in one game simply gets a new process in the next). The bot file is copied with the
-runner (:mod:`harness.bots.runner`) into a private temporary directory, and the runner starts in
-a new session (its own process group) and confines itself before any bot code runs: rlimits on
-address space, CPU time and file size; new network, mount and PID namespaces (no network, its own
-``/proc``) where the OS permits; and when tourney runs as root, the unprivileged ``nobody`` user.
+that died in one game simply gets a new process in the next). The runner
+(:mod:`harness.bots.runner`) starts in a new session and confines itself before any bot code
+runs, by the policy of :mod:`harness.bots.isolation`: its own control group (memory, processes and
+CPU counted for the bot's whole tree, :mod:`harness.bots.cgroups`), rlimits per process, new
+network, mount and PID namespaces, an allow-list file system with a private size-limited
+``/tmp``, and when tourney runs as root the unprivileged ``nobody`` user. The bot file is read by
+the runner and written only inside the bot's own in-memory root: nothing of it is left on disk.
 
 The referee waits for each answer with ``poll`` on the pipe until the deadline, then kills the
-bot's whole process group: a looping or sleeping bot is stopped at its deadline, not judged
-afterwards. The bot's own output (fd 1 and 2) goes to a separate log pipe that is drained while
-waiting and kept to its last ``Limits.log_bytes``.
+bot's whole process tree: a looping or sleeping bot is stopped at its deadline, not judged
+afterwards. Between its turns the whole tree is stopped (:meth:`SandboxedAgent.suspend`), so a
+bot cannot think, or keep helpers busy, on its opponent's time. The bot's own output (fd 1 and
+2) goes to a separate log pipe that is drained while waiting and kept to its last
+``Limits.log_bytes``.
 """
 
 from __future__ import annotations
@@ -34,10 +38,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from harness.bots import cgroups, isolation
 from harness.bots import runner as bot_runner
 from harness.bots.protocol import (
     JSON,
     AgentCrash,
+    AgentError,
     AgentProtocolError,
     AgentTimeout,
     decode,
@@ -50,6 +56,8 @@ from harness.records import Limits
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MAX_LINE = 4 << 20  # longest protocol line accepted from a bot
 FILE_SIZE_LIMIT = 64 << 20  # largest file a bot may write (RLIMIT_FSIZE)
+CPU_CHECK_EVERY = 16  # stops between checks of a bot's total CPU time (bounded by its turns)
+FALLBACK_PREFIX = "tourney-bot-"  # private copies of bot files where no own root is possible
 _PR_SET_DUMPABLE = 4
 _hardened = False
 _HIDDEN: set[str] = set()
@@ -147,6 +155,85 @@ def _describe_exit(code: int | None) -> str:
     return f"exited with status {code}"
 
 
+def _env() -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": os.pathsep.join(isolation.bot_sys_path()),
+        # a bot runs on one CPU: numerical libraries need not start a thread per core
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+
+
+def _root_spec(limits: Limits, extra: list[str]) -> JSON:
+    view = isolation.system_view()
+    return {"links": view["links"], "binds": [*view["binds"], *extra],
+            "devices": view["devices"], "scratch": limits.scratch_bytes}
+
+
+def _namespaces_allowed() -> bool:
+    """False when ``$TOURNEY_NO_NAMESPACES`` is set: to try the fallback of a locked-down
+    container on a machine that is not one."""
+    return not os.environ.get("TOURNEY_NO_NAMESPACES")
+
+
+@cache
+def report() -> dict[str, Any]:
+    """What confinement is in force on this machine: probed once per process by starting the
+    runner in probe mode (it confines itself exactly as for a bot, then reports and exits)."""
+    mechanism = cgroups.mechanism()
+    achieved = probe_runner()
+    return {
+        "mechanism": mechanism,
+        "cgroups": mechanism != "rlimits",
+        "pid_namespace": bool(achieved.get("pid_namespace")),
+        "network": bool(achieved.get("network")),
+        "filesystem": achieved.get("filesystem") == "allow-list",
+        "user": bool(achieved.get("unprivileged")),
+        "freeze": "whole tree" if mechanism != "rlimits" else "process group only",
+    }
+
+
+def probe_runner() -> JSON:
+    """Confine a runner exactly as for a bot, without a bot, and return what it achieved."""
+    user = sandbox_user()
+    cfg: JSON = {"parent": os.getpid(), "root": _root_spec(Limits(), []),
+                 "isolate": _namespaces_allowed()}
+    if user is not None:
+        cfg["uid"], cfg["gid"] = user
+    argv = [sys.executable, "-P", "-s", bot_runner.__file__, "--confine", json.dumps(cfg),
+            "--probe"]
+    return isolation.run_probe(argv, _env())
+
+
+@cache
+def _own_root_works() -> bool:
+    return bool(report()["filesystem"])
+
+
+_stale_cleared = False
+
+
+def _clear_stale_copies() -> None:
+    """Private copies left by referees that were killed (fallback mode only), once a process."""
+    global _stale_cleared
+    if _stale_cleared:
+        return
+    _stale_cleared = True
+    base = Path(tempfile.gettempdir())
+    with contextlib.suppress(OSError):
+        for entry in base.glob(f"{FALLBACK_PREFIX}*"):
+            owner = entry.name.removeprefix(FALLBACK_PREFIX).split("-")[0]
+            if owner.isdigit() and not cgroups._pid_alive(int(owner)):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
 class SandboxedAgent:
     """One bot process for one game (see the module docstring). Raises AgentError subclasses."""
 
@@ -158,14 +245,22 @@ class SandboxedAgent:
         self._log = bytearray()
         self._log_dropped = 0
         self._closed = False
-        self.workdir = Path(tempfile.mkdtemp(prefix="tourney-bot-"))
-        self.workdir.chmod(0o755)
+        self._stopped = False
+        self._helpers: frozenset[int] = frozenset()
+        self._held: list[int] = []
+        self._suspends = 0
+        own_root = _own_root_works()
+        if not own_root:
+            _clear_stale_copies()
+        token = os.urandom(6).hex()
+        self.fallback_dir = Path(tempfile.gettempdir()) / f"{FALLBACK_PREFIX}{os.getpid()}-{token}"
+        self.group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes + 2)
         self.spawned = time.perf_counter()
         try:
-            self.proc = self._spawn()
+            self.proc = self._spawn(own_root)
         except BaseException:
             self._closed = True
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.group.close()
             raise
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in = self.proc.stdin.fileno()
@@ -177,56 +272,55 @@ class SandboxedAgent:
 
     # ---------------------------------------------------------------- process life
 
-    def _confinement(self) -> JSON:
+    def _confinement(self, own_root: bool) -> JSON:
         user = sandbox_user()
+        extra: list[str] = []
+        if self.source.command:  # an external command sees its directory and its files
+            extra = [os.getcwd(), *(os.path.abspath(arg) for arg in self.source.command[1:]
+                                    if os.path.exists(arg))]
+            program = shutil.which(self.source.command[0])
+            if program is not None:  # and the directory of its program (e.g. under /opt)
+                extra.append(os.path.dirname(os.path.realpath(program)))
         cfg: JSON = {
             "memory": self.limits.memory_bytes,
             "cpu": self.limits.cpu_seconds,
             "fsize": FILE_SIZE_LIMIT,
             "parent": os.getpid(),
             "hide": hidden_paths(),
+            "cgroups": self.group.join_files,
+            "allowed": isolation.allowed_imports(),
+            "isolate": _namespaces_allowed(),
         }
+        if own_root:
+            cfg["root"] = _root_spec(self.limits, extra)
+            cfg["root"]["cwd"] = os.getcwd() if self.source.command else "/"
+        if self.source.path is not None and not self.source.command:
+            cfg["bot"] = {"source": str(self.source.path), "name": self.source.path.name,
+                          "fallback_dir": str(self.fallback_dir)}
         if user is not None:
             cfg["uid"], cfg["gid"] = user
         return cfg
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
-        runner = self.workdir / "tourney_runner.py"
-        shutil.copyfile(bot_runner.__file__, runner)
-        runner.chmod(0o644)
-        python = bot_python()
-        confine = json.dumps(self._confinement())
+    def _spawn(self, own_root: bool) -> subprocess.Popen[bytes]:
+        python = sys.executable if own_root else bot_python()
+        confine = json.dumps(self._confinement(own_root))
+        runner = [python, "-P", "-S", bot_runner.__file__, "--confine", confine]
         if self.source.command:
-            argv = [python, "-P", "-s", str(runner), "--confine", confine, "--exec",
-                    *self.source.command]
+            argv = [*runner, "--exec", *self.source.command]
             cwd = os.getcwd()
         else:
             assert self.source.path is not None
-            bot = self.workdir / self.source.path.name
-            try:
-                shutil.copyfile(self.source.path, bot)
-            except OSError as exc:
-                raise AgentCrash(
-                    f"could not load bot: cannot read {self.source.path}: {exc}"
-                ) from None
-            bot.chmod(0o644)
-            argv = [python, "-P", "-s", str(runner), "--confine", confine, "--file", str(bot)]
+            if not os.access(self.source.path, os.R_OK):
+                raise AgentCrash(f"could not load bot: cannot read {self.source.path}")
+            argv = [*runner, "--file", self.source.path.name]
             if self.source.entry:
                 argv += ["--entry", self.source.entry]
-            cwd = str(self.workdir)
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "HOME": str(self.workdir),
-            "PYTHONHASHSEED": "0",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONPATH": str(PROJECT_ROOT),
-        }
+            cwd = "/"
         log_r, log_w = os.pipe()
         try:
             proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_w, cwd=cwd,
-                env=env, start_new_session=True, close_fds=True, bufsize=0,
+                env=_env(), start_new_session=True, close_fds=True, bufsize=0,
             )
         except OSError as exc:
             os.close(log_r)
@@ -238,13 +332,15 @@ class SandboxedAgent:
         return proc
 
     def _kill(self) -> None:
-        """Kill the whole process group, then reap the leader.
+        """Kill the whole tree (its control group, else its process group), then reap the
+        leader.
 
         Only while the leader is unreaped (alive or a zombie) does its id still name this bot's
         group; once reaped the id may be reused, so a second call does nothing.
         """
         if self.proc.returncode is not None:
             return
+        self.group.kill()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -252,13 +348,81 @@ class SandboxedAgent:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
 
+    def suspend(self) -> None:
+        """Stop the bot's whole tree until its next request (its opponent's turn is not its
+        time); then check the limits of the whole tree: :class:`AgentCrash` if one was passed
+        (memory every time, CPU every :data:`CPU_CHECK_EVERY` stops and at the game's end)."""
+        if self._closed or self._stopped:
+            return
+        if self.group.active:
+            self._held = self.group.stop_all(self._helpers)
+        elif self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGSTOP)
+        self._stopped = True
+        self._suspends += 1
+        self._check_tree(self._suspends % CPU_CHECK_EVERY == 0)
+
+    def resume(self) -> None:
+        if not self._stopped or self._closed:
+            return
+        if self.group.active:
+            self.group.continue_all(self._held)
+        elif self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGCONT)
+        self._stopped = False
+
+    def final_check(self) -> None:
+        """At the game's end: stop the bot and check every limit of its whole tree."""
+        self.suspend()
+        self._check_tree(True)
+
+    def _runner_helpers(self) -> frozenset[int]:
+        """The runner's own waiting processes (outside the bot's PID namespace, and its PID 1):
+        they only wait for the bot, so stopping them between turns would cost two context
+        switches each for nothing. Found by their id inside the namespace, before bot code."""
+        if not self.sandbox.get("pid_namespace"):
+            return frozenset()
+        helpers = set()
+        for pid in self.group.pids():
+            try:
+                with open(f"/proc/{pid}/status", "rb") as f:
+                    line = next(x for x in f if x.startswith(b"NSpid:"))
+            except (OSError, StopIteration):
+                continue
+            ids = line.split()[1:]
+            if len(ids) == 1 or ids[-1] == b"1":
+                helpers.add(pid)
+        return frozenset(helpers)
+
+    def _check_tree(self, cpu: bool) -> None:
+        if not self.group.active:
+            return
+        if self.group.oom_kills():
+            self._kill()
+            raise AgentCrash(self._memory_reason())
+        if not cpu:
+            return
+        used = self.group.cpu_seconds()
+        if used > self.limits.cpu_seconds:
+            self._kill()
+            raise AgentCrash(f"used {used:.1f} s of CPU, over the CPU time limit of "
+                             f"{self.limits.cpu_seconds} s for the bot and all its processes; "
+                             "killed")
+
+    def _memory_reason(self) -> str:
+        return (f"exceeded the memory limit of {self.limits.memory_bytes >> 20} MB for the bot "
+                "and all its processes; killed")
+
     def close(self) -> None:
-        """Quit, kill everything the bot started, keep its log, remove its directory."""
+        """Quit, kill everything the bot started, keep its log, remove its files and group."""
         if self._closed:
             return
         self._closed = True
-        with contextlib.suppress(OSError):
-            os.write(self._in, encode({"type": "quit"}))
+        if not self._stopped:
+            with contextlib.suppress(OSError):
+                os.write(self._in, encode({"type": "quit"}))
         self._kill()
         self._drain_log()
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -267,7 +431,9 @@ class SandboxedAgent:
                     stream.close()
         with contextlib.suppress(OSError):
             os.close(self._log_fd)
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        self.group.close()
+        if self.fallback_dir.exists():
+            shutil.rmtree(self.fallback_dir, ignore_errors=True)
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
@@ -310,7 +476,7 @@ class SandboxedAgent:
             except BlockingIOError:
                 pass
             except BrokenPipeError:
-                raise AgentCrash(f"{self._died()} before {what}") from None
+                raise self._output_ended(f"before {what}") from None
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 self._kill()
@@ -344,15 +510,29 @@ class SandboxedAgent:
                         continue
                     data = b""
                 if not data:
-                    raise AgentCrash(f"{self._died()} during {what}")
+                    raise self._output_ended(what)
                 self._buf += data
 
     def _died(self) -> str:
         """Why the bot's output ended: how its process exited (given a moment to exit)."""
         code = self._exit_status(0.5)
+        oom = self.group.oom_kills()
         self._kill()
         self._drain_log()
+        if oom:
+            return f"process {_describe_exit(code)}: {self._memory_reason()}"
         return f"process {_describe_exit(code)}"
+
+    def _output_ended(self, what: str) -> AgentError:
+        """The protocol output closed: a crash if the process died, else a protocol error (the
+        bot closed its own protocol pipe and kept running)."""
+        reason = self._died()
+        if reason == f"process {_describe_exit(None)}":
+            where = what if what.startswith("before") else f"during {what}"
+            return AgentProtocolError(f"closed its protocol input or output {where} and kept "
+                                      "running; killed")
+        return AgentCrash(f"{reason} {what}" if what.startswith("before") else
+                          f"{reason} during {what}")
 
     def _exit_status(self, timeout: float) -> int | None:
         """The leader's exit code (negative: killed by that signal) without reaping it, or None
@@ -377,9 +557,13 @@ class SandboxedAgent:
                  start: float | None = None) -> JSON:
         if self._closed:
             raise AgentCrash("was already closed")
+        self.resume()
         deadline = (start if start is not None else time.perf_counter()) + budget
         self._send(message, deadline, what)
         try:
+            if message["type"] == "start":  # the runner's own report comes first
+                self.sandbox = expect(self._receive(deadline, what, budget), "confined")
+                self._helpers = self._runner_helpers()
             return expect(self._receive(deadline, what, budget), reply)
         except AgentCrash as exc:
             raise AgentCrash(self._annotate(exc.reason)) from None
@@ -392,19 +576,11 @@ class SandboxedAgent:
     # ---------------------------------------------------------------- agent protocol
 
     def start(self, info: JSON, timeout: float) -> None:
-        """Send ``start``; the start-up limit counts from the process launch."""
-        ready = self._request({"type": "start", "info": info}, "ready", timeout, "start",
-                              start=self.spawned)
-        sandbox = ready.get("sandbox")
-        self.sandbox = sandbox if isinstance(sandbox, dict) else {}
-        self._remove_copies()
-
-    def _remove_copies(self) -> None:
-        """The bot has loaded: delete the copied files, so a referee killed mid-game (say, by a
-        league's watchdog) leaves at most an empty directory behind."""
-        for entry in self.workdir.iterdir():
-            with contextlib.suppress(OSError):
-                entry.unlink()
+        """Send ``start``; the start-up limit counts from the process launch. The bot is
+        stopped once it is ready, until its first request."""
+        self._request({"type": "start", "info": info}, "ready", timeout, "start",
+                      start=self.spawned)
+        self.suspend()
 
     def act(self, observation: JSON, legal_actions: list[str], timeout: float) -> Any:
         message = {"type": "act", "observation": observation, "legal_actions": legal_actions,

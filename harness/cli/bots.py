@@ -134,6 +134,8 @@ def play_cmd(
 
     Example: tourney play battleline mybot.py greedy --seed 7 --show
     """
+    from harness.bots.spec import is_sandboxed
+
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
     limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
@@ -144,6 +146,8 @@ def play_cmd(
         return
     seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(record.seats))
     typer.echo(f"{record.game} (rules {record.rules_version}) seed {record.seed}; {seats}")
+    if any(is_sandboxed(b if not sandbox_builtins else f"sandbox:{b}") for b in bots):
+        typer.echo(f"sandbox: {_isolation_line(limits)}")
     typer.echo(f"{record.decisions} decisions, {record.duration:.2f} s; "
                f"scores {[round(s, 2) for s in record.scores]}")
     typer.echo(describe_result(record))
@@ -197,10 +201,20 @@ def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limit
     took = time.perf_counter() - agent.spawned
     box = agent.sandbox
     where = (f"uid {box.get('uid', '?')}, network {'off' if box.get('network') else 'on'}, "
-             f"own PID namespace {'yes' if box.get('pid_namespace') else 'no'}") if box else \
-        "external command"
+             f"own PID namespace {'yes' if box.get('pid_namespace') else 'no'}, "
+             f"file system {box.get('filesystem', '?')}")
     report.say(f"ok   start-up in {took:.2f} s (limit {limits.startup_time:g} s; "
                f"answered start in {time.perf_counter() - t0:.2f} s; sandbox: {where})")
+    report.say(f"     isolation in force: {_isolation_line(limits)}")
+
+
+def _isolation_line(limits: Limits) -> str:
+    """What confines sandboxed bots here (harness.bots.isolation), with the per-bot limits."""
+    from harness.bots import isolation, sandbox
+
+    return (f"{isolation.describe(sandbox.report())}; per bot: {limits.memory_bytes >> 20} MB, "
+            f"{limits.max_processes} processes, {limits.cpu_seconds} s CPU, "
+            f"{limits.scratch_bytes >> 20} MB scratch /tmp")
 
 
 def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,

@@ -41,11 +41,21 @@ SandboxBuiltinsOpt = Annotated[bool, typer.Option(
 
 # Leagues: options left out default to the folder's league.json.
 GamesOpt = Annotated[int | None, typer.Option("--games", "-n", help="Games per pair of bots "
-                                              "(duplicate pairs: one deal, seats swapped).")]
+                                              "(duplicate pairs: one deal, seats swapped; "
+                                              "default 10); with 3 players, per triple, a "
+                                              "multiple of 6 (one deal, seats in all 6 orders; "
+                                              "default 6).")]
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Results folder, e.g. results/NAME.")]
 WorkersOpt = Annotated[int | None, typer.Option(
     "--workers", "-j", help="Worker processes (default: one per core; 0: in this process).")]
-SeedOpt = Annotated[int | None, typer.Option(help="League seed: fixes every deal (default 0).")]
+SeedOpt = Annotated[int | None, typer.Option(help=(
+    "For experiments, not competitions: derive the league's secret key from this seed, so "
+    "every deal is reproducible (a small seed can be guessed by a bot). Default: a random "
+    "key kept in league.json."))]
+RequireOpt = Annotated[bool, typer.Option(
+    "--require-isolation", help="Refuse to start unless sandboxed bots get every protection "
+    "(per-bot cgroup limits, namespaces, allow-list file system, unprivileged user, stopped "
+    "between turns).")]
 LeagueMoveTimeOpt = Annotated[float | None, typer.Option(
     "--move-time", help="Seconds per decision for sandboxed bots (default 1.0).")]
 LeagueOverageOpt = Annotated[float | None, typer.Option(

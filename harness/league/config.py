@@ -33,7 +33,7 @@ class LeagueConfig:
     game: str
     variant: dict[str, str]
     rules_version: str
-    seed: int
+    seed: int | None  # --seed, or None: the key is random
     games_per_pair: int
     bots: list[BotRef]
     limits: Limits = field(default_factory=Limits)
@@ -42,6 +42,16 @@ class LeagueConfig:
     players: int = 2
     schedule: dict[str, Any] = field(default_factory=dict)  # the last run: kind, bots, games
     tourney_version: str = field(default_factory=tourney_version)
+    # the secret key every deal seed and game id derives from (hex), and the derivation;
+    # leagues stored before keys existed have none and keep the legacy scheme
+    key: str = ""
+    deal_scheme: str = "sha256-v0"
+    isolation: dict[str, Any] = field(default_factory=dict)  # what confined bots, last run
+
+    @property
+    def key_bytes(self) -> bytes | None:
+        """The key for :mod:`harness.league.schedule` (None: the legacy, unkeyed scheme)."""
+        return bytes.fromhex(self.key) if self.deal_scheme != "sha256-v0" else None
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -84,10 +94,13 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
             f"{where} games played under {stored.game} rules {stored.rules_version}, but the "
             f"engine is now at rules {new.rules_version}; {fix} for the new rules"
         )
-    if stored.seed != new.seed:
+    if stored.seed != new.seed or (stored.key, stored.deal_scheme) != (new.key,
+                                                                         new.deal_scheme):
+        had = "a secret random key" if stored.seed is None else f"--seed {stored.seed}"
+        asked = "a new random key" if new.seed is None else f"--seed {new.seed}"
+        again = "leave out --seed" if stored.seed is None else f"pass --seed {stored.seed}"
         raise LeagueMismatch(
-            f"{where} a league with --seed {stored.seed}, not {new.seed}; pass --seed "
-            f"{stored.seed} to continue it or {fix}"
+            f"{where} a league with {had}, not {asked}; {again} to continue it or {fix}"
         )
     if stored.limits != new.limits:
         was, now = stored.limits, new.limits
@@ -123,6 +136,9 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
         players=stored.players,
         schedule=new.schedule,
         tourney_version=new.tourney_version,
+        key=stored.key,
+        deal_scheme=stored.deal_scheme,
+        isolation=new.isolation or stored.isolation,
     )
 
 

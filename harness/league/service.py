@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.league.config import LeagueConfig, StoreError, load_config
 from harness.records import (
@@ -34,11 +34,13 @@ from harness.records import (
 )
 
 if TYPE_CHECKING:
+    from harness.league.schema import Finished
     from harness.league.store import ResultsStore
     from harness.run.base import Executor
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
+DEFAULT_FFA_GAMES = 6  # games per triple of a 3-player league (one free-for-all set)
 BATCH_SIZE = 2000  # = harness.league.store.BATCH_SIZE, not imported: pyarrow is slow to import
 
 
@@ -122,11 +124,15 @@ def prepare_league(
     overage: float | None = None,
     resume: bool = False,
     kind: str = "round-robin",
+    require_isolation: bool = False,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
     Options left out are taken from the folder's ``league.json`` when it exists, so
-    ``tourney league --resume --out FOLDER`` continues the last run.
+    ``tourney league --resume --out FOLDER`` continues the last run. A new league gets a random
+    secret key (or, with ``seed``, one derived from it); a stored league keeps its key and its
+    deal scheme. ``require_isolation``: refuse unless every protection of
+    :mod:`harness.bots.isolation` is in force for the league's sandboxed bots.
     """
     from harness.league import schedule
 
@@ -146,8 +152,18 @@ def prepare_league(
         kind = str(last.get("kind", kind))
     else:
         refs = [bot_ref(b) for b in bots]
-    n = games if games is not None else int(last.get("games", DEFAULT_GAMES))
-    league_seed = seed if seed is not None else (stored.seed if stored is not None else 0)
+    default = DEFAULT_FFA_GAMES if choice.players == 3 else DEFAULT_GAMES
+    n = games if games is not None else int(last.get("games", default))
+    if stored is not None:
+        league_seed = seed if seed is not None else stored.seed
+        key_hex, scheme = stored.key, stored.deal_scheme
+        if seed is not None and seed != stored.seed:  # refused by the store, with the fix
+            key_hex, scheme = schedule.key_from_seed(seed).hex(), schedule.KEYED
+    else:
+        league_seed = seed
+        key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
+        key_hex, scheme = key.hex(), schedule.KEYED
+    key_bytes = bytes.fromhex(key_hex) if scheme == schedule.KEYED else None
     if move_time is not None and move_time <= 0:
         raise LeagueError(f"--move-time must be positive (got {move_time})")
     if overage is not None and overage < 0:
@@ -159,14 +175,16 @@ def prepare_league(
         lim = dataclasses.replace(lim, overage=overage)
     name = stored.name if stored is not None else out.resolve().name
     try:
+        legacy_seed = league_seed if league_seed is not None else 0
         if kind == "gauntlet":
             schedule.check_bots(refs)
             specs = schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
-                                      league_seed, players=choice.players, league=name,
-                                      limits=lim)
+                                      legacy_seed, players=choice.players, league=name,
+                                      limits=lim, key=key_bytes)
         else:
-            specs = schedule.round_robin(choice.name, choice.variant, refs, n, league_seed,
-                                         players=choice.players, league=name, limits=lim)
+            specs = schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
+                                         players=choice.players, league=name, limits=lim,
+                                         key=key_bytes)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
     config = LeagueConfig(
@@ -175,8 +193,27 @@ def prepare_league(
         limits=lim, kind=kind, challenger=refs[0].name if kind == "gauntlet" else "",
         players=choice.players,
         schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
+        key=key_hex, deal_scheme=scheme, isolation=_isolation(refs, require_isolation),
     )
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
+
+
+def _isolation(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
+    """What confines this league's sandboxed bots (recorded in league.json); with ``required``,
+    a :class:`LeagueError` naming what is missing."""
+    from harness.bots import isolation, sandbox
+    from harness.bots.spec import is_sandboxed
+
+    if not any(is_sandboxed(ref.spec) for ref in refs) and not required:
+        return {"sandboxed_bots": False}
+    state = sandbox.report()
+    missing = isolation.missing(state)
+    if required and missing:
+        raise LeagueError(f"--require-isolation: this machine does not give bots "
+                          f"{'; '.join(missing)} ({isolation.describe(state)}); run as root on "
+                          f"a Linux host that allows namespaces and cgroups, or drop "
+                          f"--require-isolation")
+    return {**state, "missing": missing}
 
 
 def _stored_ref(config: LeagueConfig, name: str) -> BotRef:
@@ -198,7 +235,28 @@ class RunSummary:
     stored: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    stopped: bool = False  # the gate had its answer before the schedule ran out
     quarantined: list[str] = field(default_factory=list)
+    void: int = 0  # games stored void: harness failures, no bot to blame, not rated
+
+
+class Gate(Protocol):
+    """Decides which finished games go to the store and when the league may stop early (the
+    SPRT of :mod:`harness.league.sequential`); without one every game is stored at once."""
+
+    @property
+    def done(self) -> bool:
+        """The league can stop: the answer is known."""
+
+    def admit(self, record: Finished) -> list[Finished]:
+        """Take a finished game; return the games to store now."""
+
+    def release(self) -> list[Finished]:
+        """The games taken but not stored yet, to keep when the run ends early (Ctrl-C, an
+        error); none once ``done``: games past the answer are not the league's."""
+
+    def postfix(self) -> str:
+        """The progress bar's text."""
 
 
 class _Leader:
@@ -247,24 +305,28 @@ def run_league(
     batch_size: int = BATCH_SIZE,
     flush_seconds: float = 10.0,
     on_record: Callable[[GameRecord], None] | None = None,
+    gate: Gate | None = None,
 ) -> RunSummary:
     """Play every scheduled game not stored yet and store each record exactly once.
 
     On Ctrl-C (or any error while playing) the finished games are flushed before the
     exception propagates; a StoreError (full disk, unwritable folder) leaves no partial file.
+    A ``gate`` chooses when a finished game is stored, and stops the run (the same way as
+    Ctrl-C, without the interruption) once it is ``done``.
     """
     from harness.league import store
 
     st = store.ResultsStore.open(plan.out, plan.config, batch_size=batch_size,
                                  flush_seconds=flush_seconds)
     try:
-        return _run_open(plan, st, executor, progress, on_record)
+        return _run_open(plan, st, executor, progress, on_record, gate)
     finally:
         st.close()
 
 
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
-              on_record: Callable[[GameRecord], None] | None) -> RunSummary:
+              on_record: Callable[[GameRecord], None] | None,
+              gate: Gate | None = None) -> RunSummary:
     from harness.bots.sandbox import hide_from_bots
     from harness.league import store
 
@@ -282,25 +344,41 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     bar = _progress(len(plan.specs), summary.already, progress)
     t0 = time.perf_counter()
     last_shown, shown = t0, 0  # the bar is redrawn a few times a second, not per game
+
+    def keep(records: Sequence[Finished]) -> None:
+        for record in records:
+            if st.add(record):
+                summary.stored += 1
+                if not is_void(record):
+                    leader.add(record.seats, record.returns)
+                else:
+                    summary.void += 1
+
     try:
         with executor:
             for record in _records(executor, todo):
                 summary.played += 1
-                if st.add(record):
-                    summary.stored += 1
-                    if not is_void(record):
-                        leader.add(record.seats, record.returns)
+                keep(gate.admit(record) if gate is not None else (record,))
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
+                if gate is not None and gate.done:
+                    summary.stopped = True
+                    bar.set_postfix_str(gate.postfix(), refresh=False)
+                    break
                 now = time.perf_counter()
                 if now - last_shown > 0.25:
-                    bar.set_postfix_str(f"leader {leader.text()}", refresh=False)
+                    text = gate.postfix() if gate is not None else f"leader {leader.text()}"
+                    bar.set_postfix_str(text, refresh=False)
                     bar.update(summary.played - shown)
                     last_shown, shown = now, summary.played
     except KeyboardInterrupt:
         summary.interrupted = True
+        if gate is not None:
+            keep(gate.release())
     except BaseException as exc:
         with contextlib.suppress(StoreError):  # keep what finished, report the cause
+            if gate is not None:
+                keep(gate.release())
             st.flush()
         if isinstance(exc, StoreError):  # a batch could not be written (full disk)
             raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc
@@ -364,13 +442,20 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
         f"({rate:.1f} games/s); {total} of {summary.scheduled} scheduled games stored in "
         f"{plan.out}"
     )
+    if summary.void:
+        lines.append(f"WARNING: {summary.void} of the games played are void (the harness failed "
+                     f"with no bot to blame; they are not rated): see their reason column and "
+                     f"{plan.out / 'logs'}")
     return lines
 
 
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
-                 draw_probability: float | None = None) -> tuple[str, list[str]]:
-    """The leaderboard of the games stored in ``folders``, and warnings (skipped files)."""
-    from harness.league import ratings, store
+                 draw_probability: float | None = None, anchor: str | None = None,
+                 level: float = 0.95, interval: str = "curvature", los: bool = False,
+                 pairs: bool = False) -> tuple[str, list[str]]:
+    """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders``, and
+    warnings (skipped files); see :mod:`harness.league.verdicts`."""
+    from harness.league import ratings, store, verdicts
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
@@ -384,15 +469,14 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
     if loaded.games.num_rows == 0:
         where = ", ".join(str(f) for f in folders)
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
-    rows = [
-        ratings.GameRow(r["game_id"], r["bots"], r["result"], r["termination"], r["offender"],
-                        r["rated"], r["teams"])
-        for r in loaded.games.select(
-            ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
-        ).to_pylist()
-    ]
-    board = ratings.leaderboard(rows, draw_probability)
-    return ratings.render(board, fmt, h2h), loaded.skipped
+    rows = loaded.games.select(verdicts.COLUMNS).to_pylist()
+    try:
+        rated = verdicts.rate(rows, anchor=anchor, level=level,
+                              interval=verdicts.interval(interval),
+                              draw_probability=draw_probability)
+        return verdicts.render(rated, fmt, h2h=h2h, los=los, pairs=pairs), loaded.skipped
+    except verdicts.RatingsInputError as exc:
+        raise LeagueError(str(exc)) from None
 
 
 def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[str]:
@@ -436,7 +520,9 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     names = list(dict.fromkeys(row.seats[s] for s in row.winners))
     won = ", ".join(str(s) for s in row.winners)
     plural = "s" if len(row.winners) > 1 else ""
-    if names:
+    if len({row.teams[s] for s in row.winners}) > 1:  # free-for-all seats level at the top
+        outcome = f"first place shared by {', '.join(names)} (seats {won})"
+    elif names:
         outcome = f"won by {' + '.join(names)} (seat{plural} {won})"
     else:
         outcome = "void (not rated)" if is_void(row) else "draw"
@@ -468,12 +554,13 @@ class League:
                 games: int | None = None, seed: int | None = None,
                 variants: Sequence[str] = (), move_time: float | None = None,
                 overage: float | None = None, resume: bool = False,
-                kind: str = "round-robin") -> League:
+                kind: str = "round-robin", require_isolation: bool = False) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
         out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`)."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
                                   variants=variants, move_time=move_time, overage=overage,
-                                  resume=resume, kind=kind))
+                                  resume=resume, kind=kind,
+                                  require_isolation=require_isolation))
 
     @classmethod
     def resume(cls, out: Path) -> League:
@@ -499,21 +586,24 @@ class League:
 
     def run(self, executor: Executor | None = None, *, workers: int | None = None,
             progress: bool = True, batch_size: int = BATCH_SIZE,
-            on_record: Callable[[GameRecord], None] | None = None) -> RunSummary:
+            on_record: Callable[[GameRecord], None] | None = None,
+            gate: Gate | None = None) -> RunSummary:
         """Play every scheduled game not stored yet (see :func:`run_league`); without an
         ``executor``, on ``workers`` local worker processes (0: in this process)."""
         if executor is None:
             executor = self.executor(workers)
         return run_league(self.plan, executor, progress=progress, batch_size=batch_size,
-                          on_record=on_record)
+                          on_record=on_record, gate=gate)
 
     def summary_lines(self, summary: RunSummary) -> list[str]:
         return _summary_lines(self.plan, summary)
 
     def ratings(self, *, fmt: str = "table", h2h: bool = False,
-                draw_probability: float | None = None) -> tuple[str, list[str]]:
-        """The leaderboard of the games stored so far, and warnings (see :func:`ratings_text`)."""
-        return ratings_text([self.out], fmt=fmt, h2h=h2h, draw_probability=draw_probability)
+                draw_probability: float | None = None, **options: Any) -> tuple[str, list[str]]:
+        """The leaderboard of the games stored so far, and warnings (see :func:`ratings_text`
+        for the ``options``)."""
+        return ratings_text([self.out], fmt=fmt, h2h=h2h, draw_probability=draw_probability,
+                            **options)
 
     def replay(self, game_id: str, boards: bool = True) -> Iterator[str]:
         """A stored game move by move (see :func:`replay_lines`)."""

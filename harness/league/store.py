@@ -104,8 +104,14 @@ def _write_parquet(table: pa.Table, fh: IO[bytes]) -> None:
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Readable by its owner only: ``league.json`` holds the league's secret key."""
     text = (json.dumps(data, indent=2, sort_keys=False) + "\n").encode()
-    _write_atomic(path, lambda fh: fh.write(text))
+
+    def write(fh: Any) -> None:
+        os.fchmod(fh.fileno(), 0o600)
+        fh.write(text)
+
+    _write_atomic(path, write)
 
 
 def _os_problem(exc: OSError, folder: Path) -> StoreError:

@@ -4,8 +4,11 @@ The referee alone holds the true state. At every decision it asks the seat whose
 (``state.current_player``, which may be out of turn), gives it only its own observation and the
 legal actions, checks the answer, applies it and records it with its think time. Whatever the
 bots do, :func:`play_game` returns a :class:`GameRecord` with a typed termination: a bot that
-crashes, times out, breaks the protocol or answers an illegal action forfeits (it scores -1,
-everyone else +1; in a team game its whole team loses) and the reason says exactly what happened.
+crashes, times out, breaks the protocol or answers an illegal action forfeits and the reason
+says exactly what happened. A forfeit ends the game, whatever the number of players: the
+offender's side (its whole team in a team game) ranks last and every other side shares the first
+rank, so by the ranking formula ``(sides below - sides above) / (sides - 1)`` the offender scores
+-1 and every other seat +1 with two sides, +0.5 in a three-player free-for-all.
 
 >>> from harness.records import BotRef, GameSpec
 >>> spec = GameSpec("demo", "battleline", {}, 7, (BotRef("a", "random"), BotRef("b", "random")))
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,7 @@ from harness.bots.protocol import (
     AgentError,
     AgentProtocolError,
     AgentTimeout,
+    clean,
 )
 from harness.bots.spec import BotSpec, BotSpecError, parse_spec
 from harness.match.observation import LazyObservation
@@ -72,7 +76,10 @@ class _Table:
 def bot_seed(seed: int, seat: int) -> int:
     """The seed a bot gets for its own randomness: reproducible, but reveals nothing of the deal.
 
-    A one-way hash of the deal seed and the seat, so a bot cannot rebuild the deal from it.
+    A one-way hash of the deal seed and the seat, so a bot cannot rebuild the deal from it; in a
+    league the deal seed is itself a keyed hash of the league's secret key
+    (:mod:`harness.league.schedule`), so a bot cannot compute it either. Bots get no game id (a
+    computable id would let a bot check a guessed league seed).
     """
     digest = hashlib.sha256(f"tourney-bot:{seed}:{seat}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
@@ -89,7 +96,6 @@ def start_info(spec: GameSpec, variant: dict[str, str], seat: int, players: int,
         "num_players": players,
         "rules_version": rules_version,
         "rng_seed": bot_seed(spec.seed, seat),
-        "game_id": spec.game_id,
         "limits": {"move_time": spec.limits.move_time, "overage": spec.limits.overage},
         "protocol": PROTOCOL_VERSION,
     }
@@ -128,6 +134,8 @@ def play_game(
         forfeit = _seat_bots(spec, table, variant, n, info.rules_version, log_dir)
         if forfeit is None:
             forfeit = _play(state, table, moves, info.max_decisions, on_move)
+        if forfeit is None:  # a limit of a bot's whole tree passed on its last turn
+            forfeit = _suspend_all(table, range(n), final=True)
         record = _record(spec, state, table, moves, forfeit, variant, info, started)
         _tell_the_end(table, record)
     finally:
@@ -223,9 +231,18 @@ def _play(
     # bound once: the loop runs ~100 times a game and each lookup costs as much as a check
     legal_actions, apply, is_terminal, record = state.legal_actions, state.apply, \
         state.is_terminal, moves.append
+    boxed = [seat for seat, agent in enumerate(agents) if hasattr(agent, "suspend")]
+    running: int | None = None  # the sandboxed seat not stopped (the last one asked)
     while (decision := len(state.history)) < cap and not is_terminal():
         seat = state.current_player
         legal = legal_actions()
+        if running is not None and running != seat:  # the opponent's turn is not its time
+            forfeit = _suspend_all(table, (running,))
+            if forfeit is not None:
+                return forfeit
+            running = None
+        if seat in boxed:
+            running = seat
         act = direct[seat]
         if act is not None:
             t0 = clock()
@@ -250,18 +267,41 @@ def _play(
         if think > move_time:
             bank[seat] = max(0.0, bank[seat] - (think - move_time))
         if not isinstance(answer, str):
-            shown = repr(answer)[:80]
+            shown = _shown(answer)
             return _Forfeit(seat, Termination.PROTOCOL,
                             f"{table.who(seat)} answered {shown} ({type(answer).__name__}), "
                             "not an action string")
         if answer not in legal:
+            shown = repr(answer) if len(answer) <= 80 else repr(answer[:80]) + "..."
             return _Forfeit(seat, Termination.ILLEGAL,
-                            f"{table.who(seat)} played {answer!r}: {_why_illegal(state, answer)}")
+                            f"{table.who(seat)} played {shown}: {_why_illegal(state, answer)}")
         apply(answer)
         move = MoveRecord(len(moves), seat, answer, think)
         record(move)
         if on_move is not None:
             on_move(state, move)
+    return None
+
+
+def _shown(answer: object) -> str:
+    """A bot's non-string answer, shown short (safely: it may be nested very deeply)."""
+    try:
+        return clean(repr(answer)[:80])
+    except RecursionError:
+        return f"a {type(answer).__name__} nested too deeply to show"
+
+
+def _suspend_all(table: _Table, seats: Iterable[int], final: bool = False) -> _Forfeit | None:
+    """Stop the sandboxed bots of ``seats`` between turns (``final``: at the end, checking
+    every limit); the first whose whole process tree passed a limit (memory, CPU) forfeits."""
+    for seat in seats:
+        suspend = getattr(table.agents[seat], "final_check" if final else "suspend", None)
+        if suspend is None:
+            continue
+        try:
+            suspend()
+        except AgentError as exc:
+            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
     return None
 
 
@@ -293,7 +333,9 @@ def _record(
     teams = info.teams_of(state.num_players)
     if forfeit is not None:
         offender = forfeit.seat
-        returns = [-1.0 if teams[s] == teams[offender] else 1.0 for s in range(state.num_players)]
+        shared_first = 1.0 / (len(set(teams)) - 1)  # the offender's side alone ranks below
+        returns = [-1.0 if teams[s] == teams[offender] else shared_first
+                   for s in range(state.num_players)]
         termination, reason = forfeit.termination, forfeit.reason
     else:
         ended = state.end()

@@ -9,17 +9,16 @@ import ctypes
 import json
 import os
 import re
-import shutil
+import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harness.bots.sandbox import bot_python, sandbox_user
-from harness.match.referee import play_game
+from harness.match.referee import bot_seed, play_game
 from harness.records import BotRef, GameSpec, Limits, Termination
 
 # Generous time (a loaded machine must not turn a good move into a timeout) except in the
@@ -28,15 +27,6 @@ EASY = Limits(move_time=5.0, overage=5.0, startup_time=30.0, memory_bytes=256 <<
               cpu_seconds=20, log_bytes=4096)
 FAST = Limits(move_time=0.3, overage=0.2, startup_time=30.0, memory_bytes=256 << 20,
               cpu_seconds=20, log_bytes=4096)
-
-
-@pytest.fixture
-def shared_dir() -> Iterator[Path]:
-    """A directory the unprivileged bot user can read (pytest's tmp_path is private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="tourney-test-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path)
 
 
 def bot(tmp: Path, source: str, name: str = "bot.py") -> str:
@@ -189,17 +179,17 @@ def test_os_exit_mid_game_is_a_crash_and_the_next_game_gets_a_fresh_process(
         import os
         class Quitter:
             def start(self, info):
-                self.game, self.moves = info["game_id"], 0
+                self.first, self.moves = info["rng_seed"] == FIRST, 0
             def act(self, o, legal):
                 self.moves += 1
-                if self.game == "first" and self.moves == 2:
+                if self.first and self.moves == 2:
                     os._exit(3)
                 return legal[0]
-    """)
-    term, reason, _, _, offender = play(toy, quitter, "random", game_id="first")
+    """.replace("FIRST", str(bot_seed(1, 0))))
+    term, reason, _, _, offender = play(toy, quitter, "random", seed=1)
     assert term is Termination.CRASH and offender == 0
     assert "process exited with status 3 during act" in reason
-    term, reason, _, _, _ = play(toy, quitter, "random", game_id="second")
+    term, reason, _, _, _ = play(toy, quitter, "random", seed=2)
     assert not term.is_forfeit, reason
 
 
@@ -331,65 +321,71 @@ def test_the_cpu_limit_is_an_rlimit_in_the_bot_process(toy: str, tmp_path: Path)
     assert took < 10
 
 
-def test_results_folders_are_hidden_from_bots(toy: str, shared_dir: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """league.json holds the league seed that every deal derives from: bots must not read it."""
-    from harness.bots import sandbox
-
-    (shared_dir / "league.json").write_text('{"seed": 42}')
-    (shared_dir / "league.json").chmod(0o644)
-    reader = bot(shared_dir, f"""
-        import os
-        class Reader:
-            def start(self, info):
-                try:
-                    print(open({str(shared_dir / "league.json")!r}).read())
-                except OSError as exc:
-                    print("cannot read:", type(exc).__name__)
-            def act(self, o, legal):
-                return legal[0]
-    """, "reader.py")
-    term, reason, logs, _, _ = play(toy, reader, "random")
-    assert not term.is_forfeit, reason
-    assert logs[0].strip() == '{"seed": 42}'  # readable when not hidden: the test can fail
-    monkeypatch.setattr(sandbox, "_HIDDEN", set())
-    sandbox.hide_from_bots(shared_dir)
-    assert str(shared_dir.resolve()) in sandbox.hidden_paths()
-    term, reason, logs, _, _ = play(toy, reader, "random")
-    assert not term.is_forfeit, reason
-    assert logs[0].strip() == "cannot read: FileNotFoundError"
-
-
-def test_a_leagues_results_folder_is_hidden_when_its_logs_are_written_there(
+def test_results_folders_are_hidden_from_external_commands(
         toy: str, shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cmd: bot sees the directory it runs in; a results folder there (league.json holds the
+    league's secret key) is covered."""
     from harness.bots import sandbox
 
+    results = shared_dir / "out"
+    results.mkdir(mode=0o755)
+    (results / "league.json").write_text('{"key": "secret"}')
+    (results / "league.json").chmod(0o644)
+    reader = bot(shared_dir, STANDALONE.replace(
+        'reply = {"type": "ready"}',
+        f'reply = {{"type": "ready"}}; print(os.path.exists({str(results / "league.json")!r}),'
+        ' file=sys.stderr, flush=True)').replace("import json", "import json, os"),
+        "reader.py")
+    monkeypatch.chdir(shared_dir)
     monkeypatch.setattr(sandbox, "_HIDDEN", set())
-    (shared_dir / "league.json").write_text('{"seed": 42}')
+    term, reason, logs, _, _ = play(toy, f"cmd:{sys.executable} {reader}", "random")
+    assert not term.is_forfeit, reason
+    assert logs[0].strip() == "True"  # visible when not hidden: the test can fail
+    sandbox.hide_from_bots(results)
+    assert str(results.resolve()) in sandbox.hidden_paths()
+    term, reason, logs, _, _ = play(toy, f"cmd:{sys.executable} {reader}", "random")
+    assert not term.is_forfeit, reason
+    assert logs[0].strip() == "False"
+
+
+def test_a_bot_file_cannot_see_results_or_its_own_original(toy: str, shared_dir: Path) -> None:
+    (shared_dir / "league.json").write_text('{"key": "secret"}')
     (shared_dir / "league.json").chmod(0o644)
-    reader = bot(shared_dir, f"""
+    peek = bot(shared_dir, f"""
         import os
         def act(o, legal):
-            print(os.path.exists({str(shared_dir / "league.json")!r}))
+            print(os.path.exists({str(shared_dir / "league.json")!r}),
+                  os.path.exists({str(shared_dir / "peek.py")!r}), __file__)
             return legal[0]
     """, "peek.py")
-    seats = (BotRef("peek", reader), BotRef("r", "random"))
+    seats = (BotRef("peek", peek), BotRef("r", "random"))
     record = play_game(GameSpec("g", toy, {}, 1, seats, limits=EASY),
                        log_dir=shared_dir / "logs")
     assert not record.termination.is_forfeit, record.reason
-    assert set(record.logs[0].split()) == {"False"}
+    assert set(record.logs[0].splitlines()) == {"False False /bot/peek.py"}
     assert (shared_dir / "logs" / "g.seat0.log").exists()
 
 
-def test_the_bots_files_are_removed_once_loaded_and_its_directory_at_close() -> None:
-    from harness.bots.sandbox import SandboxedAgent
+def test_nothing_of_a_bot_is_left_on_disk_and_its_group_is_removed() -> None:
+    from harness.bots import cgroups
+    from harness.bots.sandbox import FALLBACK_PREFIX, SandboxedAgent
     from harness.bots.spec import parse_spec
 
+    ours = f"{FALLBACK_PREFIX}{os.getpid()}-*"  # other processes may use the sandbox too
+    before = set(Path(tempfile.gettempdir()).glob(ours))
     agent = SandboxedAgent(parse_spec("sandbox:random"), EASY)
-    assert sorted(p.name for p in agent.workdir.iterdir()) == ["random.py", "tourney_runner.py"]
     agent.start({"game": "toyduel", "seat": 0, "rng_seed": 1}, 30.0)
-    assert list(agent.workdir.iterdir()) == []
+    assert agent.sandbox["filesystem"] == "allow-list"
     assert agent.act({"game": "toyduel"}, ["pass", "play 1"], 5.0) in ("pass", "play 1")
+    groups = list(agent.group.dirs.values())
+    assert all(g.is_dir() for g in groups)
     agent.close()
-    assert not agent.workdir.exists()
+    assert set(Path(tempfile.gettempdir()).glob(ours)) == before
+    assert not agent.fallback_dir.exists()
     assert agent.proc.returncode is not None
+    deadline = time.monotonic() + 5
+    while any(cgroups._members(g) for g in groups) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(cgroups._members(g) for g in groups)  # every process of the bot is gone
+    cgroups.remove_groups()  # what happens when the referee exits
+    assert not any(g.exists() for g in groups)

@@ -19,7 +19,7 @@ NAMES = [f"bot{i}" for i in range(len(TRUE))]
 
 
 def expected(diff: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** (-diff / 400.0)))
 
 
 def league(rng: np.random.Generator, pairs: int, draw: float, luck: float) -> list[Result]:

@@ -8,7 +8,7 @@ from statistics import NormalDist
 
 import pytest
 
-from harness.league.elo import ELO_PER_NAT, Result, fit_elo
+from harness.league.elo import ELO_PER_NAT, Interval, Result, fit_elo
 
 
 def game(a: str, b: str, score_a: float, pair: str = "") -> Result:
@@ -25,7 +25,7 @@ def elo_of(score: float) -> float:
 
 
 @pytest.mark.parametrize("interval", ["curvature", "bootstrap"])
-def test_a_symmetric_pool_rates_everyone_zero_with_los_one_half(interval: str) -> None:
+def test_a_symmetric_pool_rates_everyone_zero_with_los_one_half(interval: Interval) -> None:
     games = []
     for i, (a, b) in enumerate([("x", "y"), ("y", "z"), ("x", "z")]):
         for k in range(5):

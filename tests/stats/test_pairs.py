@@ -32,8 +32,11 @@ def test_pentanomial_and_trinomial_counts_by_hand() -> None:
     assert s.summary.score == pytest.approx(6 / 10)
     # per-pair scores 1/4, 1/2, 1/2, 3/4, 1: mean 0.6, variance 0.065
     se = math.sqrt(0.065 / 5)
+
+    def elo(x: float) -> float:
+        return 400 * math.log10(x / (1 - x))
+
     z = NormalDist().inv_cdf(0.975)
-    elo = lambda x: 400 * math.log10(x / (1 - x))  # noqa: E731
     assert s.summary.elo == pytest.approx(elo(0.6))
     assert s.summary.elo_low == pytest.approx(elo(0.6 - z * se))
     assert s.summary.elo_high == pytest.approx(elo(0.6 + z * se))

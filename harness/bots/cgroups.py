@@ -1,0 +1,429 @@
+"""One control group per sandboxed bot: memory, processes and CPU counted for its whole tree.
+
+A bot's runner joins its group before any bot code runs, so every process the bot starts (even
+in a session of its own) is counted, stopped and killed with it. Two kernels' interfaces sit
+behind :class:`BotGroup`:
+
+* **cgroup v2** (``memory.max``, ``pids.max``, ``cpu.stat``, ``memory.events``): groups live under
+  ``tourney/`` at the root of the cgroup2 mount, which needs root and a root whose controllers
+  may be delegated (a normal systemd host);
+* **cgroup v1** (the ``memory``, ``pids`` and ``cpuacct`` hierarchies): groups live under this
+  process's own group in each hierarchy.
+
+Where neither works (no rights, a locked-down container), :func:`mechanism` says ``rlimits``:
+the runner's per-process rlimits are all there is, and a bot is stopped between turns by its
+process group only (a session it creates escapes that).
+
+Stopping a bot between turns sends SIGSTOP to every process of its group (and SIGCONT to resume
+it) rather than using the freezer: a signal costs a few microseconds where a v1 freezer round
+trip costs ~200, and a stopped process still dies at once on SIGKILL (a frozen v1 one does not,
+so a referee killed while a bot was frozen would leave it behind).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import os
+import signal
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+PREFIX = "tourney-"
+_V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+_counter = itertools.count()
+# a forked worker must not reuse (or remove) the groups of the process it was forked from
+def _forget_groups() -> None:
+    _free.clear()
+    _draining.clear()
+
+
+os.register_at_fork(after_in_child=_forget_groups)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where bot groups are made: ``kind`` is "cgroup2", "cgroup1" or "rlimits"."""
+
+    kind: str
+    bases: dict[str, Path]  # controller (v1) or "unified" (v2) -> directory holding bot groups
+
+    @property
+    def available(self) -> bool:
+        return self.kind != "rlimits"
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, fs type, options) of every cgroup file system."""
+    found = []
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        parts = line.split()
+        if len(parts) >= 4 and parts[2] in ("cgroup", "cgroup2"):
+            found.append((parts[1], parts[2], set(parts[3].split(","))))
+    return found
+
+
+def _own_paths() -> dict[str, str]:
+    """This process's group per v1 controller, and "" -> its v2 group."""
+    paths: dict[str, str] = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return paths
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        for name in controllers.split(",") if controllers else [""]:
+            paths[name] = path
+    return paths
+
+
+def _write(path: Path, text: str) -> bool:
+    try:
+        path.write_text(text)
+    except OSError:
+        return False
+    return True
+
+
+def _try_v2(mounts: list[tuple[str, str, set[str]]]) -> Backend | None:
+    if os.geteuid() != 0:
+        return None
+    for point, fstype, _ in mounts:
+        if fstype != "cgroup2":
+            continue
+        root = Path(point)
+        try:
+            offered = set((root / "cgroup.controllers").read_text().split())
+        except OSError:
+            continue
+        if not {"memory", "pids"} <= offered:
+            continue
+        wanted = " ".join(f"+{c}" for c in ("memory", "pids", "cpu") if c in offered)
+        base = root / "tourney"
+        with contextlib.suppress(FileExistsError, OSError):
+            base.mkdir()
+        if not base.is_dir():
+            continue
+        _write(root / "cgroup.subtree_control", wanted)
+        _write(base / "cgroup.subtree_control", wanted)
+        try:
+            enabled = set((base / "cgroup.subtree_control").read_text().split())
+        except OSError:
+            continue
+        if {"memory", "pids"} <= enabled:
+            return Backend("cgroup2", {"unified": base})
+    return None
+
+
+def _try_v1(mounts: list[tuple[str, str, set[str]]]) -> Backend | None:
+    own = _own_paths()
+    bases: dict[str, Path] = {}
+    for controller in _V1_CONTROLLERS:
+        point = next((p for p, t, opts in mounts if t == "cgroup" and controller in opts), None)
+        if point is None or controller not in own:
+            return None
+        base = Path(point) / own[controller].lstrip("/")
+        if not os.access(base, os.W_OK):
+            return None
+        bases[controller] = base
+    return Backend("cgroup1", bases)
+
+
+@cache
+def backend() -> Backend:
+    """The mechanism in force for this process (probed once), after clearing stale groups."""
+    if os.environ.get("TOURNEY_NO_CGROUPS"):  # for tests of the fallback
+        return Backend("rlimits", {})
+    mounts = _mounts()
+    found = _try_v2(mounts) or _try_v1(mounts) or Backend("rlimits", {})
+    for base in found.bases.values():
+        _clear_stale(base)
+    return found
+
+
+def mechanism() -> str:
+    """"cgroup2", "cgroup1" or "rlimits": what limits a bot's whole process tree here."""
+    return backend().kind
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _clear_stale(base: Path) -> None:
+    """Remove the groups of referees that died (SIGKILL leaves their groups behind)."""
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(PREFIX):
+            continue
+        owner = name.removeprefix(PREFIX).split("-")[0]
+        if owner.isdigit() and not _pid_alive(int(owner)):
+            _kill_members(entry)
+            _rmdir(entry, 0.05)
+
+
+def _members(group: Path) -> list[int]:
+    try:
+        return [int(p) for p in (group / "cgroup.procs").read_bytes().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _kill_members(group: Path) -> None:
+    for pid in _members(group):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _rmdir(path: Path, wait: float) -> bool:
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            path.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.002)
+
+
+# Groups are reused within a process: the first process to join a fresh memory group costs
+# ~10 ms of kernel bookkeeping, a later one ~0.1 ms. A closed group drains (its killed members
+# exit) and, once empty, is handed to the next bot with its counters taken as the new zero.
+_free: list[dict[str, Path]] = []
+_draining: list[dict[str, Path]] = []
+
+
+def _acquire(bases: dict[str, Path]) -> dict[str, Path]:
+    for dirs in list(_draining):
+        if not any(_members(d) for d in dirs.values()):
+            _draining.remove(dirs)
+            _free.append(dirs)
+    if not _free and _draining:  # a bot just closed: its processes exit within moments
+        deadline = time.monotonic() + 0.005
+        while time.monotonic() < deadline and not _free:
+            time.sleep(0.0005)
+            for dirs in list(_draining):
+                if not any(_members(d) for d in dirs.values()):
+                    _draining.remove(dirs)
+                    _free.append(dirs)
+    if _free:
+        return _free.pop()
+    for base in bases.values():  # a worker killed by a league's watchdog left its groups
+        _clear_stale(base)
+    name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+    made: dict[str, Path] = {}
+    try:
+        for controller, base in bases.items():
+            (base / name).mkdir()
+            made[controller] = base / name
+    except OSError:
+        for path in made.values():
+            _rmdir(path, 0.0)
+        raise
+    return made
+
+
+class BotGroup:
+    """The control group(s) of one bot. Create it before launching the bot, pass
+    :attr:`join_files` to the runner (it writes ``0`` into each), :meth:`close` after the game.
+    """
+
+    def __init__(self, memory_bytes: int, max_processes: int) -> None:
+        self.backend = backend()
+        self.kind = self.backend.kind
+        self.dirs: dict[str, Path] = {}
+        self.memory_bytes = memory_bytes
+        self._oom_base = 0
+        self._cpu_base = 0.0
+        self._fds: dict[Path, int] = {}
+        self._procs_file: str | None = None
+        if not self.backend.available:
+            return
+        try:
+            self.dirs = _acquire(self.backend.bases)
+            self._limit(memory_bytes, max_processes)
+        except OSError:
+            self.close()
+            self.kind = "rlimits"
+            self.dirs = {}
+            return
+        self._oom_base = self.oom_kills()
+        self._cpu_base = self.cpu_seconds()
+
+    def _limit(self, memory: int, processes: int) -> None:
+        if self.kind == "cgroup2":
+            group = self.dirs["unified"]
+            (group / "memory.max").write_text(str(memory))
+            _write(group / "memory.swap.max", "0")
+            _write(group / "memory.oom.group", "1")
+            (group / "pids.max").write_text(str(processes))
+        else:
+            memcg = self.dirs["memory"]
+            # memory + swap may never be below memory alone: raise it first, lower it after
+            _write(memcg / "memory.memsw.limit_in_bytes", str(memory))
+            (memcg / "memory.limit_in_bytes").write_text(str(memory))
+            _write(memcg / "memory.memsw.limit_in_bytes", str(memory))
+            (self.dirs["pids"] / "pids.max").write_text(str(processes))
+
+    @property
+    def active(self) -> bool:
+        return bool(self.dirs)
+
+    @property
+    def join_files(self) -> list[str]:
+        """The files the bot's runner writes ``0`` (itself) to, while it has a single thread.
+
+        In v1 that is ``tasks``: moving only the calling thread spares the kernel a system-wide
+        lock whose release waits for an RCU grace period (~10 ms a launch); for a
+        single-threaded process it moves the whole process. v2 has no such file for a domain
+        group: ``cgroup.procs``."""
+        name = "cgroup.procs" if self.kind == "cgroup2" else "tasks"
+        return [str(d / name) for d in self.dirs.values()]
+
+    def _procs_dir(self) -> Path | None:
+        return self.dirs.get("unified") or self.dirs.get("pids")
+
+    def pids(self) -> list[int]:
+        """The processes of the group now. The file is opened afresh every time: cgroup v1
+        keeps the list it made for an open file (for a second), so a kept descriptor would
+        miss processes started since."""
+        if self._procs_file is None:
+            group = self._procs_dir()
+            if group is None:
+                return []
+            self._procs_file = str(group / "cgroup.procs")
+        try:
+            fd = os.open(self._procs_file, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return []
+        try:
+            chunks = []
+            while data := os.read(fd, 65536):
+                chunks.append(data)
+        finally:
+            os.close(fd)
+        return [int(p) for p in b"".join(chunks).split()]
+
+    def stop_all(self, spare: frozenset[int] = frozenset()) -> list[int]:
+        """SIGSTOP every process of the group but ``spare``, until no new member appears (one
+        may fork while the others are being stopped); returns those stopped. Once all are
+        stopped none can start another, so :meth:`continue_all` needs no new list."""
+        done: set[int] = set(spare)
+        stopped: list[int] = []
+        for _ in range(100):
+            fresh = [p for p in self.pids() if p not in done]
+            if not fresh:
+                break
+            for pid in fresh:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGSTOP)
+                done.add(pid)
+                stopped.append(pid)
+        return stopped
+
+    @staticmethod
+    def continue_all(stopped: list[int]) -> None:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGCONT)
+
+    def kill(self) -> None:
+        if self.kind == "cgroup2" and _write(self.dirs["unified"] / "cgroup.kill", "1"):
+            return
+        group = self._procs_dir()
+        if group is not None:
+            for _ in range(3):
+                _kill_members(group)
+                if not _members(group):
+                    break
+
+    def _read(self, path: Path) -> bytes:
+        """A control file's content, through a descriptor kept open for the group's life."""
+        fd = self._fds.get(path)
+        if fd is None:
+            fd = self._fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return os.pread(fd, 65536, 0)
+
+    def oom_kills(self) -> int:
+        """How many of the bot's processes the kernel killed for exceeding the memory limit."""
+        if not self.dirs:
+            return 0
+        if self.kind == "cgroup2":
+            source = self.dirs["unified"] / "memory.events"
+        else:
+            source = self.dirs["memory"] / "memory.oom_control"
+        try:
+            for line in self._read(source).splitlines():
+                key, _, value = line.partition(b" ")
+                if key == b"oom_kill":
+                    return int(value) - self._oom_base
+        except (OSError, ValueError):
+            return 0
+        return 0
+
+    def cpu_seconds(self) -> float:
+        """CPU time used by all of the bot's processes so far."""
+        try:
+            if self.kind == "cgroup2":
+                for line in self._read(self.dirs["unified"] / "cpu.stat").splitlines():
+                    if line.startswith(b"usage_usec "):
+                        return int(line.split()[1]) / 1e6 - self._cpu_base
+            elif self.kind == "cgroup1":
+                used = int(self._read(self.dirs["cpuacct"] / "cpuacct.usage")) / 1e9
+                return used - self._cpu_base
+        except (OSError, ValueError, KeyError):
+            return 0.0
+        return 0.0
+
+    def close(self) -> None:
+        """Kill what is left and give the group back for reuse once its members have exited
+        (closing never waits for the kernel to finish reaping)."""
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+        self._procs_file = None
+        if not self.dirs:
+            return
+        self.kill()
+        _draining.append(self.dirs)
+        self.dirs = {}
+
+
+@atexit.register
+def remove_groups(wait: float = 1.0) -> None:
+    """Remove this process's groups (at exit; a referee killed before has them removed by the
+    next one, see :func:`_clear_stale`)."""
+    for dirs in _free + _draining:
+        for path in dirs.values():
+            _kill_members(path)
+            _rmdir(path, wait)
+    _free.clear()
+    _draining.clear()
+    if _probed():  # and those of worker processes that ended without cleaning up
+        for base in backend().bases.values():
+            _clear_stale(base)
+
+
+def _probed() -> bool:
+    """Whether this process probed the control groups (only then is there anything to clear)."""
+    return backend.cache_info().currsize > 0

@@ -1,0 +1,185 @@
+"""The confinement policy of sandboxed bots: what a bot may see, use and keep.
+
+One policy, applied by the stdlib-only runner (:mod:`harness.bots.runner`) before any bot code
+runs, with the kernel's own mechanisms (namespaces, mounts, cgroups, rlimits; no external tool):
+
+* **File system: an allow-list.** The bot's root is a fresh, read-only, in-memory directory tree
+  that holds only: the system's program and library directories (``/usr``, and ``/bin``,
+  ``/lib``... as they are on the host), the few ``/etc`` files an interpreter needs, the Python
+  installation and environment tourney runs in (:func:`python_paths`: the interpreter's prefix,
+  the virtual environment, every directory on tourney's ``sys.path``), the ``games`` and
+  ``agents`` packages, and its own copy of its file (``/bot/``, readable by the bot's user
+  only). Writable: only its private scratch space, a size-limited in-memory ``/tmp`` (also
+  ``$HOME``), which vanishes with the bot's mount namespace: at the end of its game, and also
+  when the referee is killed (the bot dies with it). Devices: ``/dev/null``, ``/dev/zero`` and
+  ``/dev/urandom``. Everything is mounted at the host's own paths, so the Python environment
+  works unchanged, even one under a private (0700) directory such as ``/root``: the bot sees the
+  allowed directories, never their private parents. No home directories, no other leagues, no
+  ``/var/tmp``, no other bot's files, no ``harness``.
+* **Processes:** new PID, network and mount namespaces; as root, the unprivileged ``nobody``
+  user; ``no_new_privs``.
+* **Resources per bot** (the bot and everything it starts, together): memory, process count and
+  CPU time through a control group (:mod:`harness.bots.cgroups`), plus per-process rlimits;
+  the whole tree stopped between its turns.
+
+Where the kernel refuses a part (a locked-down container), bots still run with what remains;
+:func:`report` says what is in force (``tourney validate``, ``play`` and ``league.json`` record
+it) and :func:`missing` lists what is not, for ``--require-isolation``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+BOT_PACKAGES = ("games", "agents")  # the project's packages a bot may import
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "localtime", "nsswitch.conf", "passwd", "group",
+             "alternatives")
+DEVICES = ("null", "zero", "urandom")
+SCRATCH_BYTES = 64 << 20  # default size of a bot's private /tmp
+
+
+def _inside(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+@cache
+def python_paths() -> tuple[str, ...]:
+    """The directories of the Python environment tourney runs in, as the bot must see them.
+
+    The interpreter's installation and the virtual environment (their real paths), and every
+    directory on ``sys.path`` (site-packages, editable installs of other packages, the user's
+    PYTHONPATH) except tourney's own source tree, of which only :data:`BOT_PACKAGES` is shown.
+    """
+    candidates = [sys.base_prefix, sys.prefix, sys.base_exec_prefix, sys.exec_prefix,
+                  sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
+                  sysconfig.get_paths()["platlib"], os.path.dirname(os.path.realpath(
+                      sys.executable)), *sys.path]
+    project = str(PROJECT_ROOT)
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}
+    found: list[str] = []
+    for entry in candidates:
+        if not entry:
+            continue
+        real = os.path.realpath(entry)
+        if not os.path.exists(real) or real == "/" or _inside(project, real):
+            continue
+        if _inside(real, project) and not any(_inside(real, p) for p in prefixes):
+            continue  # tourney's tree: only its bot packages (below), never harness or results
+        if real in SYSTEM_DIRS or any(_inside(real, d) for d in SYSTEM_DIRS if os.path.isdir(d)
+                                      and not os.path.islink(d)):
+            continue  # already visible
+        found.append(real)
+    for package in BOT_PACKAGES:
+        if (PROJECT_ROOT / package).is_dir():
+            found.append(str(PROJECT_ROOT / package))
+    # the venv's interpreter link must resolve inside the view, so keep the venv and the base
+    outermost = sorted(set(found), key=len)
+    kept: list[str] = []
+    for path in outermost:
+        if not any(_inside(path, k) for k in kept):
+            kept.append(path)
+    return tuple(sorted(kept))
+
+
+@cache
+def bot_sys_path() -> tuple[str, ...]:
+    """The import path of a sandboxed Python bot, beyond the interpreter's standard library:
+    tourney's root (where only :data:`BOT_PACKAGES` are visible) and every other entry of
+    tourney's own ``sys.path`` (site-packages and what their ``.pth`` files add). Bots run
+    without ``site`` (``-S``), which saves the ~10 ms an editable install's import hook costs
+    every launch, so the path is given to them whole (``PYTHONPATH``)."""
+    own = {os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],
+                                         sysconfig.get_paths()["platstdlib"])}
+    entries = [str(PROJECT_ROOT)]
+    for entry in sys.path:
+        real = os.path.realpath(entry) if entry else ""
+        if (not real or real in own or real.endswith((".zip", "lib-dynload"))
+                or real == str(PROJECT_ROOT) or not os.path.isdir(real)):
+            continue
+        if not any(_inside(real, p) for p in python_paths()):
+            continue  # not part of the view (e.g. tourney's tests or the current directory)
+        if real not in entries:
+            entries.append(real)
+    return tuple(entries)
+
+
+def system_view() -> dict[str, Any]:
+    """The read-only parts of every bot's root: system directories (symlinks kept as links),
+    /etc files, devices and the Python environment."""
+    links: dict[str, str] = {}
+    binds: list[str] = []
+    for top in SYSTEM_DIRS:
+        if os.path.islink(top):
+            links[top] = os.readlink(top)
+        elif os.path.isdir(top):
+            binds.append(top)
+    etc = [f"/etc/{name}" for name in ETC_FILES if os.path.exists(f"/etc/{name}")]
+    return {"links": links, "binds": binds + etc + list(python_paths()),
+            "devices": [f"/dev/{d}" for d in DEVICES if os.path.exists(f"/dev/{d}")]}
+
+
+def allowed_imports() -> str:
+    """What a sandboxed Python bot may import, for error messages (truthful: the view above)."""
+    return (f"the standard library, the packages installed in tourney's Python environment "
+            f"({sys.prefix}) and tourney's {' and '.join(BOT_PACKAGES)} packages")
+
+
+# ------------------------------------------------------------------------------- reporting
+
+REQUIRED = {
+    "cgroups": "per-bot memory, process and CPU limits (cgroup v2 or v1)",
+    "pid_namespace": "an own PID namespace",
+    "network": "no network (an own network namespace)",
+    "filesystem": "the allow-list file system",
+    "user": "an unprivileged user (tourney runs as root) or a user namespace",
+    "freeze": "the bot's whole process tree stopped between its turns",
+}
+
+
+def missing(state: dict[str, Any]) -> list[str]:
+    """The protections of :data:`REQUIRED` that are not in force in ``state`` (what
+    :func:`harness.bots.sandbox.report` probed)."""
+    out = []
+    for key, text in REQUIRED.items():
+        value = state.get(key)
+        if key == "freeze":
+            value = value == "whole tree"
+        if not value:
+            out.append(text)
+    return out
+
+
+def describe(state: dict[str, Any]) -> str:
+    """One line: the mechanisms in force and what is missing."""
+    parts = [f"limits per bot: {state['mechanism']}",
+             f"file system: {'allow-list' if state['filesystem'] else 'host (not confined)'}",
+             f"network {'off' if state['network'] else 'ON'}",
+             f"own PID namespace {'yes' if state['pid_namespace'] else 'NO'}",
+             f"unprivileged {'yes' if state['user'] else 'NO'}",
+             f"stopped between turns: {state['freeze']}"]
+    return ", ".join(parts)
+
+
+def run_probe(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """Run the runner's probe and parse its one-line answer (empty dict if it failed)."""
+    try:
+        done = subprocess.run(argv, env=env, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    for line in done.stdout.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and message.get("type") == "confined":
+            return message
+    return {}

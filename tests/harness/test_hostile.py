@@ -1,0 +1,424 @@
+"""Hostile bots (tests/harness/hostile/) against the protections of issue 10.
+
+Each test plays a purpose-written bot file the way an entrant would, sandboxed, and checks that
+the hole it exploits is closed: deals no bot can compute, a referee that survives any bytes,
+limits per bot (not per process), the whole tree stopped between turns, and an allow-list file
+system.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.bots import cgroups, isolation, sandbox
+from harness.cli.app import app
+from harness.match.placement import pinned_here
+from harness.match.referee import play_game
+from harness.records import BotRef, GameSpec, Limits, Termination
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+EASY = Limits(move_time=5.0, overage=5.0, startup_time=30.0, memory_bytes=256 << 20,
+              cpu_seconds=60, log_bytes=16384)
+
+
+def hostile(name: str) -> str:
+    return str(HOSTILE / name)
+
+
+def play(game: str, *specs: str, limits: Limits = EASY, seed: int = 1) -> tuple[
+        Termination, str, list[str], int | None, list[float]]:
+    seats = tuple(BotRef(f"b{i}", s) for i, s in enumerate(specs))
+    record = play_game(GameSpec("g", game, {}, seed, seats, limits=limits))
+    return record.termination, record.reason, record.logs, record.offender, \
+        [m.think_time for m in record.moves if m.seat == 0]
+
+
+def test_everything_is_in_force_here() -> None:
+    """The machine the tests (and CI) run on gives bots every protection; the tests below
+    assume so."""
+    assert isolation.missing(sandbox.report()) == [], isolation.describe(sandbox.report())
+    assert cgroups.mechanism() in ("cgroup1", "cgroup2")
+
+
+# ------------------------------------------------------------------- 1. the deal is computable
+
+
+def _league(out: Path, seed: int | None, bot: str) -> list[str]:
+    from harness.league.service import make_executor, prepare_league, run_league
+
+    plan = prepare_league("battleline", [f"rebuilder={bot}", "random"], out=out, games=2,
+                          seed=seed)
+    run_league(plan, make_executor(0, out, None), progress=False)
+    return [p.read_text() for p in sorted((out / "logs").glob("*.log"))]
+
+
+def test_the_deal_rebuilder_cannot_find_the_deal_even_with_seed_0(tmp_path: Path) -> None:
+    logs = _league(tmp_path / "lg", 0, hostile("deal_rebuilder.py"))
+    assert len(logs) == 2
+    assert all(log.strip() == "NOT FOUND" for log in logs), logs
+    stored = json.loads((tmp_path / "lg" / "league.json").read_text())
+    assert stored["deal_scheme"] == "hmac-v1" and len(stored["key"]) == 32
+    assert (tmp_path / "lg" / "league.json").stat().st_mode & 0o077 == 0
+
+
+def test_the_deal_rebuilder_does_rebuild_a_legacy_league(tmp_path: Path) -> None:
+    """The control: in a league stored before keys (resumed under its old scheme) the same bot
+    finds the deal, so the test above can fail."""
+    out = tmp_path / "old"
+    _league(out, 0, hostile("deal_rebuilder.py"))
+    config = json.loads((out / "league.json").read_text())
+    del config["key"], config["deal_scheme"]  # as league.json was written before keys
+    (out / "league.json").write_text(json.dumps(config))
+    shutil.rmtree(out / "games")
+    shutil.rmtree(out / "moves")
+    shutil.rmtree(out / "logs")
+    logs = _league(out, None, hostile("deal_rebuilder.py"))
+    assert any(log.startswith("FOUND league seed 0") for log in logs), logs
+
+
+def test_bots_get_no_game_id_and_their_rng_seed_is_not_the_deal(toy: str,
+                                                                shared_dir: Path) -> None:
+    path = shared_dir / "info.py"
+    path.write_text("import json\nclass B:\n    def start(self, info):\n"
+                    "        print(json.dumps(info))\n    def act(self, o, legal):\n"
+                    "        return legal[0]\n")
+    term, reason, logs, _, _ = play(toy, str(path), "random", seed=5)
+    assert not term.is_forfeit, reason
+    info = json.loads(logs[0])
+    assert "game_id" not in info and info["rng_seed"] != 5
+
+
+# ---------------------------------------------------------- 2. a referee that survives any bytes
+
+
+def test_deep_nesting_is_a_protocol_error_forfeit(toy: str) -> None:
+    term, reason, _, offender, _ = play(toy, hostile("deep_nesting.py"), "random")
+    assert term is Termination.PROTOCOL and offender == 0, reason
+    assert "nested too deeply" in reason
+
+
+def test_deep_nesting_through_play_and_validate_is_a_forfeit_not_a_traceback() -> None:
+    runner = CliRunner()
+    played = runner.invoke(app, ["play", "battleline", hostile("deep_nesting.py"), "random",
+                                 "--seed", "3"])
+    assert played.exit_code == 0, played.output
+    assert "forfeits: protocol error" in played.output and "Traceback" not in played.output
+    mechanism = f"limits per bot: {cgroups.mechanism()}, file system: allow-list"
+    assert f"sandbox: {mechanism}" in played.output  # what was in force, recorded
+    checked = runner.invoke(app, ["validate", hostile("deep_nesting.py"), "--game", "bl",
+                                  "--games", "1"])
+    assert checked.exit_code == 1 and "protocol_error" in checked.output, checked.output
+    assert f"isolation in force: {mechanism}" in checked.output
+    assert "Traceback" not in checked.output
+
+
+def _writes(data: bytes) -> str:
+    return f"sys.stdout.buffer.write({data!r})"
+
+
+WRITERS = {
+    "huge number": (_writes(b'{"type": "action", "action": ' + b"9" * 100_000 + b"}\n"),
+                    Termination.PROTOCOL, "not JSON"),
+    "invalid utf-8": (_writes(b'{"type": "action", "action": "\xff\xfe"}\n'),
+                      Termination.PROTOCOL, "not JSON"),
+    "overlong line": (_writes(b"x" * (5 << 20)), Termination.PROTOCOL, "without a newline"),
+    "closed pipe": ("os.close(1)", Termination.PROTOCOL, "closed its protocol input or output"),
+    "surrogate message": (_writes(b'{"type": "error", "message": "\\ud800' + b"y" * 100_000
+                                  + b'"}\n'), Termination.CRASH, "gave up: \\ud800yyy"),
+    "nan": (_writes(b'{"type": "action", "action": NaN}\n'), Termination.PROTOCOL,
+            "not an action string"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITERS))
+def test_any_bytes_are_a_forfeit_of_the_writer(toy: str, shared_dir: Path, name: str) -> None:
+    write, termination, words = WRITERS[name]
+    script = shared_dir / "writer.py"
+    script.write_text(textwrap.dedent(f"""
+        import json, os, sys, time
+        for line in sys.stdin:
+            if json.loads(line)["type"] == "start":
+                print(json.dumps({{"type": "ready"}}), flush=True)
+            else:
+                {write}
+                sys.stdout.flush()
+                time.sleep(30)
+    """))
+    script.chmod(0o644)
+    term, reason, _, offender, _ = play(toy, f"cmd:{sys.executable} {script}", "random")
+    assert term is termination and offender == 0, reason
+    assert words in reason
+    assert len(reason) < 700 and reason.encode("utf-8")  # storable as it is
+
+
+def test_output_before_ready_is_a_protocol_error(toy: str, shared_dir: Path) -> None:
+    script = shared_dir / "early.py"
+    script.write_text('import json\nprint(json.dumps({"type": "action", "action": "pass"}), '
+                      'flush=True)\nimport time\ntime.sleep(30)\n')
+    term, reason, _, offender, _ = play(toy, "random", f"cmd:{sys.executable} {script}")
+    assert term is Termination.PROTOCOL and offender == 1
+    assert "answered 'action' where 'ready' was expected" in reason
+
+
+# ------------------------------------------------------------------ 3. CPU theft
+
+
+def test_a_cpu_thief_cannot_slow_a_fair_thinker(toy: str) -> None:
+    """The thief's busy children get CPU only during its own (instant) turns, so the thinker's
+    0.3 s of CPU per decision fit its time in every decision (8 spinners sharing its CPU would
+    stretch each to ~2.7 s, past the budget, and the thief would have had seconds of CPU)."""
+    limits = Limits(move_time=1.5, overage=3.0, startup_time=30.0, memory_bytes=256 << 20,
+                    cpu_seconds=60, log_bytes=4096)
+    with pinned_here():  # one CPU for the game and both bots, as play and leagues run
+        term, reason, logs, offender, think = play(
+            toy, hostile("fair_thinker.py"), hostile("cpu_thief.py"), limits=limits)
+    assert offender is None and not term.is_forfeit, reason  # the whole game, in time
+    assert len(think) >= 3 and sum(think) >= 0.3 * len(think)
+    stolen = float(logs[1].splitlines()[-1].split()[1])
+    assert stolen < 0.25 * sum(think), (stolen, think)
+
+
+# ------------------------------------------------------------------ 4. limits per bot
+
+
+def test_fork_and_allocate_is_killed_at_the_per_bot_limit(toy: str) -> None:
+    limits = Limits(move_time=5.0, overage=5.0, startup_time=30.0, memory_bytes=512 << 20,
+                    cpu_seconds=60)
+    term, reason, _, offender, _ = play(toy, hostile("fork_allocator.py"), "random",
+                                        limits=limits)
+    assert term is Termination.CRASH and offender == 0, reason
+    assert "memory limit of 512 MB for the bot and all its processes" in reason
+
+
+def test_a_fork_bomb_stops_at_the_process_limit(toy: str, shared_dir: Path) -> None:
+    path = shared_dir / "bomb.py"
+    path.write_text(textwrap.dedent("""
+        import os, time
+        class Bomb:
+            def start(self, info):
+                n = 0
+                try:
+                    for _ in range(500):
+                        if os.fork() == 0:
+                            time.sleep(60)
+                            os._exit(0)
+                        n += 1
+                except OSError as exc:
+                    print(n, type(exc).__name__, flush=True)
+            def act(self, o, legal):
+                return legal[0]
+    """))
+    limits = Limits(move_time=5.0, overage=5.0, startup_time=30.0, max_processes=20)
+    term, reason, logs, _, _ = play(toy, str(path), "random", limits=limits)
+    assert not term.is_forfeit, reason
+    forked, error = logs[0].split()
+    assert int(forked) < 20 and error == "BlockingIOError"
+
+
+def _leftovers(marker: str) -> list[str]:
+    found = []
+    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+        with os.scandir(folder) as entries:
+            found += [e.path for e in entries if marker in e.name]
+    return found
+
+
+def test_the_disk_filler_stops_at_its_scratch_limit_and_nothing_is_left(toy: str) -> None:
+    limits = Limits(move_time=10.0, overage=5.0, startup_time=30.0, scratch_bytes=8 << 20)
+    term, reason, logs, _, _ = play(toy, hostile("disk_filler.py"), "random", limits=limits)
+    assert not term.is_forfeit, reason
+    wrote = dict(line.split(" ", 1) for line in logs[0].splitlines())
+    tmp_bytes, tmp_error = wrote["/tmp"].split()
+    assert int(tmp_bytes) <= 8 << 20 and tmp_error == "OSError"
+    assert all(wrote[f].startswith("0 ") for f in ("/var/tmp", "/dev/shm")), wrote
+    assert _leftovers("tourney-disk-filler") == []
+
+
+# ------------------------------------------------------------------ 5. reading what is not theirs
+
+
+def test_the_source_thief_and_seed_hunter_read_nothing_foreign(toy: str,
+                                                               shared_dir: Path) -> None:
+    token = os.urandom(8).hex()
+    other = shared_dir / "secret_bot.py"
+    other.write_text(f"# SECRET-STRATEGY-{token}\ndef act(o, legal):\n    return legal[-1]\n")
+    other.chmod(0o644)
+    league = shared_dir / "results" / "lg"
+    league.mkdir(parents=True)
+    (league / "league.json").write_text(json.dumps({"key": f"SECRET-KEY-{token}"}))
+    (league / "league.json").chmod(0o644)
+    for seats in ((hostile("source_thief.py"), str(other)),
+                  (str(other), hostile("source_thief.py"))):
+        term, reason, logs, _, _ = play(toy, *seats, limits=EASY)
+        assert not term.is_forfeit, reason
+        log = "".join(logs)
+        assert "HUNT OVER" in log
+        assert token not in log, log
+        assert "league.json" not in log, log
+
+
+def test_the_var_tmp_writer_finds_nothing_in_its_next_game(toy: str) -> None:
+    name = "tourney-var-tmp-writer.txt"
+    before = {p for p in ("/var/tmp", "/dev/shm", "/tmp") if os.path.exists(f"{p}/{name}")}
+    logs = [play(toy, hostile("var_tmp_writer.py"), "random")[2][0] for _ in range(2)]
+    assert "REFUSED /var/tmp" in logs[0] and "WROTE /tmp" in logs[0]
+    assert "FOUND" not in logs[1], logs[1]
+    after = {p for p in ("/var/tmp", "/dev/shm", "/tmp") if os.path.exists(f"{p}/{name}")}
+    assert after == before
+
+
+def test_bot_files_are_readable_by_their_bot_only_and_imports_are_the_environment(
+        toy: str, shared_dir: Path) -> None:
+    path = shared_dir / "looker.py"
+    path.write_text(textwrap.dedent("""
+        import os, stat, sys
+        def act(o, legal):
+            mode = stat.S_IMODE(os.stat(__file__).st_mode)
+            found = []
+            for name in ("games", "agents", "pyarrow", "harness"):
+                try:
+                    __import__(name)
+                    found.append(name)
+                except ImportError:
+                    pass
+            import builtins
+            found += [name for name in ("exit", "quit") if callable(getattr(builtins, name,
+                                                                               None))]
+            print(oct(mode), os.stat(__file__).st_uid == os.getuid(), ",".join(found),
+                  sorted(os.listdir("/dev")), os.path.exists("/var"), os.path.exists("/home"))
+            return legal[0]
+    """))
+    # numpy (which pyarrow imports) reserves more address space than EASY's 256 MB allows
+    roomy = dataclasses.replace(EASY, memory_bytes=768 << 20)
+    term, reason, logs, _, _ = play(toy, str(path), "random", limits=roomy)
+    assert not term.is_forfeit, reason
+    mode, own, found, *rest = logs[0].splitlines()[0].split(" ", 3)
+    assert mode == "0o400" and own == "True"
+    assert found == "games,agents,pyarrow,exit,quit"  # the environment, never the harness
+    assert rest == ["['fd', 'null', 'stderr', 'stdin', 'stdout', 'urandom', 'zero'] False False"]
+
+
+def test_a_failed_import_names_the_module_and_what_a_bot_may_import(toy: str,
+                                                                    shared_dir: Path) -> None:
+    path = shared_dir / "needs.py"
+    path.write_text("import harness.league.schedule\ndef act(o, legal):\n    return legal[0]\n")
+    term, reason, _, _, _ = play(toy, str(path), "random")
+    assert term is Termination.CRASH
+    assert "failed to import 'harness'" in reason
+    assert f"the packages installed in tourney's Python environment ({sys.prefix})" in reason
+
+
+def test_no_stale_bot_files_after_a_referee_is_killed(toy: str, tmp_path: Path) -> None:
+    """SIGKILL the referee mid-game: the bot dies with it and nothing of it stays on disk."""
+    script = tmp_path / "referee.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+        from harness.records import BotRef, GameSpec, Limits
+        from harness.match.referee import play_game
+        seats = (BotRef("a", {hostile("fair_thinker.py")!r}), BotRef("b", "sandbox:random"))
+        play_game(GameSpec("g", "battleline", {{}}, 1, seats, limits=Limits(move_time=5.0)))
+    """))
+    before = set(os.listdir(tempfile.gettempdir()))
+    proc = subprocess.Popen([sys.executable, str(script)])
+    try:
+        time.sleep(3)
+    finally:
+        proc.kill()
+        proc.wait()
+    time.sleep(0.5)
+    fresh = set(os.listdir(tempfile.gettempdir())) - before
+    # (other processes on the machine may use /tmp meanwhile: only the killed referee's count)
+    assert not [f for f in fresh if f.startswith(f"tourney-bot-{proc.pid}-")], fresh
+    left = [g for base in cgroups.backend().bases.values()
+            for g in base.glob(f"{cgroups.PREFIX}{proc.pid}-*")]
+    assert left  # the killed referee could not remove its bots' groups...
+    deadline = time.monotonic() + 5
+    while any(cgroups._members(g) for g in left) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(cgroups._members(g) for g in left)  # ...but its bots died with it
+    for base in cgroups.backend().bases.values():
+        cgroups._clear_stale(base)  # what the next referee does when it starts
+    assert not any(g.exists() for g in left)
+
+
+def test_a_clone_in_a_private_directory_plays_sandboxed_as_root(tmp_path: Path) -> None:
+    """tourney cloned into a 0700 directory (as /root is, as mktemp -d makes): sandboxed
+    built-ins, a bot importing games and one importing a package installed only in the
+    virtual environment all play (the interpreter here lives under /root, 0700, too)."""
+    clone = tmp_path / "private" / "tourney"
+    clone.parent.mkdir(mode=0o700)
+    root = Path(__file__).resolve().parents[2]
+    for package in ("games", "agents", "harness"):
+        shutil.copytree(root / package, clone / package)
+    bot = clone.parent / "mine.py"
+    bot.write_text("import games.registry, pyarrow\ndef act(o, legal):\n    return legal[-1]\n")
+    script = textwrap.dedent(f"""
+        from harness.records import BotRef, GameSpec
+        from harness.match.referee import play_game
+        import harness
+        assert harness.__file__.startswith({str(clone)!r}), harness.__file__
+        for seats in (("sandbox:greedy", "sandbox:random"), ({str(bot)!r}, "random")):
+            refs = tuple(BotRef(f"b{{i}}", s) for i, s in enumerate(seats))
+            record = play_game(GameSpec("g", "battleline", {{}}, 2, refs))
+            print(record.termination.value, record.offender, record.reason)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(clone)}, cwd=clone.parent,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    results = done.stdout.splitlines()
+    assert len(results) == 2 and all(" None " in line for line in results), results
+
+
+def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
+        tmp_path: Path, shared_dir: Path) -> None:
+    """No cgroups and no namespaces (as in a locked-down container, simulated): bots play with
+    rlimits and a private copy of their file, the report says what is missing, nothing is left
+    on disk, and --require-isolation refuses to start a league."""
+    bot = shared_dir / "plain.py"
+    bot.write_text("import os\ndef act(o, legal):\n    print(oct(os.stat(__file__).st_mode & "
+                   "0o777), os.getuid())\n    return legal[0]\n")
+    bot.chmod(0o644)
+    script = textwrap.dedent(f"""
+        import json, os, tempfile
+        from harness.bots import isolation, sandbox
+        from harness.records import BotRef, GameSpec
+        from harness.match.referee import play_game
+        before = set(os.listdir(tempfile.gettempdir()))
+        refs = (BotRef("a", {str(bot)!r}), BotRef("b", "random"))
+        record = play_game(GameSpec("g", "battleline", {{}}, 2, refs))
+        left = [f for f in set(os.listdir(tempfile.gettempdir())) - before
+                if f.startswith(f"tourney-bot-{{os.getpid()}}-")]
+        print(json.dumps({{"missing": isolation.missing(sandbox.report()),
+                          "offender": record.offender,
+                          "log": record.logs[0].splitlines()[0], "left": left}}))
+    """)
+    env = {**os.environ, "TOURNEY_NO_CGROUPS": "1", "TOURNEY_NO_NAMESPACES": "1"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["offender"] is None and seen["left"] == []
+    assert seen["log"] == "0o400 65534"  # its copy: readable by the bot's user only
+    assert "the allow-list file system" in seen["missing"]
+    assert "per-bot memory, process and CPU limits (cgroup v2 or v1)" in seen["missing"]
+    refused = subprocess.run([str(Path(sys.executable).parent / "tourney"), "league", "bl", "a=" +
+                              str(bot), "random", "--out", str(tmp_path / "lg"),
+                              "--require-isolation", "-q"], capture_output=True, text=True,
+                             env=env, timeout=120, check=False)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "--require-isolation: this machine does not give bots" in refused.stderr
+    assert not (tmp_path / "lg").exists()

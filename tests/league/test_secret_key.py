@@ -1,0 +1,100 @@
+"""The league's secret key: deals and ids keyed by it, --seed for experiments, old leagues kept
+on their old derivation, and --require-isolation."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.bots import sandbox
+from harness.league import schedule, store
+from harness.league.config import LeagueMismatch, load_config
+from harness.league.service import LeagueError, make_executor, prepare_league, run_league
+from harness.records import BotRef
+
+BOTS = ["a=random", "b=greedy"]
+
+
+def test_a_new_league_gets_a_random_key_and_keyed_deals(tmp_path: Path) -> None:
+    one = prepare_league("battleline", BOTS, out=tmp_path / "one", games=4)
+    two = prepare_league("battleline", BOTS, out=tmp_path / "two", games=4)
+    assert one.config.deal_scheme == "hmac-v1" and len(one.config.key) == 32
+    assert one.config.key != two.config.key and one.config.seed is None
+    assert [s.seed for s in one.specs] != [s.seed for s in two.specs]
+    assert [s.game_id for s in one.specs] != [s.game_id for s in two.specs]
+
+
+def test_seed_derives_the_key_reproducibly_and_unlike_the_old_scheme(tmp_path: Path) -> None:
+    one = prepare_league("battleline", BOTS, out=tmp_path / "one", games=4, seed=0)
+    two = prepare_league("battleline", BOTS, out=tmp_path / "two", games=4, seed=0)
+    assert one.config.key == two.config.key == schedule.key_from_seed(0).hex()
+    assert [s.seed for s in one.specs] == [s.seed for s in two.specs]
+    refs = [BotRef("a", "random"), BotRef("b", "greedy")]
+    legacy = schedule.round_robin("battleline", {}, refs, 4, 0)
+    assert not {s.seed for s in legacy} & {s.seed for s in one.specs}
+    assert not {s.game_id for s in legacy} & {s.game_id for s in one.specs}
+
+
+def test_a_league_stored_before_keys_resumes_on_its_old_derivation(tmp_path: Path) -> None:
+    out = tmp_path / "old"
+    plan = prepare_league("battleline", BOTS, out=out, games=2, seed=7)
+    run_league(plan, make_executor(0, out, None), progress=False)
+    manifest = json.loads((out / "league.json").read_text())
+    del manifest["key"], manifest["deal_scheme"]  # as written before keys existed
+    (out / "league.json").write_text(json.dumps(manifest))
+    for folder in ("games", "moves"):
+        shutil.rmtree(out / folder)
+    run_league(prepare_league(None, [], out=out, resume=True), make_executor(0, out, None),
+               progress=False)  # the old league's first games, under its old derivation
+    resumed = prepare_league(None, [], out=out, games=4, resume=True)
+    refs = [BotRef("a", "random"), BotRef("b", "greedy")]
+    legacy = schedule.round_robin("battleline", {}, refs, 4, 7)
+    assert [s.game_id for s in resumed.specs] == [s.game_id for s in legacy]
+    assert [s.seed for s in resumed.specs] == [s.seed for s in legacy]
+    run_league(resumed, make_executor(0, out, None), progress=False)
+    assert load_config(out).deal_scheme == "sha256-v0"  # kept, recorded
+    assert store.load_games([out]).games.num_rows == 4
+
+
+def test_a_seed_does_not_continue_a_league_with_a_random_key(tmp_path: Path) -> None:
+    out = tmp_path / "lg"
+    run_league(prepare_league("battleline", BOTS, out=out, games=2),
+               make_executor(0, out, None), progress=False)
+    stored = load_config(out)
+    assert stored.isolation == {"sandboxed_bots": False}
+    plan = prepare_league("battleline", BOTS, out=out, games=2, seed=3)
+    with pytest.raises(LeagueMismatch, match="a secret random key, not --seed 3"):
+        run_league(plan, make_executor(0, out, None), progress=False)
+    again = prepare_league(None, [], out=out, games=4, resume=True)
+    assert again.config.key == stored.key
+
+
+def test_require_isolation_refuses_what_this_machine_does_not_give(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = prepare_league("battleline", ["a=sandbox:random", "greedy"], out=tmp_path / "ok",
+                          games=2, require_isolation=True)
+    assert plan.config.isolation["missing"] == []
+    assert plan.config.isolation["mechanism"] in ("cgroup1", "cgroup2")
+    weak = {**sandbox.report(), "mechanism": "rlimits", "cgroups": False,
+            "freeze": "process group only"}
+    monkeypatch.setattr(sandbox, "report", lambda: weak)
+    with pytest.raises(LeagueError, match="--require-isolation: this machine does not give "
+                                          "bots per-bot memory, process and CPU limits"):
+        prepare_league("battleline", ["a=sandbox:random", "greedy"], out=tmp_path / "no",
+                       games=2, require_isolation=True)
+    plan = prepare_league("battleline", ["a=sandbox:random", "greedy"], out=tmp_path / "no",
+                          games=2)
+    assert plan.config.isolation["mechanism"] == "rlimits"  # runs, and says so
+
+
+def test_void_games_are_counted_loudly_in_the_summary(tmp_path: Path) -> None:
+    from harness.league.service import RunSummary, _summary_lines
+
+    plan = prepare_league("battleline", BOTS, out=tmp_path / "lg", games=2)
+    quiet = _summary_lines(plan, RunSummary(scheduled=2, already=0, played=2, stored=2))
+    assert not any(line.startswith("WARNING") for line in quiet)
+    loud = _summary_lines(plan, RunSummary(scheduled=2, already=0, played=2, stored=2, void=1))
+    assert loud[-1].startswith("WARNING: 1 of the games played are void (the harness failed")

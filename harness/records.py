@@ -20,13 +20,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+DISTRIBUTION = "tourney-harness"
+"""The distribution's name on the package index (``tourney`` there is another project); the
+command and the import packages keep their names."""
+
 
 def tourney_version() -> str:
     """The installed tourney's version (written into every league.json, shown by --version)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("tourney")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "0+unknown"
 

@@ -11,15 +11,44 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from harness.cli import bots, catalog, league, report
 from harness.records import TourneyError, tourney_version
 
+
+class _OneLineErrors(TyperGroup):
+    """The command group whose usage errors (a value that is not a number, out of range, a
+    missing argument) print one line, ``tourney: error: ...`` with exit status 2, like every
+    other bad input, instead of typer's multi-line box."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode,
+                                windows_expand_args, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                  **extra)
+        except typer.TyperException as exc:  # click's errors (typer carries its own click)
+            ctx = getattr(exc, "ctx", None)
+            where = ctx.command_path if ctx is not None else "tourney"
+            message = " ".join(exc.format_message().split()).rstrip(".")
+            typer.echo(f"tourney: error: {message} (see `{where} --help`)", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("tourney: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="tourney",
     help="Bot tournaments for Battle Line and War Chest: play, validate, leagues, ratings.",
     no_args_is_help=True,

@@ -38,6 +38,9 @@ def _run_command(prepare: Callable[[], League], workers: int | None, cluster: st
     if batch_size < 1:
         fail(f"--batch-size must be at least 1 (got {batch_size})")
     league = prepare()
+    if league.config.games_per_pair % 2:
+        typer.echo(f"tourney: warning: --games {league.config.games_per_pair} is odd: the last "
+                   f"deal of each pairing is played from one seat only", err=True)
     executor = league.executor(workers, cluster, game_timeout)
     updater = LeagueReport(league.out) if report else None
     summary = league.run(executor, progress=not quiet, batch_size=batch_size,

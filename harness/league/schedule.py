@@ -237,9 +237,29 @@ def check_bots(bots: Sequence[BotRef], minimum: int = 2) -> None:
         seen.add(bot.name)
 
 
-def check_games(games_per_pair: int) -> None:
+MAX_GAMES = 1_000_000
+"""The most games one league schedules: its schedule is held in memory (about 0.5 KB a game),
+so a mistyped ``--games`` is refused before anything is allocated."""
+
+
+def check_games(games_per_pair: int, pairings: int = 1) -> None:
+    """Refuse fewer than one game per pair, and a schedule of more than :data:`MAX_GAMES`.
+
+    >>> try:
+    ...     check_games(10_000_000_000_000)
+    ... except ScheduleError as exc:
+    ...     print(exc)
+    --games 10000000000000 would schedule 10,000,000,000,000 games (1 pairing), more than ...
+    """
     if games_per_pair < 1:
         raise ScheduleError(f"--games must be at least 1 (got {games_per_pair})")
+    total = games_per_pair * pairings
+    if total > MAX_GAMES:
+        raise ScheduleError(
+            f"--games {games_per_pair} would schedule {total:,} games ({pairings:,} "
+            f"pairing{'s' if pairings != 1 else ''}), more than the {MAX_GAMES:,} a league may "
+            f"hold; give a smaller --games"
+        )
 
 
 def check_sets(games_per_pair: int, players: int) -> None:
@@ -320,10 +340,10 @@ def _games_in_rounds(
     game each); within a round the sets are ordered by their pair id, a keyed hash, hence a
     fixed shuffle that adding a bot only interleaves new sets into.
     """
-    check_games(games_per_pair)
+    ordered = [tuple(sorted(g, key=lambda b: b.name)) for g in groups]
+    check_games(games_per_pair, len(ordered))
     check_sets(games_per_pair, players)
     size = set_size(players)
-    ordered = [tuple(sorted(g, key=lambda b: b.name)) for g in groups]
     for group in ordered:
         if len({bot.name for bot in group}) < len(group):
             raise ScheduleError(f"a bot cannot play against itself ({group[0].name!r})")

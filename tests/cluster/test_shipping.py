@@ -169,11 +169,11 @@ def test_no_workers_is_one_clear_error_and_workers_joining_later_get_the_files(
 def test_missing_dask_is_one_clear_error(monkeypatch: pytest.MonkeyPatch,
                                          tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
-    with pytest.raises(ClusterError, match=r"pip install 'tourney\[dask\]'"):
+    with pytest.raises(ClusterError, match=r"pip install '\.\[dask\]' in the tourney clone"):
         require_dask()
     monkeypatch.setitem(sys.modules, "harness.run.dask.executor", None)  # cannot import either
     result = CliRunner().invoke(app, ["league", "battleline", "random", "other=random",
                                       "--out", str(tmp_path / "x"), "--cluster", "h:1"])
     assert result.exit_code == 2
     assert result.stderr == ("tourney: error: --cluster needs Dask, which is not installed: "
-                             "pip install 'tourney[dask]'\n")
+                             "pip install '.[dask]' in the tourney clone\n")

@@ -21,7 +21,7 @@ FIGURE = re.compile(r"^  [^:]+: [\d,]+\.\d \S+( .*)?$")
 def test_version_prints_the_installed_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
-    assert result.stdout == f"tourney {version('tourney')}\n"
+    assert result.stdout == f"tourney {version('tourney-harness')}\n"
 
 
 def test_games_lists_every_game_its_aliases_and_variants() -> None:

@@ -26,5 +26,6 @@ def require_dask() -> None:
         import distributed  # noqa: F401
     except ImportError as exc:
         raise ClusterError(
-            "--cluster needs Dask, which is not installed: pip install 'tourney[dask]'"
+            "--cluster needs Dask, which is not installed: pip install '.[dask]' in the tourney "
+            "clone"
         ) from exc

@@ -9,7 +9,7 @@ in, GameRecords out, one record per game). What travels:
   worker that is connected now or joins later; the worker writes the bytes into its own cache
   directory (``<worker local directory>/tourney-bots/<sha256>/<file or directory name>``).
   Registering is idempotent, so a second league with the same bots sends nothing again. Workers
-  need no shared file system, only ``tourney`` installed (``pip install tourney[dask]``).
+  need no shared file system, only ``tourney`` installed (``pip install '.[dask]'`` from a clone).
 - with each task: a few :class:`Task` (a :class:`~harness.records.GameSpec` plus, per seat, the
   hash of its file, :class:`ShippedBot`). The worker rewrites each seat's spec to its cached
   copy and calls :func:`harness.match.referee.play_game`, which always returns a record (a crashing
@@ -51,7 +51,15 @@ from distributed import Client, Future, as_completed, get_worker
 
 from harness.bots.spec import is_sandboxed
 from harness.match.referee import write_logs
-from harness.records import BotRef, GameRecord, GameSpec, Termination, pack_record, unpack_record
+from harness.records import (
+    DISTRIBUTION,
+    BotRef,
+    GameRecord,
+    GameSpec,
+    Termination,
+    pack_record,
+    unpack_record,
+)
 from harness.run.base import Deadlines, default_play, safe_play, void_record
 from harness.run.dask import ClusterError, ClusterLost
 
@@ -183,13 +191,13 @@ def check_workers(client: Client, address: str, worker_wait: float) -> None:
             f"the Dask scheduler at {address} has no workers after {worker_wait:.0f} s: "
             f"start some with `dask worker {address}`"
         ) from exc
-    ours = importlib.metadata.version("tourney")
+    ours = importlib.metadata.version(DISTRIBUTION)
     try:
-        theirs: dict[str, str] = client.run(importlib.metadata.version, "tourney")
+        theirs: dict[str, str] = client.run(importlib.metadata.version, DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError as exc:
         raise ClusterError(
-            "a Dask worker has no tourney installed: pip install 'tourney[dask]' on every "
-            "worker machine"
+            "a Dask worker has no tourney installed: pip install '.[dask]' from a "
+            "clone of the same version on every worker machine"
         ) from exc
     wrong = {w: v for w, v in theirs.items() if v != ours}
     if wrong:

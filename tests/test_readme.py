@@ -12,7 +12,8 @@ A block may be preceded by a marker line (the README's Development section docum
 ``make TARGET`` in a block runs the Makefile's recipe for TARGET when that recipe consists of
 tourney commands (``make league``) and is skipped otherwise (``make test`` is this test); the
 folder holds a ``.venv`` link to this environment (for ``. .venv/bin/activate``), the clone's
-``agents/``, and ``engine.py``, the standalone bot of docs/protocol.md.
+``agents/``, ``engine.py``, the standalone bot of docs/protocol.md, and ``mybot/``, a bot
+directory laid out as the README's "Bot directories" section shows (tests/fixtures/dirbot).
 """
 
 from __future__ import annotations
@@ -141,6 +142,8 @@ def example_folder(prefix: str) -> Path:
     (path / ".venv").symlink_to(BIN.parent)
     (path / "agents").symlink_to(ROOT / "agents")
     (path / "engine.py").write_text(_protocol_bot(), encoding="utf-8")
+    # the bot directory the README's "Bot directories" section lays out
+    shutil.copytree(ROOT / "tests" / "fixtures" / "dirbot", path / "mybot")
     for block in BLOCKS:
         if block.kind == "file":
             (path / block.arg).write_text(block.text, encoding="utf-8")

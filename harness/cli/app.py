@@ -53,7 +53,8 @@ def command(name: str, fn: Callable[..., None]) -> None:
         try:
             fn(*args, **kwargs)
         except TourneyError as exc:
-            typer.echo(f"tourney: error: {exc}", err=True)
+            for line in str(exc).splitlines() or [""]:  # one line per problem
+                typer.echo(f"tourney: error: {line}", err=True)
             raise typer.Exit(exc.exit_code) from None
 
     app.command(name)(run)

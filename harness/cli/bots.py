@@ -178,33 +178,18 @@ class Validation:
 def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limits,
                    report: Validation) -> None:
     """Launch the bot once in the sandbox and time its start-up."""
-    import time
+    from harness.match.startup import check_startup
 
-    from harness.bots.protocol import AgentError
-    from harness.bots.sandbox import SandboxedAgent, harden_referee
-    from harness.bots.spec import parse_spec
-    from harness.match.referee import start_info
-
-    harden_referee()
-    players = game.new_game(1, **variant).num_players
-    probe = GameSpec("validate", game.info.name, variant, 1, (), limits=limits)
-    info = start_info(probe, variant, 0, players, game.info.rules_version)
-    agent = SandboxedAgent(parse_spec(spec), limits)
-    t0 = time.perf_counter()
-    try:
-        agent.start(info, limits.startup_time)
-    except AgentError as exc:
-        report.problem(f"start-up: {exc.reason}")
+    started = check_startup(spec, game, variant, limits)
+    if not started.ok:
+        report.problem(f"start-up: {started.reason}")
         return
-    finally:
-        agent.close()
-    took = time.perf_counter() - agent.spawned
-    box = agent.sandbox
+    box = started.sandbox
     where = (f"uid {box.get('uid', '?')}, network {'off' if box.get('network') else 'on'}, "
              f"own PID namespace {'yes' if box.get('pid_namespace') else 'no'}, "
              f"file system {box.get('filesystem', '?')}")
-    report.say(f"ok   start-up in {took:.2f} s (limit {limits.startup_time:g} s; "
-               f"answered start in {time.perf_counter() - t0:.2f} s; sandbox: {where})")
+    report.say(f"ok   start-up in {started.seconds:.2f} s (limit {limits.startup_time:g} s; "
+               f"answered start in {started.answered:.2f} s; sandbox: {where})")
     report.say(f"     isolation in force: {_isolation_line(limits)}")
 
 

@@ -15,13 +15,17 @@ from harness.cli.options import (
     BatchOpt,
     ClusterOpt,
     GamesOpt,
+    LeagueCpuOpt,
+    LeagueMemoryOpt,
     LeagueMoveTimeOpt,
     LeagueOverageOpt,
+    LeagueStartupOpt,
     OutOpt,
     QuietOpt,
     RequireOpt,
     ResumeOpt,
     SeedOpt,
+    StrictOpt,
     TimeoutOpt,
     VariantOpt,
     WorkersOpt,
@@ -32,17 +36,19 @@ from harness.league.service import BATCH_SIZE, League, ratings_text, replay_line
 
 def _run_command(prepare: Callable[[], League], workers: int | None, cluster: str | None,
                  quiet: bool, batch_size: int = BATCH_SIZE,
-                 game_timeout: float | None = None) -> None:
+                 game_timeout: float | None = None, strict: bool = False) -> None:
     if batch_size < 1:
         fail(f"--batch-size must be at least 1 (got {batch_size})")
     league = prepare()
     executor = league.executor(workers, cluster, game_timeout)
-    summary = league.run(executor, progress=not quiet, batch_size=batch_size)
+    summary = league.run(executor, progress=not quiet, batch_size=batch_size, strict=strict)
     for line in league.summary_lines(summary):
         typer.echo(line)
     if summary.interrupted:
         typer.echo(f"interrupted; resume with:\n  {league.plan.resume_command}", err=True)
         raise typer.Exit(130)
+    if summary.stopped:
+        raise typer.Exit(1)
     typer.echo(f"ratings: tourney ratings {league.out}")
 
 
@@ -51,7 +57,7 @@ def league_cmd(
     = None,
     bots: Annotated[list[str] | None, typer.Argument(
         help="Two or more bots: built-in name, bot.py, bot.py:Class, cmd:COMMAND; NAME=SPEC "
-             "names one.")] = None,
+             "names one; SPEC@move-time=0.5,memory-mb=512 gives it limits of its own.")] = None,
     games: GamesOpt = None,
     out: OutOpt = Path("results/league"),
     workers: WorkersOpt = None,
@@ -59,12 +65,16 @@ def league_cmd(
     variant: VariantOpt = None,
     move_time: LeagueMoveTimeOpt = None,
     overage: LeagueOverageOpt = None,
+    startup_time: LeagueStartupOpt = None,
+    memory_mb: LeagueMemoryOpt = None,
+    cpu_seconds: LeagueCpuOpt = None,
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
     require_isolation: RequireOpt = False,
+    strict: StrictOpt = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -74,8 +84,10 @@ def league_cmd(
     _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
                                         overage=overage, resume=resume,
-                                        require_isolation=require_isolation),
-                 workers, cluster, quiet, batch_size, game_timeout)
+                                        require_isolation=require_isolation,
+                                        startup_time=startup_time, memory_mb=memory_mb,
+                                        cpu_seconds=cpu_seconds),
+                 workers, cluster, quiet, batch_size, game_timeout, strict)
 
 
 def gauntlet_cmd(
@@ -89,19 +101,25 @@ def gauntlet_cmd(
     variant: VariantOpt = None,
     move_time: LeagueMoveTimeOpt = None,
     overage: LeagueOverageOpt = None,
+    startup_time: LeagueStartupOpt = None,
+    memory_mb: LeagueMemoryOpt = None,
+    cpu_seconds: LeagueCpuOpt = None,
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
     require_isolation: RequireOpt = False,
+    strict: StrictOpt = False,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin)."""
     _run_command(lambda: League.prepare(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
-                                        kind="gauntlet", require_isolation=require_isolation),
-                 workers, cluster, quiet, batch_size, game_timeout)
+                                        kind="gauntlet", require_isolation=require_isolation,
+                                        startup_time=startup_time, memory_mb=memory_mb,
+                                        cpu_seconds=cpu_seconds),
+                 workers, cluster, quiet, batch_size, game_timeout, strict)
 
 
 def ratings_cmd(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.league.config import LeagueConfig, StoreError, load_config
+from harness.league.forfeits import Forfeits
 from harness.records import (
     BotRef,
     GameRecord,
@@ -123,6 +124,9 @@ def prepare_league(
     resume: bool = False,
     kind: str = "round-robin",
     require_isolation: bool = False,
+    startup_time: float | None = None,
+    memory_mb: int | None = None,
+    cpu_seconds: int | None = None,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
@@ -130,8 +134,11 @@ def prepare_league(
     ``tourney league --resume --out FOLDER`` continues the last run. A new league gets a random
     secret key (or, with ``seed``, one derived from it); a stored league keeps its key and its
     deal scheme. ``require_isolation``: refuse unless every protection of
-    :mod:`harness.bots.isolation` is in force for the league's sandboxed bots.
+    :mod:`harness.bots.isolation` is in force for the league's sandboxed bots. A bot argument
+    may end in its own limits, ``NAME=SPEC@move-time=0.5,memory-mb=512``
+    (:mod:`harness.league.limits`).
     """
+    from harness.league import limits as bot_limits
     from harness.league import schedule
 
     stored = load_config(out) if (out / "league.json").exists() else None
@@ -145,11 +152,18 @@ def prepare_league(
         game = stored.game
         variants = variants or [f"{k}={v}" for k, v in stored.variant.items()]
     choice = choose_game(game, variants)
+    own: dict[str, dict[str, float]] = {}
     if not bots and stored is not None and last:
         refs = [_stored_ref(stored, name) for name in last.get("bots", [])]
         kind = str(last.get("kind", kind))
+        own = {r.name: stored.bot_limits[r.name] for r in refs if r.name in stored.bot_limits}
     else:
-        refs = [bot_ref(b) for b in bots]
+        refs = []
+        for text in bots:
+            spec_text, overrides = bot_limits.split_limits(text)
+            refs.append(bot_ref(spec_text))
+            if overrides:
+                own[refs[-1].name] = dict(overrides)
     n = games if games is not None else int(last.get("games", DEFAULT_GAMES))
     if stored is not None:
         league_seed = seed if seed is not None else stored.seed
@@ -161,15 +175,12 @@ def prepare_league(
         key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
         key_hex, scheme = key.hex(), schedule.KEYED
     key_bytes = bytes.fromhex(key_hex) if scheme == schedule.KEYED else None
-    if move_time is not None and move_time <= 0:
-        raise LeagueError(f"--move-time must be positive (got {move_time})")
-    if overage is not None and overage < 0:
-        raise LeagueError(f"--overage must be 0 or more (got {overage})")
-    lim = stored.limits if stored is not None else Limits()
-    if move_time is not None:
-        lim = dataclasses.replace(lim, move_time=move_time)
-    if overage is not None:
-        lim = dataclasses.replace(lim, overage=overage)
+    given = {"move-time": move_time, "overage": overage, "startup-time": startup_time,
+             "memory-mb": memory_mb, "cpu-seconds": cpu_seconds}
+    lim = bot_limits.apply_overrides(
+        stored.limits if stored is not None else Limits(),
+        dict(bot_limits.parse_limit(key, str(value), f"--{key}")
+             for key, value in given.items() if value is not None))
     name = stored.name if stored is not None else out.resolve().name
     try:
         legacy_seed = league_seed if league_seed is not None else 0
@@ -184,6 +195,8 @@ def prepare_league(
                                          key=key_bytes)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
+    if own:
+        specs = _with_seat_limits(specs, lim, own)
     config = LeagueConfig(
         name=name, game=choice.name, variant=choice.variant,
         rules_version=choice.rules_version, seed=league_seed, games_per_pair=n, bots=refs,
@@ -191,8 +204,23 @@ def prepare_league(
         players=choice.players,
         schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
         key=key_hex, deal_scheme=scheme, isolation=_isolation(refs, require_isolation),
+        bot_limits=own,
     )
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
+
+
+def _with_seat_limits(specs: list[GameSpec], base: Limits,
+                      own: dict[str, dict[str, float]]) -> list[GameSpec]:
+    """The games with every seat's limits spelled out, as some bots have their own."""
+    from harness.league.limits import apply_overrides
+
+    per_bot: dict[str, Limits] = {}
+    for spec in specs:
+        for ref in spec.seats:
+            if ref.name not in per_bot:
+                per_bot[ref.name] = apply_overrides(base, own.get(ref.name, {}))
+    return [dataclasses.replace(s, seat_limits=tuple(per_bot[r.name] for r in s.seats))
+            for s in specs]
 
 
 def _isolation(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
@@ -234,6 +262,8 @@ class RunSummary:
     interrupted: bool = False
     quarantined: list[str] = field(default_factory=list)
     void: int = 0  # games stored void: harness failures, no bot to blame, not rated
+    forfeits: Forfeits = field(default_factory=Forfeits)  # of the games played in this run
+    stopped: str = ""  # why --strict stopped the league (empty: it was not stopped)
 
 
 class _Leader:
@@ -282,24 +312,36 @@ def run_league(
     batch_size: int = BATCH_SIZE,
     flush_seconds: float = 10.0,
     on_record: Callable[[GameRecord], None] | None = None,
+    preflight: bool = True,
+    strict: bool = False,
 ) -> RunSummary:
     """Play every scheduled game not stored yet and store each record exactly once.
 
-    On Ctrl-C (or any error while playing) the finished games are flushed before the
-    exception propagates; a StoreError (full disk, unwritable folder) leaves no partial file.
+    ``preflight``: first start every bot of the league once and stop, having written nothing,
+    when one cannot start (:mod:`harness.league.preflight`). ``strict``: stop at the first
+    forfeit (the finished games are stored). On Ctrl-C (or any error while playing) the
+    finished games are flushed before the exception propagates; a StoreError (full disk,
+    unwritable folder) leaves no partial file.
     """
     from harness.league import store
+
+    if preflight:
+        from harness.league.preflight import require_bots_start
+
+        names = plan.config.schedule.get("bots") or [b.name for b in plan.config.bots]
+        refs = [ref for ref in map(plan.config.bot, names) if ref is not None]
+        require_bots_start(plan.config, refs)
 
     st = store.ResultsStore.open(plan.out, plan.config, batch_size=batch_size,
                                  flush_seconds=flush_seconds)
     try:
-        return _run_open(plan, st, executor, progress, on_record)
+        return _run_open(plan, st, executor, progress, on_record, strict)
     finally:
         st.close()
 
 
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
-              on_record: Callable[[GameRecord], None] | None) -> RunSummary:
+              on_record: Callable[[GameRecord], None] | None, strict: bool) -> RunSummary:
     from harness.bots.sandbox import hide_from_bots
     from harness.league import store
 
@@ -327,11 +369,17 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                         leader.add(record.seats, record.returns)
                     else:
                         summary.void += 1
+                forfeit = summary.forfeits.add_record(record)
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
+                if forfeit and strict:
+                    summary.stopped = f"--strict: stopped at the first forfeit, " \
+                                      f"{summary.forfeits.first}"
+                    break
                 now = time.perf_counter()
                 if now - last_shown > 0.25:
-                    bar.set_postfix_str(f"leader {leader.text()}", refresh=False)
+                    bar.set_postfix_str(f"leader {leader.text()}, "
+                                        f"{summary.forfeits.progress_text()}", refresh=False)
                     bar.update(summary.played - shown)
                     last_shown, shown = now, summary.played
     except KeyboardInterrupt:
@@ -401,6 +449,9 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
         f"({rate:.1f} games/s); {total} of {summary.scheduled} scheduled games stored in "
         f"{plan.out}"
     )
+    lines.extend(summary.forfeits.summary_lines())
+    if summary.stopped:
+        lines.append(f"{summary.stopped}; resume with: {plan.resume_command}")
     if summary.void:
         lines.append(f"WARNING: {summary.void} of the games played are void (the harness failed "
                      f"with no bot to blame; they are not rated): see their reason column and "
@@ -509,13 +560,17 @@ class League:
                 games: int | None = None, seed: int | None = None,
                 variants: Sequence[str] = (), move_time: float | None = None,
                 overage: float | None = None, resume: bool = False,
-                kind: str = "round-robin", require_isolation: bool = False) -> League:
+                kind: str = "round-robin", require_isolation: bool = False,
+                startup_time: float | None = None, memory_mb: int | None = None,
+                cpu_seconds: int | None = None) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
         out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`)."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
                                   variants=variants, move_time=move_time, overage=overage,
                                   resume=resume, kind=kind,
-                                  require_isolation=require_isolation))
+                                  require_isolation=require_isolation,
+                                  startup_time=startup_time, memory_mb=memory_mb,
+                                  cpu_seconds=cpu_seconds))
 
     @classmethod
     def resume(cls, out: Path) -> League:
@@ -541,13 +596,14 @@ class League:
 
     def run(self, executor: Executor | None = None, *, workers: int | None = None,
             progress: bool = True, batch_size: int = BATCH_SIZE,
-            on_record: Callable[[GameRecord], None] | None = None) -> RunSummary:
+            on_record: Callable[[GameRecord], None] | None = None, preflight: bool = True,
+            strict: bool = False) -> RunSummary:
         """Play every scheduled game not stored yet (see :func:`run_league`); without an
         ``executor``, on ``workers`` local worker processes (0: in this process)."""
         if executor is None:
             executor = self.executor(workers)
         return run_league(self.plan, executor, progress=progress, batch_size=batch_size,
-                          on_record=on_record)
+                          on_record=on_record, preflight=preflight, strict=strict)
 
     def summary_lines(self, summary: RunSummary) -> list[str]:
         return _summary_lines(self.plan, summary)

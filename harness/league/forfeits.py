@@ -1,0 +1,92 @@
+"""Forfeits during a league, per bot and kind, and bots that keep failing at start-up.
+
+A bot that forfeits before making a move in ``STREAK`` games in a row (a dependency that
+vanished, a file that was edited into a syntax error) is named in the progress line and the
+summary; with ``--strict`` the first forfeit stops the league.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+STREAK = 3  # games in a row a bot forfeits at start-up before it is reported
+
+
+@dataclass
+class Forfeits:
+    """The forfeits seen so far: counts per (bot, termination), start-up streaks per bot."""
+
+    counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    streak: dict[str, int] = field(default_factory=dict)
+    failing: set[str] = field(default_factory=set)  # bots whose streak reached STREAK
+    first: str = ""  # the first forfeit of the run: "game g... : reason"
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def add(self, seats: list[str], termination: str, offender: int | None, reason: str,
+            game_id: str, offender_moves: int) -> bool:
+        """Count one finished game; True when it was a forfeit."""
+        for name in seats:
+            if offender is None or name != seats[offender]:
+                self.streak[name] = 0
+        if offender is None:
+            return False
+        bot = seats[offender]
+        self.counts[(bot, termination)] += 1
+        if not self.first:
+            self.first = f"game {game_id}: {reason}"
+        if offender_moves == 0:
+            self.streak[bot] = self.streak.get(bot, 0) + 1
+            if self.streak[bot] >= STREAK:
+                self.failing.add(bot)
+        else:
+            self.streak[bot] = 0
+        return True
+
+    def add_record(self, record: Any) -> bool:
+        """Count a :class:`GameRecord` or a :class:`PackedRecord`."""
+        from harness.records import GameRecord
+
+        if isinstance(record, GameRecord):
+            termination = record.termination.value
+            offender, seats, reason = record.offender, record.seats, record.reason
+            moves = [m.seat for m in record.moves]
+        else:
+            termination = record.field("termination")
+            offender, seats, reason = record.offender, record.seats, record.field("reason")
+            moves = list(record.moves[1])  # the seats column of the packed moves
+        made = sum(1 for s in moves if s == offender) if offender is not None else 0
+        return self.add(list(seats), str(termination), offender, str(reason),
+                        str(record.game_id), made)
+
+    def progress_text(self) -> str:
+        text = f"forfeits {self.total}"
+        if self.failing:
+            text += f" (failing at start-up: {', '.join(sorted(self.failing))})"
+        return text
+
+    def summary_lines(self) -> list[str]:
+        if not self.counts:
+            return ["forfeits: none"]
+        per_bot: dict[str, list[str]] = {}
+        for (bot, kind), n in sorted(self.counts.items()):
+            per_bot.setdefault(bot, []).append(f"{n} {kind}")
+        lines = [f"forfeits: {self.total} ("
+                 + "; ".join(f"{bot}: {', '.join(kinds)}" for bot, kinds in per_bot.items())
+                 + ")"]
+        for bot in sorted(self.failing):
+            lines.append(f"WARNING: {bot} forfeited at start-up in {STREAK} or more games in a "
+                         f"row: check it with `tourney validate` (its logs are in the "
+                         f"folder's logs/)")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        per_bot: dict[str, dict[str, int]] = {}
+        for (bot, kind), n in sorted(self.counts.items()):
+            per_bot.setdefault(bot, {})[kind] = n
+        return {"total": self.total, "per_bot": per_bot,
+                "failing_at_startup": sorted(self.failing)}

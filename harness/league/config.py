@@ -7,7 +7,6 @@ bots, more games) or would mix different leagues in one folder (:class:`LeagueMi
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -74,8 +73,9 @@ class LeagueConfig:
 
     def limits_for(self, name: str) -> Limits:
         """The limits bot ``name`` plays under: the league's, with its own laid over them."""
-        own = self.bot_limits.get(name)
-        return dataclasses.replace(self.limits, **own) if own else self.limits
+        from harness.league.limits import apply_overrides
+
+        return apply_overrides(self.limits, self.bot_limits.get(name, {}))
 
 
 def describe_variant(variant: dict[str, str]) -> str:
@@ -113,9 +113,9 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
     if stored.limits != new.limits:
         was, now = asdict(stored.limits), asdict(new.limits)
         differ = [k for k in was if was[k] != now[k]]
-        old, asked = _options(was, differ), _options(now, differ)
+        before, after = _options(was, differ), _options(now, differ)
         raise LeagueMismatch(
-            f"{where} games played with {old}, not {asked}; pass the same limits "
+            f"{where} games played with {before}, not {after}; pass the same limits "
             f"to continue it or {fix}"
         )
     _check_bot_limits(stored, new, folder)

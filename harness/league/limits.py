@@ -73,7 +73,8 @@ def split_limits(text: str) -> tuple[str, dict[str, float | int]]:
 
 def apply_overrides(base: Limits, overrides: Mapping[str, float | int]) -> Limits:
     """``base`` with a bot's own limits laid over it."""
-    return dataclasses.replace(base, **overrides) if overrides else base
+    fields: dict[str, Any] = dict(overrides)
+    return dataclasses.replace(base, **fields) if fields else base
 
 
 def describe(overrides: Mapping[str, float | int]) -> str:

@@ -120,7 +120,7 @@ def test_a_bot_loses_on_time_under_its_own_move_time_only(tmp_path: Path) -> Non
     assert config.limits_for("slow").move_time == 0.2
     assert config.limits_for("random").move_time == 1.0
     # resuming checks the limits: the same bot without its own limits is refused
-    with pytest.raises(LeagueMismatch, match="its own limits move-time=0.2, not none"):
+    with pytest.raises(LeagueMismatch, match=r"its own limits move-time=0\.2, not none"):
         League.prepare("bl", [f"slow={slow}", "random"], out=own_out, games=4,
                        kind="gauntlet", overage=0).run(workers=0, progress=False)
     resumed = League.resume(own_out)

@@ -68,6 +68,7 @@ command("league", league.league_cmd)
 command("gauntlet", league.gauntlet_cmd)
 command("ratings", league.ratings_cmd)
 command("replay", league.replay_cmd)
+command("games-list", league.games_list_cmd)
 
 
 def main() -> None:

@@ -148,3 +148,19 @@ def replay_cmd(
     """Print a stored game move by move with the board."""
     for line in replay_lines(folder, game_id, boards):
         typer.echo(line)
+
+
+def games_list_cmd(
+    folder: Annotated[Path, typer.Argument(help="The results folder.")],
+    bot: Annotated[str | None, typer.Option("--bot", help="Games this bot played.")] = None,
+    termination: Annotated[str | None, typer.Option(
+        "--termination", help="normal, stalemate, move_cap, illegal, timeout, crash or "
+                         "protocol_error.")] = None,
+    winner: Annotated[str | None, typer.Option(
+        "--winner", help="Games this bot won (draw: drawn games; void: void ones).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+) -> None:
+    """List the stored games with their ids, to pick one for `tourney replay`."""
+    from harness.league.games_list import list_games, render
+
+    typer.echo(render(list_games(folder, bot=bot, termination=termination, winner=winner), fmt))

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
+CANDIDATES = 20  # ids an ambiguous replay prefix lists
 BATCH_SIZE = 2000  # = harness.league.store.BATCH_SIZE, not imported: pyarrow is slow to import
 
 
@@ -500,10 +501,14 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     hits = [i for i, gid in enumerate(ids) if gid == game_id] or [
         i for i, gid in enumerate(ids) if gid.startswith(game_id)]
     if not hits:
-        raise LeagueError(f"no game {game_id!r} stored in {folder}; list ids with "
-                          f"pyarrow/DuckDB on {folder}/games")
-    if len({ids[i] for i in hits}) > 1:
-        raise LeagueError(f"{game_id!r} matches several games; give more of the id")
+        raise LeagueError(f"no game {game_id!r} stored in {folder}; list the ids with "
+                          f"`tourney games-list {folder}`")
+    candidates = sorted({ids[i] for i in hits})
+    if len(candidates) > 1:
+        shown = ", ".join(candidates[:CANDIDATES])
+        more = f" and {len(candidates) - CANDIDATES} more" if len(candidates) > CANDIDATES else ""
+        raise LeagueError(f"{game_id!r} matches {len(candidates)} games: {shown}{more}; give "
+                          f"more of the id")
     row = record_from_row(table.slice(hits[0], 1).to_pylist()[0])
     game = registry.get(row.game)
     state = game.new_game(row.seed, **row.variant)

@@ -130,14 +130,34 @@ def ratings_cmd(
     draw_probability: Annotated[float | None, typer.Option(
         "--draw-probability", help="TrueSkill draw probability (default: from the data).")]
     = None,
+    times: Annotated[bool, typer.Option(
+        "--times", help="Add each bot's think times: median, 95th percentile, slowest, total, "
+                        "time-outs.")] = False,
 ) -> None:
     """TrueSkill leaderboard of stored games: mu, sigma, mu-3σ, W/D/L, win rate, forfeits."""
     if draw_probability is not None and not 0 < draw_probability < 1:
         fail(f"--draw-probability must be between 0 and 1 (got {draw_probability})")
+    if times and fmt not in ("table", "json"):
+        fail("--times prints a table or JSON; drop --times or use --format table or json")
     text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability)
-    for line in skipped:
+    if times:
+        text = _with_times(text, folders, fmt, skipped)
+    for line in dict.fromkeys(skipped):
         typer.echo(f"tourney: warning: {line}", err=True)
     typer.echo(text)
+
+
+def _with_times(text: str, folders: list[Path], fmt: str, skipped: list[str]) -> str:
+    """The leaderboard with the think-time table after it (in JSON: a "times" list)."""
+    import json
+
+    from harness.league import times
+
+    rows, bad = times.bot_times(folders)
+    skipped.extend(bad)
+    if fmt == "json":
+        return json.dumps({**json.loads(text), **times.as_json(rows)}, indent=1)
+    return f"{text}\n\nthink time per decision\n{times.render(rows)}"
 
 
 def replay_cmd(

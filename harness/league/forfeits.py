@@ -11,7 +11,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.records import GameRecord, PackedRecord
+
 STREAK = 3  # games in a row a bot forfeits at start-up before it is reported
+
+
+def record_field(record: GameRecord | PackedRecord, name: str) -> Any:
+    """A field of a record, packed or not (the termination as its string value)."""
+    if isinstance(record, PackedRecord):
+        return record.field(name)
+    value = getattr(record, name)
+    return value.value if name == "termination" else value
 
 
 @dataclass
@@ -47,21 +57,16 @@ class Forfeits:
             self.streak[bot] = 0
         return True
 
-    def add_record(self, record: Any) -> bool:
-        """Count a :class:`GameRecord` or a :class:`PackedRecord`."""
-        from harness.records import GameRecord
-
+    def add_record(self, record: GameRecord | PackedRecord) -> bool:
+        """Count a finished game, as the executor gave it."""
+        offender = record.offender
         if isinstance(record, GameRecord):
-            termination = record.termination.value
-            offender, seats, reason = record.offender, record.seats, record.reason
             moves = [m.seat for m in record.moves]
         else:
-            termination = record.field("termination")
-            offender, seats, reason = record.offender, record.seats, record.field("reason")
             moves = list(record.moves[1])  # the seats column of the packed moves
         made = sum(1 for s in moves if s == offender) if offender is not None else 0
-        return self.add(list(seats), str(termination), offender, str(reason),
-                        str(record.game_id), made)
+        return self.add(list(record.seats), str(record_field(record, "termination")), offender,
+                        str(record_field(record, "reason")), record.game_id, made)
 
     def progress_text(self) -> str:
         text = f"forfeits {self.total}"

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.league.config import LeagueConfig, StoreError, load_config
-from harness.league.forfeits import Forfeits
+from harness.league.eta import Eta, clock
+from harness.league.forfeits import Forfeits, record_field
 from harness.records import (
     BotRef,
     GameRecord,
@@ -301,8 +302,11 @@ def _progress(total: int, initial: int, enabled: bool) -> Any:
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0  # no monitor thread: workers are forked
+    # tqdm's own remaining time assumes one rate for every game: the postfix carries ours
     return tqdm(total=total, initial=initial, unit="game", disable=not enabled,
-                dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
+                dynamic_ncols=True, smoothing=0.1, file=sys.stderr,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} games [{elapsed}, {rate_fmt}"
+                           "{postfix}]")
 
 
 def run_league(
@@ -358,6 +362,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
             if row["game_id"] in wanted and row["rated"]:
                 leader.add(row["bots"], row["result"])
     bar = _progress(len(plan.specs), summary.already, progress)
+    eta = Eta(todo)
     t0 = time.perf_counter()
     last_shown, shown = t0, 0  # the bar is redrawn a few times a second, not per game
     try:
@@ -371,6 +376,8 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                     else:
                         summary.void += 1
                 forfeit = summary.forfeits.add_record(record)
+                eta.add(record.seats, record_field(record, "duration"),
+                        record_field(record, "think_time"))
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
                 if forfeit and strict:
@@ -379,7 +386,8 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                     break
                 now = time.perf_counter()
                 if now - last_shown > 0.25:
-                    bar.set_postfix_str(f"leader {leader.text()}, "
+                    left = eta.seconds_left(now - t0)
+                    bar.set_postfix_str(f"ETA {clock(left)}, leader {leader.text()}, "
                                         f"{summary.forfeits.progress_text()}", refresh=False)
                     bar.update(summary.played - shown)
                     last_shown, shown = now, summary.played

@@ -152,8 +152,11 @@ def _with_times(text: str, folders: list[Path], fmt: str, skipped: list[str]) ->
     import json
 
     from harness.league import times
+    from harness.league.config import load_config
+    from harness.league.identity import versions
 
-    rows, bad = times.bot_times(folders)
+    rename, _notes = versions([load_config(f) for f in folders])
+    rows, bad = times.bot_times(folders, rename)
     skipped.extend(bad)
     if fmt == "json":
         return json.dumps({**json.loads(text), **times.as_json(rows)}, indent=1)

@@ -472,6 +472,7 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
                  draw_probability: float | None = None) -> tuple[str, list[str]]:
     """The leaderboard of the games stored in ``folders``, and warnings (skipped files)."""
     from harness.league import ratings, store
+    from harness.league.identity import versions
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
@@ -481,19 +482,36 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
         listed = ", ".join(f"{f} ({c.game} rules {c.rules_version})"
                            for f, c in zip(folders, configs, strict=True))
         raise LeagueError(f"cannot rate different games or rules versions together: {listed}")
-    loaded = store.load_games(folders)
-    if loaded.games.num_rows == 0:
+    rename, notes = versions(configs)  # a name with two versions of code: rated apart
+    rows, skipped = [], []
+    for k, folder in enumerate(folders):
+        loaded = store.load_games([folder])
+        skipped.extend(loaded.skipped)
+        rows.extend(
+            ratings.GameRow(r["game_id"], [rename.get((k, b), b) for b in r["bots"]],
+                            r["result"], r["termination"], r["offender"], r["rated"], r["teams"])
+            for r in loaded.games.select(
+                ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
+            ).to_pylist())
+    if not rows:
         where = ", ".join(str(f) for f in folders)
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
-    rows = [
-        ratings.GameRow(r["game_id"], r["bots"], r["result"], r["termination"], r["offender"],
-                        r["rated"], r["teams"])
-        for r in loaded.games.select(
-            ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
-        ).to_pylist()
-    ]
     board = ratings.leaderboard(rows, draw_probability)
-    return ratings.render(board, fmt, h2h), loaded.skipped
+    return _with_notes(ratings.render(board, fmt, h2h), fmt, notes, skipped), skipped
+
+
+def _with_notes(text: str, fmt: str, notes: list[str], warnings: list[str]) -> str:
+    """The notes under a table, as a ``notes`` list in JSON, on stderr beside CSV."""
+    if not notes:
+        return text
+    if fmt == "json":
+        import json
+
+        return json.dumps({**json.loads(text), "notes": notes}, indent=1)
+    if fmt == "csv":
+        warnings.extend(notes)
+        return text
+    return "\n".join([text, "", *notes])
 
 
 def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[str]:

@@ -483,7 +483,8 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
                            for f, c in zip(folders, configs, strict=True))
         raise LeagueError(f"cannot rate different games or rules versions together: {listed}")
     rename, notes = versions(configs)  # a name with two versions of code: rated apart
-    rows, skipped = [], []
+    rows: list[ratings.GameRow] = []
+    skipped: list[str] = []
     for k, folder in enumerate(folders):
         loaded = store.load_games([folder])
         skipped.extend(loaded.skipped)

@@ -29,7 +29,8 @@ def test_two_versions_of_one_name_in_two_folders_are_rated_apart(tmp_path: Path)
         code, text = tourney("league", "bl", mine, "greedy", "--games", "2", "--out",
                              folders[folder], "--workers", "0", "-q")
         assert code == 0, text
-    h1, h2 = (load_config(folders[f]).bot("mine").sha256[:7] for f in ("v1", "v2"))
+    refs = [load_config(folders[f]).bot("mine") for f in ("v1", "v2")]
+    h1, h2 = (ref.sha256[:7] if ref is not None else "" for ref in refs)
     assert h1 != h2
     code, text = tourney("ratings", *folders.values(), "--format", "json")
     assert code == 0, text

@@ -260,6 +260,7 @@ def validate_cmd(
     startup_time: StartupOpt = _DEFAULTS.startup_time,
     memory_mb: MemoryOpt = _DEFAULTS.memory_bytes >> 20,
     cpu_seconds: CpuOpt = _DEFAULTS.cpu_seconds,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check a bot: it loads, starts in time, and plays legal moves in time in every seat.
 
@@ -269,6 +270,12 @@ def validate_cmd(
     limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
     report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
                           limits=limits, seed=seed)
+    if as_json:
+        typer.echo(json.dumps({"bot": bot, "game": game, "passed": report.passed,
+                               "failures": report.failures, "lines": report.lines}, indent=1))
+        if not report.passed:
+            raise typer.Exit(1)
+        return
     for line in report.lines:
         typer.echo(line)
     if report.passed:

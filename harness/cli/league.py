@@ -15,6 +15,7 @@ from harness.cli.options import (
     BatchOpt,
     ClusterOpt,
     GamesOpt,
+    JsonOpt,
     LeagueCpuOpt,
     LeagueMemoryOpt,
     LeagueMoveTimeOpt,
@@ -36,20 +37,27 @@ from harness.league.service import BATCH_SIZE, League, ratings_text, replay_line
 
 def _run_command(prepare: Callable[[], League], workers: int | None, cluster: str | None,
                  quiet: bool, batch_size: int = BATCH_SIZE,
-                 game_timeout: float | None = None, strict: bool = False) -> None:
+                 game_timeout: float | None = None, strict: bool = False,
+                 as_json: bool = False) -> None:
     if batch_size < 1:
         fail(f"--batch-size must be at least 1 (got {batch_size})")
     league = prepare()
     executor = league.executor(workers, cluster, game_timeout)
     summary = league.run(executor, progress=not quiet, batch_size=batch_size, strict=strict)
-    for line in league.summary_lines(summary):
-        typer.echo(line)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(league.summary_json(summary), indent=1))
+    else:
+        for line in league.summary_lines(summary):
+            typer.echo(line)
     if summary.interrupted:
         typer.echo(f"interrupted; resume with:\n  {league.plan.resume_command}", err=True)
         raise typer.Exit(130)
     if summary.stopped:
         raise typer.Exit(1)
-    typer.echo(f"ratings: tourney ratings {league.out}")
+    if not as_json:
+        typer.echo(f"ratings: tourney ratings {league.out}")
 
 
 def league_cmd(
@@ -75,6 +83,7 @@ def league_cmd(
     game_timeout: TimeoutOpt = None,
     require_isolation: RequireOpt = False,
     strict: StrictOpt = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -87,7 +96,7 @@ def league_cmd(
                                         require_isolation=require_isolation,
                                         startup_time=startup_time, memory_mb=memory_mb,
                                         cpu_seconds=cpu_seconds),
-                 workers, cluster, quiet, batch_size, game_timeout, strict)
+                 workers, cluster, quiet, batch_size, game_timeout, strict, as_json)
 
 
 def gauntlet_cmd(
@@ -111,6 +120,7 @@ def gauntlet_cmd(
     game_timeout: TimeoutOpt = None,
     require_isolation: RequireOpt = False,
     strict: StrictOpt = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin)."""
     _run_command(lambda: League.prepare(game, [challenger, *opponents], out=out, games=games,
@@ -119,7 +129,7 @@ def gauntlet_cmd(
                                         kind="gauntlet", require_isolation=require_isolation,
                                         startup_time=startup_time, memory_mb=memory_mb,
                                         cpu_seconds=cpu_seconds),
-                 workers, cluster, quiet, batch_size, game_timeout, strict)
+                 workers, cluster, quiet, batch_size, game_timeout, strict, as_json)
 
 
 def ratings_cmd(

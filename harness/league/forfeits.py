@@ -1,8 +1,9 @@
-"""Forfeits during a league, per bot and kind, and bots that keep failing at start-up.
+"""Forfeits during a league, per bot and kind, and bots that keep failing before their first
+move.
 
-A bot that forfeits before making a move in ``STREAK`` games in a row (a dependency that
-vanished, a file that was edited into a syntax error) is named in the progress line and the
-summary; with ``--strict`` the first forfeit stops the league.
+A bot that forfeits before making a move (at start-up or on its first decision) in ``STREAK``
+games in a row (a dependency that vanished, a file edited into a syntax error) is named in the
+progress line and the summary; with ``--strict`` the first forfeit stops the league.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from harness.records import GameRecord, PackedRecord
 
-STREAK = 3  # games in a row a bot forfeits at start-up before it is reported
+STREAK = 3  # games in a row a bot forfeits before its first move, then it is reported
 
 
 def record_field(record: GameRecord | PackedRecord, name: str) -> Any:
@@ -26,7 +27,8 @@ def record_field(record: GameRecord | PackedRecord, name: str) -> Any:
 
 @dataclass
 class Forfeits:
-    """The forfeits seen so far: counts per (bot, termination), start-up streaks per bot."""
+    """The forfeits seen so far: counts per (bot, termination), and per bot the games in a
+    row it forfeited before its first move."""
 
     counts: Counter[tuple[str, str]] = field(default_factory=Counter)
     streak: dict[str, int] = field(default_factory=dict)
@@ -71,7 +73,7 @@ class Forfeits:
     def progress_text(self) -> str:
         text = f"forfeits {self.total}"
         if self.failing:
-            text += f" (failing at start-up: {', '.join(sorted(self.failing))})"
+            text += f" (failing before a first move: {', '.join(sorted(self.failing))})"
         return text
 
     def summary_lines(self) -> list[str]:
@@ -84,8 +86,8 @@ class Forfeits:
                  + "; ".join(f"{bot}: {', '.join(kinds)}" for bot, kinds in per_bot.items())
                  + ")"]
         for bot in sorted(self.failing):
-            lines.append(f"WARNING: {bot} forfeited at start-up in {STREAK} or more games in a "
-                         f"row: check it with `tourney validate` (its logs are in the "
+            lines.append(f"WARNING: {bot} forfeited before its first move in {STREAK} or more "
+                         f"games in a row: check it with `tourney validate` (its logs are in the "
                          f"folder's logs/)")
         return lines
 
@@ -94,4 +96,4 @@ class Forfeits:
         for (bot, kind), n in sorted(self.counts.items()):
             per_bot.setdefault(bot, {})[kind] = n
         return {"total": self.total, "per_bot": per_bot,
-                "failing_at_startup": sorted(self.failing)}
+                "failing_before_first_move": sorted(self.failing)}

@@ -468,6 +468,18 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
     return lines
 
 
+def _summary_json(plan: Plan, summary: RunSummary) -> dict[str, Any]:
+    """The run's summary for ``--json`` (its shape is documented in the README)."""
+    return {
+        "league": plan.config.name, "out": str(plan.out), "scheduled": summary.scheduled,
+        "already_stored": summary.already, "played": summary.played, "stored": summary.stored,
+        "seconds": round(summary.seconds, 3), "void": summary.void,
+        "interrupted": summary.interrupted, "stopped": summary.stopped,
+        "quarantined": summary.quarantined, "forfeits": summary.forfeits.to_json(),
+        "resume_command": plan.resume_command,
+    }
+
+
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
                  draw_probability: float | None = None) -> tuple[str, list[str]]:
     """The leaderboard of the games stored in ``folders``, and warnings (skipped files)."""
@@ -639,6 +651,9 @@ class League:
 
     def summary_lines(self, summary: RunSummary) -> list[str]:
         return _summary_lines(self.plan, summary)
+
+    def summary_json(self, summary: RunSummary) -> dict[str, Any]:
+        return _summary_json(self.plan, summary)
 
     def ratings(self, *, fmt: str = "table", h2h: bool = False,
                 draw_probability: float | None = None) -> tuple[str, list[str]]:

@@ -82,7 +82,7 @@ def test_start_up_failures_in_a_row_are_reported() -> None:
     for k in range(STREAK):
         assert seen.add(["a", "b"], "crash", 1, "could not load", f"g{k}", 0)
         assert ("b" in seen.failing) == (k == STREAK - 1)
-    assert "failing at start-up: b" in seen.progress_text()
+    assert "failing before a first move: b" in seen.progress_text()
     assert any("WARNING: b" in line for line in seen.summary_lines())
     seen.add(["a", "b"], "illegal", 0, "bad move", "g9", 5)  # a forfeit mid-game: no streak
     assert seen.failing == {"b"} and seen.streak["a"] == 0

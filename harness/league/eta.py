@@ -8,18 +8,21 @@ pairing (the sorted bot names of a game) and the measured time of each finished 
 * a pairing not seen yet, from its bots: the mean think time per game each bot showed in the
   games it played, plus the mean time a game spends outside the bots (a bot not seen yet counts
   as the mean bot);
-* the sum over pairings is game time; dividing by the measured parallelism (game seconds per
-  wall second since the start, so worker count and overheads are included) gives wall seconds.
+* the sum over pairings is game time; dividing by the measured parallelism gives wall
+  seconds: the game seconds of the last ``WINDOW`` games that arrived over the wall time they
+  took to arrive (so the worker count and the overhead per game are included, and the start of
+  the worker pool is not).
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 
 from harness.records import GameSpec
 
 Pairing = tuple[str, ...]
+WINDOW = 200  # finished games the parallelism is measured over
 
 
 def pairing(names: Iterable[str]) -> Pairing:
@@ -34,10 +37,12 @@ class Eta:
         self._time: dict[Pairing, list[float]] = {}  # pairing -> [seconds, games]
         self._bot: dict[str, list[float]] = {}  # bot -> [think seconds, games]
         self._outside = [0.0, 0.0]  # game seconds outside the bots' think time, games
-        self.game_seconds = 0.0
+        self._arrivals: deque[tuple[float, float]] = deque(maxlen=WINDOW)  # (wall, duration)
 
-    def add(self, seats: Sequence[str], duration: float, think: Sequence[float]) -> None:
-        """A finished game: its bots (per seat), its duration and each seat's think time."""
+    def add(self, seats: Sequence[str], duration: float, think: Sequence[float],
+            now: float) -> None:
+        """A finished game: its bots (per seat), its duration and each seat's think time,
+        arrived at wall-clock second ``now``."""
         key = pairing(seats)
         if self.left[key] > 0:
             self.left[key] -= 1
@@ -50,7 +55,15 @@ class Eta:
             bot[1] += 1
         self._outside[0] += max(0.0, duration - sum(think))
         self._outside[1] += 1
-        self.game_seconds += duration
+        self._arrivals.append((now, duration))
+
+    def parallelism(self) -> float | None:
+        """Game seconds played per wall second, over the recent games (None: too few yet)."""
+        if len(self._arrivals) < 2:
+            return None
+        span = self._arrivals[-1][0] - self._arrivals[0][0]
+        played = sum(d for _, d in list(self._arrivals)[1:])
+        return played / span if span > 0 and played > 0 else None
 
     def game_time(self, key: Pairing) -> float | None:
         """The expected seconds of one game of ``key`` (None: nothing measured yet)."""
@@ -64,11 +77,11 @@ class Eta:
         outside = self._outside[0] / self._outside[1]
         return outside + sum(per_bot.get(name, mean_bot) for name in key)
 
-    def seconds_left(self, elapsed: float) -> float | None:
-        """Wall seconds still needed, after ``elapsed`` wall seconds of play (None: unknown)."""
-        if elapsed <= 0 or self.game_seconds <= 0:
+    def seconds_left(self) -> float | None:
+        """Wall seconds still needed (None: not enough measured yet)."""
+        parallel = self.parallelism()
+        if parallel is None:
             return None
-        parallel = self.game_seconds / elapsed
         total = 0.0
         for key, n in self.left.items():
             if n:

@@ -377,7 +377,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                         summary.void += 1
                 forfeit = summary.forfeits.add_record(record)
                 eta.add(record.seats, record_field(record, "duration"),
-                        record_field(record, "think_time"))
+                        record_field(record, "think_time"), time.perf_counter())
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
                 if forfeit and strict:
@@ -386,7 +386,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                     break
                 now = time.perf_counter()
                 if now - last_shown > 0.25:
-                    left = eta.seconds_left(now - t0)
+                    left = eta.seconds_left()
                     bar.set_postfix_str(f"ETA {clock(left)}, leader {leader.text()}, "
                                         f"{summary.forfeits.progress_text()}", refresh=False)
                     bar.update(summary.played - shown)

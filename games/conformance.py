@@ -70,12 +70,14 @@ def _same(a: State, b: State) -> bool:
 
 
 def position_of(state: State) -> JSON:
-    """The position a state holds: its full JSON without the list of actions that led there.
+    """The position a state holds: its full JSON without the list of actions that led there
+    (the history, and the public log of the latest ones that observations show as events).
 
     Two actions that reach equal positions are the same decision (``distinct``).
     """
     data = state.to_json()
     data.pop("history", None)
+    data.pop("log", None)
     return data
 
 

@@ -23,9 +23,20 @@ import enum
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Annotated, Any, Protocol, TypedDict, runtime_checkable
 
 JSON = dict[str, Any]
+
+
+class Event(TypedDict):
+    """One entry of an observation's ``events``: the public part of something that happened
+    since the observing seat last decided (see docs/observation.md)."""
+
+    seat: Annotated[int, "the seat that decided (or, automatic, the seat it happened to)"]
+    action: Annotated[str, "the action as every seat sees it: the action string itself, or its "
+                           "public form when part of it is hidden (the game's page says which)"]
+    auto: Annotated[bool, "true for what the rules did without a decision (a forced draw), "
+                          "false for a decision"]
 
 
 class GameError(Exception):
@@ -137,11 +148,19 @@ class State(Protocol):
         """The seat that must decide now; -1 once the game is over."""
         ...
 
-    def legal_actions(self) -> list[str]: ...
+    def legal_actions(self) -> list[str]:
+        """The actions the seat to move may take now: sorted, unique, empty once the game is
+        over."""
+        ...
 
-    def apply(self, action: str) -> None: ...
+    def apply(self, action: str) -> None:
+        """Play one decision of the seat to move, in place: InvalidAction if the string does
+        not parse, IllegalAction if it is not legal now (the state is then unchanged)."""
+        ...
 
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        ...
 
     def returns(self) -> list[float]:
         """Per seat: 1 win, -1 loss, 0 draw (team games: the team's result for each member;
@@ -156,9 +175,14 @@ class State(Protocol):
         """How the game ended and a readable reason, or None while it runs."""
         ...
 
-    def clone(self) -> State: ...
+    def clone(self) -> State:
+        """An independent copy: playing on it leaves this state unchanged (cheap: search bots
+        clone at every node)."""
+        ...
 
-    def observation(self, seat: int) -> JSON: ...
+    def observation(self, seat: int) -> JSON:
+        """What ``seat`` may know, as JSON: what a bot gets (docs/observation.md)."""
+        ...
 
     def to_json(self) -> JSON: ...
 
@@ -168,11 +192,17 @@ class Game(Protocol):
 
     info: GameInfo
 
-    def new_game(self, seed: int, **variant: str) -> State: ...
+    def new_game(self, seed: int, **variant: str) -> State:
+        """A new game dealt from ``seed`` with these rules options."""
+        ...
 
     def state_from_json(self, data: JSON) -> State: ...
 
-    def sample_state(self, observation: JSON, rng: random.Random) -> State: ...
+    def sample_state(self, observation: JSON, rng: random.Random) -> State:
+        """A full state consistent with ``observation``: what that seat cannot see dealt at
+        random from ``rng``, so that the state gives that seat back the same observation
+        (events included). The forward model of a search bot."""
+        ...
 
 
 @dataclass

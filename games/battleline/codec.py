@@ -57,6 +57,8 @@ def to_json(state: BattleLineState) -> JSON:
         "tops": [[list(e) for e in t] for t in state.tops],
         "known": [sorted(iter_bits(k)) for k in state.known],
         "discards": [list(d) for d in state.discards],
+        "log": [list(e) for e in state.log],
+        "seen": list(state.seen),
         **public_fields(state),
     }
 
@@ -127,5 +129,8 @@ def from_json(data: JSON) -> BattleLineState:
     state.tops = [[[int(c), int(k)] for c, k in t] for t in data["tops"]]
     state.known = [sum(1 << int(c) for c in k) for k in data["known"]]
     state.discards = [[int(c) for c in d] for d in data["discards"]]
+    # states saved before the public log existed have none
+    state.log = [(int(s), str(a), bool(auto)) for s, a, auto in data.get("log", [])]
+    state.seen = [int(x) for x in data.get("seen", [0] * state.n)]
     finish_restore(state)
     return state

@@ -94,6 +94,9 @@ def observe(state: BattleLineState, seat: int) -> JSON:
         "known_by_opponent": names_of(mine_known),
         **public_fields(state),
         "claimable": [f + 1 for f in state._claims] if state.phase == P_CLAIM else [],
+        "events": [
+            {"seat": s, "action": a, "auto": auto} for s, a, auto in state.log[state.seen[seat]:]
+        ],
     }
     if n > 2:
         obs["known_in_hands"] = [
@@ -184,5 +187,6 @@ def sample(obs: JSON, rng: random.Random) -> BattleLineState:
         state.decks[d] = body + [c for c, _ in top_cards]
         state.tops[d] = top_cards
     state.history = []
+    state.log = [(int(e["seat"]), str(e["action"]), bool(e["auto"])) for e in obs["events"]]
     finish_restore(state)
     return state

@@ -58,6 +58,7 @@ from games.battleline.flags import layout_for
 from games.battleline.notation import (
     ACTION_STRINGS,
     CLAIM,
+    DECKS,
     DESERTER_A,
     DISCARD,
     DONE,
@@ -137,6 +138,21 @@ _PARSE_GET = PARSE.get
 _DONE = ACTION_STRINGS[(DONE, -1, -1)]
 _PASS = ACTION_STRINGS[(PASS, -1, -1)]
 _SCOUT = ACTION_STRINGS[(SCOUT_A, SCOUT, -1)]
+# The public form of a Scout put-back (the deck, not the card) and of the draws taken
+# automatically (when only one deck has cards): what the public log records.
+_RETURN_PUBLIC = [f"scout-return {DECKS[0 if c < NUM_TROOPS else 1]}" for c in range(NUM_CARDS)]
+_AUTO_DRAW = (ACTION_STRINGS[(DRAW, -1, 0)], ACTION_STRINGS[(DRAW, -1, 1)])
+_AUTO_SCOUT_DRAW = (ACTION_STRINGS[(SCOUT_DRAW, -1, 0)], ACTION_STRINGS[(SCOUT_DRAW, -1, 1)])
+_LOG_KEEP = 24  # trim the public log (of what every seat has seen) beyond this many events
+
+
+def _trim(log: list[tuple[int, str, bool]], seen: list[int]) -> None:
+    """Drop the events every seat has seen (those before each seat's last decision)."""
+    cut = min(seen)
+    if cut:
+        del log[:cut]
+        for s in range(len(seen)):
+            seen[s] -= cut
 
 
 def _play_rows() -> list[list[tuple[str, ...]]]:
@@ -209,6 +225,7 @@ class BattleLineState:
         "known",
         "layout",
         "leader_played",
+        "log",
         "max_value",
         "mud",
         "n",
@@ -225,6 +242,7 @@ class BattleLineState:
         "scout_returns",
         "scouted",
         "seed",
+        "seen",
         "sides",
         "smask",
         "tactics_on",
@@ -240,6 +258,7 @@ class BattleLineState:
     seed: int
     variant: dict[str, str]
     history: list[str]
+    log: list[tuple[int, str, bool]]
 
     # ------------------------------------------------------------------ construction
 
@@ -257,6 +276,11 @@ class BattleLineState:
         self.seed = seed
         self.variant = dict(variant)
         self.history = []
+        # The public log: (seat, public action, automatic) per event, oldest first, kept from
+        # the oldest event some seat has not seen decided; seen[seat]: where that seat's
+        # "events since you last decided" begin (see observe.py).
+        self.log = []
+        self.seen = [0] * n
         self.tactics_on, self.hand_size, self.advanced, self.max_value = RULE_TABLE[rules]
         self.troop_all = troop_mask(self.max_value)
         self.ply = 0
@@ -602,6 +626,13 @@ class BattleLineState:
         self.history.append(action)
         kind, card, arg = parsed
         me = self.turn
+        log = self.log
+        seen = self.seen
+        if len(log) > _LOG_KEEP:
+            _trim(log, seen)
+        # what the others see of this decision: all of it, but the card a Scout puts back
+        log.append((me, _RETURN_PUBLIC[card] if kind == SCOUT_RETURN else action, False))
+        seen[me] = len(log)
         if kind == PLAY:
             self._play_card(me, card, arg)
         elif kind == CLAIM:
@@ -806,7 +837,9 @@ class BattleLineState:
             if decks[0] and decks[1]:
                 self.phase = P_SCOUT_DRAW
                 return
-            self._draw(me, 0 if decks[0] else 1)
+            deck = 0 if decks[0] else 1
+            self._draw(me, deck)
+            self.log.append((me, _AUTO_SCOUT_DRAW[deck], True))
             self.scout_draws -= 1
         self.scout_draws = 0
         self.scout_returns = max(0, _popcount(self.hands[me]) - self.hand_size)
@@ -854,7 +887,9 @@ class BattleLineState:
                 self.phase = P_DRAW
                 return
             if d0 or d1:
-                self._draw(me, 0 if d0 else 1)
+                deck = 0 if d0 else 1
+                self._draw(me, deck)
+                self.log.append((me, _AUTO_DRAW[deck], True))
         self._end_turn()
 
     def _end_turn(self) -> None:
@@ -908,6 +943,8 @@ class BattleLineState:
         new.seed = self.seed
         new.variant = dict(self.variant)
         new.history = self.history.copy()
+        new.log = self.log.copy()
+        new.seen = self.seen.copy()
         new.tactics_on = self.tactics_on
         new.hand_size = self.hand_size
         new.advanced = self.advanced

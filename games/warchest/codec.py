@@ -30,6 +30,8 @@ def to_json(s: WarChestState) -> JSON:
         "variant": dict(s.variant),
         "history": list(s.history),
         "offset": s.offset,
+        "log": [list(e) for e in s.log],
+        "seen": list(s.seen),
         "cards": [list(x) for x in s.cards],
     }
     for key in ROWS[:4]:
@@ -55,6 +57,9 @@ def from_json(data: JSON) -> WarChestState:
     s = WarChestState(int(data["seed"]), dict(data["variant"]))
     s.history = [str(a) for a in data["history"]]
     s.offset = int(data["offset"])
+    # states saved before the public log existed have none
+    s.log = [(int(seat), str(a)) for seat, a in data.get("log", [])]
+    s.seen = [int(x) for x in data.get("seen", [0] * s.n)]
     s.cards = [[int(v) for v in row] for row in data["cards"]]
     for key in PILES:
         setattr(s, key, [[int(v) for v in row] for row in data[key]])

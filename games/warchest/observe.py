@@ -85,6 +85,7 @@ def observe(s: WarChestState, seat: int) -> JSON:
         "end": None if ended is None else {
             "kind": ended[0].value, "reason": ended[1], "winner_team": s.winner,
         },
+        "events": [{"seat": who, "action": a, "auto": False} for who, a in s.log[s.seen[seat]:]],
     }
 
 
@@ -156,5 +157,6 @@ def sample(obs: JSON, rng: random.Random) -> WarChestState:
     end = obs["end"]
     if end is not None:
         s.winner = int(end["winner_team"])
+    s.log = [(int(e["seat"]), str(e["action"])) for e in obs["events"]]
     s.rng = rng.getrandbits(64) | 1
     return s

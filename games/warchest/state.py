@@ -68,14 +68,27 @@ def splitmix64(x: int) -> int:
     return (z ^ (z >> 31)) or 1
 
 
+_FACE_DOWN = frozenset(("init", "recruit", "pass"))  # ops whose coin is discarded face down
+_LOG_KEEP = 24  # trim the public log (of what every seat has seen) beyond this many decisions
+
+
+def _trim(log: list[tuple[int, str]], seen: list[int]) -> None:
+    """Drop the decisions every seat has seen (those before each seat's last decision)."""
+    cut = min(seen)
+    if cut:
+        del log[:cut]
+        for s in range(len(seen)):
+            seen[s] -= cut
+
+
 class WarChestState:
     """A full War Chest position, as the referee holds it."""
 
     __slots__ = (
         "_legal", "bag", "board", "box", "cards", "cell_h", "cell_owner", "cell_unit", "ctrl",
         "draft_order", "draft_pool", "facedown", "faceup", "hand", "history", "init_changed",
-        "initiative", "n", "offset", "pending", "rg_original", "rng", "round", "seed",
-        "supply", "turn", "variant", "winner",
+        "initiative", "log", "n", "offset", "pending", "rg_original", "rng", "round", "seed",
+        "seen", "supply", "turn", "variant", "winner",
     )
 
     def __init__(self, seed: int, variant: dict[str, str]) -> None:
@@ -85,6 +98,11 @@ class WarChestState:
         self.history: list[str] = []
         self.offset = 0  # decisions before ``history`` (only sampled states have any)
         self.n = int(variant.get("players", "2"))
+        # The public log: (seat, public action) per decision, oldest first, kept from the oldest
+        # decision some seat has not seen; seen[seat]: where that seat's "events since you last
+        # decided" begin (see observe.py).
+        self.log: list[tuple[int, str]] = []
+        self.seen = [0] * self.n
         self.board: Board = board_for(self.n)
         self.rg_original = variant.get("royal-guard", "revised") == "original"
         size = self.board.size
@@ -423,6 +441,13 @@ class WarChestState:
             action = canon
         self._legal = None
         self.history.append(action)
+        seat = op[1]
+        log = self.log
+        if len(log) > _LOG_KEEP:
+            _trim(log, self.seen)
+        # what the others see of this decision: all of it, but the coin paid face down
+        log.append((seat, "?" + action[action.index(" "):] if op[0] in _FACE_DOWN else action))
+        self.seen[seat] = len(log)
         self._perform(op)
 
     def _perform(self, op: Op) -> None:
@@ -670,6 +695,8 @@ class WarChestState:
         new.variant = dict(self.variant)
         new.history = list(self.history)
         new.offset = self.offset
+        new.log = self.log.copy()
+        new.seen = self.seen.copy()
         new.n = self.n
         new.board = self.board
         new.rg_original = self.rg_original

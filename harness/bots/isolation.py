@@ -8,10 +8,11 @@ runs, with the kernel's own mechanisms (namespaces, mounts, cgroups, rlimits; no
   ``/lib``... as they are on the host), the few ``/etc`` files an interpreter needs, the Python
   installation and environment tourney runs in (:func:`python_paths`: the interpreter's prefix,
   the virtual environment, every directory on tourney's ``sys.path``), the ``games`` and
-  ``agents`` packages, and its own copy of its file (``/bot/``, readable by the bot's user
-  only). Writable: only its private scratch space, a size-limited in-memory ``/tmp`` (also
-  ``$HOME``), which vanishes with the bot's mount namespace: at the end of its game, and also
-  when the referee is killed (the bot dies with it). Devices: ``/dev/null``, ``/dev/zero`` and
+  ``agents`` packages, and its own copy of its file or bot directory (``/bot/``, readable by
+  the bot's user only; a bot directory is also its working directory). Writable: only its
+  private scratch space, a size-limited in-memory ``/tmp`` (also ``$HOME``), which vanishes
+  with the bot's mount namespace: at the end of its game, and also when the referee is killed
+  (the bot dies with it). Devices: ``/dev/null``, ``/dev/zero`` and
   ``/dev/urandom``. Everything is mounted at the host's own paths, so the Python environment
   works unchanged, even one under a private (0700) directory such as ``/root``: the bot sees the
   allowed directories, never their private parents. No home directories, no other leagues, no
@@ -31,12 +32,19 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
+import shutil
 import subprocess
 import sys
 import sysconfig
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from harness.bots.spec import directory_files
+
+if TYPE_CHECKING:
+    from harness.bots.spec import BotSpec
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 BOT_PACKAGES = ("games", "agents")  # the project's packages a bot may import
@@ -125,6 +133,51 @@ def system_view() -> dict[str, Any]:
     etc = [f"/etc/{name}" for name in ETC_FILES if os.path.exists(f"/etc/{name}")]
     return {"links": links, "binds": binds + etc + list(python_paths()),
             "devices": [f"/dev/{d}" for d in DEVICES if os.path.exists(f"/dev/{d}")]}
+
+
+def command_paths(command: tuple[str, ...], cwd: str) -> list[str]:
+    """What an external command sees besides the allow-list: its working directory, the files
+    named on its command line and its program's directory (e.g. a runtime under /opt)."""
+    named = (os.path.normpath(os.path.join(cwd, arg)) for arg in command[1:])
+    paths = [cwd, *(path for path in named if os.path.exists(path))]
+    program = command[0]
+    found = os.path.join(cwd, program) if "/" in program else shutil.which(program)
+    if found is not None and os.path.exists(found):
+        paths.append(os.path.dirname(os.path.realpath(found)))
+    return paths
+
+
+def access(source: BotSpec, achieved: dict[str, Any], scratch_bytes: int,
+           file_bytes: int) -> tuple[str, str]:
+    """What a sandboxed bot may read and may write, in words, given what its runner reported
+    it ``achieved`` (``filesystem`` is ``allow-list`` where the bot has a root of its own)."""
+    if source.command:
+        cwd = str(source.cwd) if source.cwd is not None else os.getcwd()
+        own = ("its working directory, its program's directory and the files on its command "
+               f"line, read-only ({', '.join(command_paths(source.command, cwd))})")
+    elif source.is_directory and source.path is not None:
+        files = directory_files(source.path)
+        size = sum(path.stat().st_size for _, path in files)
+        own = (f"its own directory at /bot, read-only and its working directory ({len(files)} "
+               f"files, {size / 1024:.1f} KB)")
+    else:
+        own = f"its own file at /bot/{source.path.name if source.path else ''}, read-only"
+    user = _user_name(int(achieved.get("uid", os.getuid())))
+    if achieved.get("filesystem") != "allow-list":
+        return (f"{own.replace('/bot', 'a private copy', 1)}, and anything {user} may read on "
+                "this machine (no allow-list file system here)",
+                f"anything {user} may write on this machine, files up to {file_bytes >> 20} MB")
+    return (f"{own}; the system's program and library directories, the Python environment "
+            f"({sys.prefix}) and tourney's {' and '.join(BOT_PACKAGES)} packages; nothing else",
+            f"only /tmp (also $HOME): private, in memory, {scratch_bytes >> 20} MB, gone when the "
+            "game ends")
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return f"user {pwd.getpwuid(uid).pw_name}"
+    except KeyError:
+        return f"user {uid}"
 
 
 def allowed_imports() -> str:

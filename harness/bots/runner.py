@@ -12,16 +12,19 @@ Start-up, in order, before any bot code runs:
    privileged; resource limits (address space, CPU, file size, no core dumps); new network,
    mount and PID namespaces where the OS permits (without root inside a new user namespace),
    in which PID 1 builds the bot's own read-only root (``root``: the allow-list, a private
-   ``/proc`` and ``/tmp``, the bot's copy of its file) and ``pivot_root``s into it; as root, the
-   switch to the unprivileged user; then ``no_new_privs`` and a parent-death signal. Where no
-   own root is possible, the bot's copy goes to a private directory named by the referee.
+   ``/proc`` and ``/tmp``, the bot's copy of its file or directory at ``/bot``) and
+   ``pivot_root``s into it; as root, the switch to the unprivileged user; then
+   ``no_new_privs`` and a parent-death signal. Where no own root is possible, the bot's copy
+   goes to a private directory named by the referee.
 2. The first protocol line is the runner's own ``confined`` report (what step 1 achieved).
 3. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
    both go to the log pipe the referee drains, and its ``stdin`` is ``/dev/null``, so nothing the
    bot prints can corrupt the protocol.
 4. ``--exec CMD...`` replaces this process with an external bot (after steps 1 and 2 only, so
    the command speaks the protocol on its own stdin/stdout); ``--file NAME [--entry NAME]``
-   loads the Python bot file and serves it; ``--probe`` only reports and exits.
+   loads the Python bot file and serves it (with ``--module MODULE``: the bot directory
+   ``NAME``'s entry module, imported from the directory, which is also the working
+   directory); ``--probe`` only reports and exits.
 """
 
 from __future__ import annotations
@@ -99,23 +102,39 @@ def load_bot_file(path: str | os.PathLike[str], entry: str | None = None,
     sys.modules[name] = module
     try:
         exec(compile(source, path, "exec"), module.__dict__)
-    except SyntaxError as exc:
+    except BaseException as exc:  # the bot's module code failed (or exited) while loading
         sys.modules.pop(name, None)
-        raise BotLoadError(
-            f"syntax error in {label} line {exc.lineno}: {exc.msg}; fix the file"
-        ) from None
-    except ImportError as exc:
-        sys.modules.pop(name, None)
+        raise _load_error(exc, label, allowed) from None
+    return find_entry(module, entry, label)
+
+
+def _load_error(exc: BaseException, label: str, allowed: str | None) -> BotLoadError:
+    """Why loading ``label`` failed, with the fix."""
+    if isinstance(exc, SyntaxError):
+        where = os.path.basename(exc.filename or label)
+        return BotLoadError(f"syntax error in {where} line {exc.lineno}: {exc.msg}; fix the file")
+    if isinstance(exc, ImportError):
         missing = f" {exc.name!r}" if exc.name else ""
         may = allowed or "the standard library and the packages of this Python environment"
-        raise BotLoadError(
-            f"{label} failed to import{missing}: {type(exc).__name__}: {exc}; a bot may import "
-            f"{may}"
-        ) from None
-    except BaseException as exc:  # the bot's module code raised (or exited) while loading
-        sys.modules.pop(name, None)
-        raise BotLoadError(f"{label} raised while loading: {type(exc).__name__}: {exc}") from None
-    return find_entry(module, entry, label)
+        return BotLoadError(f"{label} failed to import{missing}: {type(exc).__name__}: {exc}; "
+                            f"a bot may import {may}")
+    return BotLoadError(f"{label} raised while loading: {type(exc).__name__}: {exc}")
+
+
+def load_bot_dir(directory: str, module: str, entry: str | None = None, label: str = "",
+                 allowed: str | None = None) -> BotFactory:
+    """Import a bot directory's entry ``module`` the way its author runs it: the directory is
+    the working directory and first on the import path, so the bot imports its own modules
+    and opens its data files by relative path. Returns a factory of fresh bot objects."""
+    label = label or os.path.basename(directory.rstrip("/")) + "/"
+    os.chdir(directory)
+    sys.path.insert(0, directory)
+    try:
+        __import__(module)
+    except BaseException as exc:  # the bot's modules failed (or exited) while loading
+        raise _load_error(exc, label, f"its own modules, {allowed}" if allowed else None) \
+            from None
+    return find_entry(sys.modules[module], entry, label)
 
 
 class _SourceLoader:
@@ -192,11 +211,9 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     for procs in cfg.get("cgroups", []):  # first: everything from here on is counted
         with open(procs, "w") as f:
             f.write("0")
-    bot_bytes = b""
     bot = cfg.get("bot")
-    if bot:  # read while still privileged: the original may sit in a private directory
-        with open(bot["source"], "rb") as f:
-            bot_bytes = f.read()
+    # read while still privileged: the original may sit in a private directory
+    bot_files = _read_bot(bot) if bot else []
     memory = int(cfg.get("memory", 0))
     if memory > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -213,7 +230,7 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     if libc is not None and cfg.get("isolate", True):
         # root creates the namespaces directly; anyone else first needs a user namespace
         as_root = uid is not None and os.geteuid() == 0
-        achieved.update(_isolate(libc, not as_root, cfg, bot_bytes))
+        achieved.update(_isolate(libc, not as_root, cfg, bot_files))
     if uid is not None and os.geteuid() == 0:
         gid = int(cfg.get("gid", uid))
         os.setgroups([])
@@ -229,23 +246,59 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     achieved["unprivileged"] = os.getuid() != 0 and (uid is not None or
                                                       bool(achieved.get("user_namespace")))
     if bot and achieved["filesystem"] != "allow-list":
-        achieved["bot_path"] = _private_copy(cfg, bot, bot_bytes)
+        achieved["bot_path"] = _private_copy(bot, bot_files)
     return achieved
 
 
-def _private_copy(cfg: dict[str, Any], bot: dict[str, Any], data: bytes) -> str:
-    """Without a root of its own the bot reads its file from a directory only it may read,
-    named by the referee (which removes it, and stale ones of dead referees)."""
+BotFiles = list[tuple[str, bytes]]  # (path relative to the bot's folder, content)
+
+
+def _read_bot(bot: dict[str, Any]) -> BotFiles:
+    """The bot's files: its one file, or a bot directory's files (``bot["files"]``, the
+    relative paths the referee listed), read without following a final symbolic link."""
+    if "files" not in bot:
+        with open(bot["source"], "rb") as f:
+            return [(bot["name"], f.read())]
+    found: BotFiles = []
+    for rel in bot["files"]:
+        if rel.startswith("/") or ".." in rel.split("/"):
+            raise OSError(22, "not a path inside the bot directory", rel)
+        fd = os.open(os.path.join(bot["source"], rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            found.append((rel, f.read()))
+    return found
+
+
+def _write_bot(folder: str, files: BotFiles, uid: int, gid: int, dir_mode: int) -> None:
+    """Write the bot's files under ``folder`` (which exists), owned by ``uid``:``gid``, files
+    read-only (0400) and directories ``dir_mode``."""
+    folders = {folder}
+    for rel, data in files:
+        path = os.path.join(folder, rel)
+        parent = os.path.dirname(path)
+        while parent not in folders:
+            folders.add(parent)
+            parent = os.path.dirname(parent)
+        os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400), "wb") as f:
+            f.write(data)
+        os.chown(path, uid, gid)
+    for path in sorted(folders, key=len, reverse=True):
+        os.chown(path, uid, gid)
+        os.chmod(path, dir_mode)
+
+
+def _private_copy(bot: dict[str, Any], files: BotFiles) -> str:
+    """Without a root of its own the bot reads its file (or directory) from a directory only it
+    may read, named by the referee (which removes it, and stale ones of dead referees)."""
     folder = str(bot["fallback_dir"])
     os.mkdir(folder, 0o700)
-    path = os.path.join(folder, bot["name"])
-    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400), "wb") as f:
-        f.write(data)
-    return path
+    _write_bot(folder, files, os.getuid(), os.getgid(), 0o700)
+    return folder if "files" in bot else os.path.join(folder, bot["name"])
 
 
 def _isolate(libc: Any, user_namespace: bool, cfg: dict[str, Any],
-             bot_bytes: bytes) -> dict[str, Any]:
+             bot_files: BotFiles) -> dict[str, Any]:
     """New network, mount and PID namespaces, with three processes from here on.
 
     This process stays outside and waits (the referee's child); its child is PID 1 of the new
@@ -271,7 +324,7 @@ def _isolate(libc: Any, user_namespace: bool, cfg: dict[str, Any],
     root = cfg.get("root")
     if private and root:
         try:
-            achieved["bot_path"] = _build_root(libc, root, cfg, bot_bytes)
+            achieved["bot_path"] = _build_root(libc, root, cfg, bot_files)
             achieved["filesystem"] = "allow-list"
             achieved["private_proc"] = True
         except OSError as exc:
@@ -322,11 +375,12 @@ def _mkdirs(path: str) -> None:
     os.makedirs(path, mode=0o755, exist_ok=True)
 
 
-def _build_root(libc: Any, spec: dict[str, Any], cfg: dict[str, Any], bot_bytes: bytes) -> str:
+def _build_root(libc: Any, spec: dict[str, Any], cfg: dict[str, Any],
+                bot_files: BotFiles) -> str:
     """The allow-list file system (:mod:`harness.bots.isolation`), then ``pivot_root`` into it.
 
     Sources are opened by descriptor before anything is mounted over them. Returns the bot
-    file's path inside the new root (or "" for an external command).
+    file's (or bot directory's) path inside the new root (or "" for an external command).
     """
     opened = {}
     for source in [*spec.get("binds", []), *spec.get("devices", [])]:
@@ -364,11 +418,13 @@ def _build_root(libc: Any, spec: dict[str, Any], cfg: dict[str, Any], bot_bytes:
                       _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), "proc", "/proc")
     bot_path = ""
     bot = cfg.get("bot")
-    if bot:
+    if bot and "files" in bot:
+        bot_path = _bot_directory_mount(libc, new, bot_files, uid, gid)
+    elif bot:
         os.mkdir(new + "/bot", 0o500)
         bot_path = "/bot/" + bot["name"]
         with open(os.open(new + bot_path, os.O_WRONLY | os.O_CREAT, 0o400), "wb") as f:
-            f.write(bot_bytes)
+            f.write(bot_files[0][1])
         os.chown(new + bot_path, uid, gid)
         os.chown(new + "/bot", uid, gid)
     for path in cfg.get("hide", []):
@@ -383,6 +439,21 @@ def _build_root(libc: Any, spec: dict[str, Any], cfg: dict[str, Any], bot_bytes:
     cwd = spec.get("cwd", "/")
     os.chdir(cwd if os.path.isdir(cwd) else "/")
     return bot_path
+
+
+def _bot_directory_mount(libc: Any, new: str, files: BotFiles, uid: int, gid: int) -> str:
+    """A bot directory's copy at ``/bot``: an in-memory file system of its own, sized to the
+    files (they count towards the bot's memory), readable by the bot's user only, read-only."""
+    target = new + "/bot"
+    os.mkdir(target, 0o700)
+    pages = sum(len(data) // 4096 + 2 for _, data in files) + 64
+    flags = _MS_NOSUID | _MS_NODEV
+    _check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", flags,
+                      f"size={pages * 4096},mode=0700".encode()), "tmpfs", "/bot")
+    _write_bot(target, files, uid, gid, 0o500)
+    _check(libc.mount(b"none", target.encode(), None, _MS_REMOUNT | _MS_RDONLY | flags, None),
+           "read-only remount", "/bot")
+    return "/bot"
 
 
 def _pivot_root_nr() -> int:
@@ -553,7 +624,11 @@ def main(argv: list[str]) -> None:
     factory: BotFactory | None = None
     error = ""
     try:
-        factory = load_bot_file(path, entry, module_name="bot", allowed=allowed)
+        if "--module" in args:
+            factory = load_bot_dir(path, args[args.index("--module") + 1], entry,
+                                   args[args.index("--file") + 1] + "/", allowed)
+        else:
+            factory = load_bot_file(path, entry, module_name="bot", allowed=allowed)
     except BotLoadError as exc:
         error = f"could not load bot: {exc}"
     serve(factory, error, wire)

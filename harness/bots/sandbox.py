@@ -6,8 +6,9 @@ that died in one game simply gets a new process in the next). The runner
 runs, by the policy of :mod:`harness.bots.isolation`: its own control group (memory, processes and
 CPU counted for the bot's whole tree, :mod:`harness.bots.cgroups`), rlimits per process, new
 network, mount and PID namespaces, an allow-list file system with a private size-limited
-``/tmp``, and when tourney runs as root the unprivileged ``nobody`` user. The bot file is read by
-the runner and written only inside the bot's own in-memory root: nothing of it is left on disk.
+``/tmp``, and when tourney runs as root the unprivileged ``nobody`` user. The bot file (or a bot
+directory's files) is read by the runner and written only inside the bot's own in-memory root:
+nothing of it is left on disk.
 
 The referee waits for each answer with ``poll`` on the pipe until the deadline, then kills the
 bot's whole process tree: a looping or sleeping bot is stopped at its deadline, not judged
@@ -50,7 +51,7 @@ from harness.bots.protocol import (
     encode,
     expect,
 )
-from harness.bots.spec import BotSpec
+from harness.bots.spec import BotSpec, BotSpecError, directory_files
 from harness.records import Limits
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -276,11 +277,7 @@ class SandboxedAgent:
         user = sandbox_user()
         extra: list[str] = []
         if self.source.command:  # an external command sees its directory and its files
-            extra = [os.getcwd(), *(os.path.abspath(arg) for arg in self.source.command[1:]
-                                    if os.path.exists(arg))]
-            program = shutil.which(self.source.command[0])
-            if program is not None:  # and the directory of its program (e.g. under /opt)
-                extra.append(os.path.dirname(os.path.realpath(program)))
+            extra = isolation.command_paths(self.source.command, self._cwd())
         cfg: JSON = {
             "memory": self.limits.memory_bytes,
             "cpu": self.limits.cpu_seconds,
@@ -293,10 +290,10 @@ class SandboxedAgent:
         }
         if own_root:
             cfg["root"] = _root_spec(self.limits, extra)
-            cfg["root"]["cwd"] = os.getcwd() if self.source.command else "/"
+            cfg["root"]["cwd"] = self._cwd() if self.source.command else "/"
         if self.source.path is not None and not self.source.command:
             cfg["bot"] = {"source": str(self.source.path), "name": self.source.path.name,
-                          "fallback_dir": str(self.fallback_dir)}
+                          "fallback_dir": str(self.fallback_dir), **self._directory()}
         if user is not None:
             cfg["uid"], cfg["gid"] = user
         return cfg
@@ -307,7 +304,7 @@ class SandboxedAgent:
         runner = [python, "-P", "-S", bot_runner.__file__, "--confine", confine]
         if self.source.command:
             argv = [*runner, "--exec", *self.source.command]
-            cwd = os.getcwd()
+            cwd = self._cwd()
         else:
             assert self.source.path is not None
             if not os.access(self.source.path, os.R_OK):
@@ -315,6 +312,8 @@ class SandboxedAgent:
             argv = [*runner, "--file", self.source.path.name]
             if self.source.entry:
                 argv += ["--entry", self.source.entry]
+            if self.source.is_directory:
+                argv += ["--module", self.source.module]
             cwd = "/"
         log_r, log_w = os.pipe()
         try:
@@ -330,6 +329,20 @@ class SandboxedAgent:
         os.set_blocking(log_r, False)
         self._log_fd = log_r
         return proc
+
+    def _cwd(self) -> str:
+        """An external command's working directory: its own (``cmd[cwd=DIR]:``) or ours."""
+        return str(self.source.cwd) if self.source.cwd is not None else os.getcwd()
+
+    def _directory(self) -> JSON:
+        """For a bot directory, the files the runner copies into the bot's ``/bot``."""
+        if not self.source.is_directory:
+            return {}
+        assert self.source.path is not None
+        try:
+            return {"files": [rel for rel, _ in directory_files(self.source.path)]}
+        except BotSpecError as exc:
+            raise AgentCrash(f"could not load bot: {exc}") from None
 
     def _kill(self) -> None:
         """Kill the whole tree (its control group, else its process group), then reap the

@@ -5,7 +5,10 @@ A bot spec names a bot:
 * ``path/to/bot.py``: a Python bot file with exactly one bot (a class with ``act``, or a plain
   ``act`` function); ``path/to/bot.py:ClassName`` picks one when the file defines several.
 * ``random``, ``greedy``: the built-in bots (ordinary bot files in the ``agents`` package).
-* ``cmd:<command line>``: any executable that speaks the wire protocol on stdin/stdout.
+* ``path/to/mybot/``: a bot directory (its modules and data files; the entry point is ``bot.py``
+  or the module a ``bot.toml`` manifest names); ``mybot/:ClassName`` picks the class.
+* ``cmd:<command line>``: any executable that speaks the wire protocol on stdin/stdout;
+  ``cmd[cwd=DIR]:<command line>`` runs it in ``DIR`` instead of the current directory.
 
 Bot files run sandboxed in their own process; built-ins run in the referee's process (trusted,
 fast). The prefixes ``sandbox:`` and ``inproc:`` override that choice explicitly, e.g.
@@ -16,7 +19,10 @@ by killing and could read the referee's memory).
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import shlex
+import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -24,7 +30,13 @@ from harness.records import TourneyError
 
 AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
 BUILTINS = ("random", "greedy")
-SPEC_HELP = "a .py bot file, file.py:ClassName, a built-in (random, greedy) or cmd:COMMAND"
+SPEC_HELP = ("a .py bot file, file.py:ClassName, a bot directory DIR/, a built-in (random, "
+             "greedy) or cmd:COMMAND")
+MANIFEST = "bot.toml"  # a bot directory's optional manifest
+DEFAULT_MODULE = "bot"  # a bot directory's entry module without a manifest (bot.py)
+MAX_DIR_BYTES = 64 << 20  # largest bot directory (its files' total size)
+MAX_DIR_FILES = 2000  # most files in a bot directory
+_NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")  # a display name (as a league's NAME=SPEC)
 
 
 class BotSpecError(TourneyError, ValueError):
@@ -47,6 +59,9 @@ class BotSpec:
     sandboxed: bool  # run in its own process
     forced: bool = False  # the mode was asked for with a sandbox: or inproc: prefix
     command_line: str = ""  # a cmd: bot's command line as written
+    module: str = ""  # a bot directory's entry module (then ``path`` is the directory)
+    given_name: str = ""  # the display name a bot directory's manifest gives
+    cwd: Path | None = None  # a cmd: bot's working directory, when chosen (cmd[cwd=DIR]:)
 
     @property
     def prefix(self) -> str:
@@ -56,7 +71,14 @@ class BotSpec:
         return "sandbox:" if self.sandboxed else "inproc:"
 
     @property
+    def is_directory(self) -> bool:
+        """Whether the bot is a bot directory (``path`` is then the directory)."""
+        return bool(self.module)
+
+    @property
     def label(self) -> str:
+        if self.is_directory:
+            return _directory_text(self, full=False)
         if self.builtin:
             return self.builtin
         if self.path is not None:
@@ -67,6 +89,8 @@ class BotSpec:
     def name(self) -> str:
         """A default display name: the built-in's, the file's stem (``mybot.py:Fast`` gives
         ``mybot.Fast``) or the command's program name."""
+        if self.is_directory:
+            return _directory_name(self)
         if self.builtin:
             return self.builtin
         if self.path is not None:
@@ -75,7 +99,9 @@ class BotSpec:
 
     def __str__(self) -> str:
         if self.command:
-            return f"cmd:{self.command_line}"
+            return _command_text(self)
+        if self.is_directory:
+            return self.prefix + _directory_text(self)
         if self.builtin:
             return f"{self.prefix}{self.builtin}"
         return f"{self.prefix}{self.path}" + (f":{self.entry}" if self.entry else "")
@@ -87,10 +113,13 @@ class BotSpec:
         return replace(self, sandboxed=True, forced=self.forced or not self.sandboxed)
 
     def sha256(self) -> str:
-        """SHA-256 of the bot's file (empty for external commands): results name the exact
-        code. Raises OSError when the file cannot be read."""
+        """SHA-256 of the bot's file, or of a bot directory's whole content
+        (:func:`directory_sha256`); empty for external commands: results name the exact code.
+        Raises OSError when a file cannot be read."""
         if self.path is None:
             return ""
+        if self.is_directory:
+            return directory_sha256(self.path)
         return hashlib.sha256(self.path.read_bytes()).hexdigest()
 
 
@@ -106,20 +135,16 @@ def parse_spec(spec: str, *, check: bool = True) -> BotSpec:
         force, text = True, text.removeprefix("sandbox:")
     elif text.startswith("inproc:"):
         force, text = False, text.removeprefix("inproc:")
-    if text.startswith("cmd:"):
+    if text.startswith(("cmd:", "cmd[")):
         if force is False:
             raise BotSpecError(f"{spec!r}: an external command always runs in its own process")
-        line = text.removeprefix("cmd:")
-        try:
-            command = tuple(shlex.split(line))
-        except ValueError as exc:
-            raise BotSpecError(f"{spec!r}: cannot split the command line ({exc})") from None
-        if not command:
-            raise BotSpecError(f"{spec!r} names no command; write cmd:<command line>")
-        return BotSpec(None, None, command, "", True, command_line=line)
+        return _parse_command(spec, text, check)
     if text in BUILTINS:
         path = AGENTS_DIR / f"{text}.py"
         return BotSpec(path, None, (), text, force is True, forced=force is not None)
+    directory = _parse_directory(spec, text, force, check)
+    if directory is not None:
+        return directory
     file_part, entry = text, None
     head, sep, tail = text.rpartition(":")
     if sep and head.endswith(".py") and tail.isidentifier():
@@ -150,5 +175,193 @@ def is_sandboxed(spec: str) -> bool:
 
 
 def spec_hash(spec: str) -> str:
-    """SHA-256 of the bot's file (empty for external commands): results name the exact code."""
+    """SHA-256 of the bot's file or directory (empty for external commands): results name the
+    exact code."""
     return parse_spec(spec).sha256()
+
+
+# ------------------------------------------------------------------------ external commands
+
+
+def _parse_command(spec: str, text: str, check: bool) -> BotSpec:
+    """``cmd:LINE`` or ``cmd[cwd=DIR]:LINE`` (``check`` makes DIR absolute and checks it)."""
+    cwd: Path | None = None
+    if text.startswith("cmd["):
+        options, sep, line = text.removeprefix("cmd[").partition("]:")
+        key, eq, value = options.partition("=")
+        if not sep or key.strip() != "cwd" or not eq or not value.strip():
+            raise BotSpecError(f"{spec!r}: the one option of an external command is its working "
+                               "directory; write cmd[cwd=DIR]:<command line>")
+        cwd = Path(value.strip()).expanduser()
+        if check:
+            if not cwd.is_dir():
+                raise BotSpecError(f"{spec!r}: working directory {value.strip()!r} not found; "
+                                   "check the path")
+            cwd = cwd.resolve()
+    else:
+        line = text.removeprefix("cmd:")
+    try:
+        command = tuple(shlex.split(line))
+    except ValueError as exc:
+        raise BotSpecError(f"{spec!r}: cannot split the command line ({exc})") from None
+    if not command:
+        raise BotSpecError(f"{spec!r} names no command; write cmd:<command line>")
+    return BotSpec(None, None, command, "", True, command_line=line, cwd=cwd)
+
+
+def _command_text(spec: BotSpec) -> str:
+    if spec.cwd is None:
+        return f"cmd:{spec.command_line}"
+    return f"cmd[cwd={spec.cwd}]:{spec.command_line}"
+
+
+# -------------------------------------------------------------------------- bot directories
+
+
+def _parse_directory(spec: str, text: str, force: bool | None, check: bool) -> BotSpec | None:
+    """A bot directory ``DIR/`` or ``DIR/:Class`` (without the slash: an existing directory,
+    when ``check``), or None when ``text`` names no directory."""
+
+    def is_dir(part: str) -> bool:
+        return part.endswith("/") or (check and bool(part) and Path(part).expanduser().is_dir())
+
+    dir_part, entry = text, None
+    head, sep, tail = text.rpartition(":")
+    if sep and tail.isidentifier() and is_dir(head):
+        dir_part, entry = head, tail
+    elif not is_dir(text):
+        return None
+    if force is False:
+        raise BotSpecError(f"{spec!r}: a bot directory always runs sandboxed, in its own process "
+                           "with its own modules and working directory; drop inproc:")
+    path = Path(dir_part).expanduser()
+    module, given = DEFAULT_MODULE, ""
+    if check:
+        if not path.is_dir():
+            raise BotSpecError(f"bot directory {dir_part!r} not found; check the path "
+                               f"(or use {SPEC_HELP})")
+        path = path.resolve()
+        module, manifest_class, given = read_manifest(path)
+        entry = entry or manifest_class
+    return BotSpec(path, entry, (), "", True, forced=force is not None, module=module,
+                   given_name=given)
+
+
+def _directory_text(spec: BotSpec, full: bool = True) -> str:
+    """``/abs/mybot/:Class`` (``full``) or ``mybot/:Class``."""
+    assert spec.path is not None
+    where = str(spec.path).rstrip("/") if full else spec.path.name
+    return f"{where}/" + (f":{spec.entry}" if spec.entry else "")
+
+
+def _directory_name(spec: BotSpec) -> str:
+    assert spec.path is not None
+    if spec.given_name:
+        return spec.given_name
+    return spec.path.name + (f".{spec.entry}" if spec.entry else "")
+
+
+def read_manifest(directory: Path) -> tuple[str, str | None, str]:
+    """A bot directory's entry: (module, class or None, display name or "").
+
+    From ``bot.toml`` when there is one (keys ``module``, ``class``, ``name``, ``protocol``),
+    else the module ``bot`` (``bot.py``). :class:`BotSpecError` names what is wrong.
+    """
+    from harness.bots.protocol import PROTOCOL_VERSION
+
+    manifest = directory / MANIFEST
+    fix = f"fix {manifest}"
+    data: dict[str, object] = {}
+    if manifest.is_file():
+        try:
+            data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise BotSpecError(f"{manifest} is not valid TOML ({exc}); {fix}") from None
+        except OSError as exc:
+            raise BotSpecError(f"cannot read {manifest} ({exc.strerror}); {fix}") from None
+    unknown = sorted(set(data) - {"module", "class", "name", "protocol"})
+    if unknown:
+        raise BotSpecError(f"{manifest} sets unknown keys ({', '.join(unknown)}); a manifest "
+                           "sets module, class, name and protocol")
+    module, klass = data.get("module", DEFAULT_MODULE), data.get("class")
+    name, protocol = data.get("name", ""), data.get("protocol", PROTOCOL_VERSION)
+    if not isinstance(module, str) or not all(p.isidentifier() for p in module.split(".")):
+        raise BotSpecError(f"{manifest}: module must be a module name such as \"bot\" or "
+                           f"\"engine.main\", not {module!r}; {fix}")
+    if klass is not None and not (isinstance(klass, str) and klass.isidentifier()):
+        raise BotSpecError(f"{manifest}: class must be a class name, not {klass!r}; {fix}")
+    if not isinstance(name, str) or (name and not _NAME.match(name)):
+        raise BotSpecError(f"{manifest}: name must be letters, digits and _.+- only, not "
+                           f"{name!r}; {fix}")
+    if protocol != PROTOCOL_VERSION:
+        raise BotSpecError(f"{manifest} asks for protocol {protocol!r}, but tourney speaks "
+                           f"protocol {PROTOCOL_VERSION}; {fix}")
+    if module_file(directory, module) is None:
+        where = module.replace(".", "/")
+        if data:
+            raise BotSpecError(f"{directory.name}/ has no {where}.py, the module {manifest.name} "
+                               f"names; {fix}")
+        raise BotSpecError(f"bot directory {directory.name}/ has neither {DEFAULT_MODULE}.py nor "
+                           f"{MANIFEST}; add {DEFAULT_MODULE}.py (the entry module) or a "
+                           f"{MANIFEST} naming it (module = \"...\")")
+    return module, klass, name
+
+
+def module_file(directory: Path, module: str) -> str | None:
+    """The file of ``module`` inside ``directory`` (relative, '/'-separated), or None."""
+    base = module.replace(".", "/")
+    for candidate in (f"{base}.py", f"{base}/__init__.py"):
+        if (directory / candidate).is_file():
+            return candidate
+    return None
+
+
+def directory_files(directory: Path) -> list[tuple[str, Path]]:
+    """The files that make up a bot directory, sorted by relative ('/'-separated) path.
+
+    Every regular file, except hidden ones (a name starting with ``.``: ``.git``, editor files)
+    and ``__pycache__``. :class:`BotSpecError` for a symbolic link or special file, or beyond
+    :data:`MAX_DIR_FILES` files or :data:`MAX_DIR_BYTES` bytes.
+    """
+    found: list[tuple[str, Path]] = []
+    total = 0
+    pending = [(directory, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            raise BotSpecError(f"cannot read bot directory {folder} ({exc.strerror})") from None
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name == "__pycache__":
+                continue
+            rel = prefix + entry.name
+            if entry.is_symlink():
+                raise BotSpecError(f"bot directory {directory}: {rel} is a symbolic link; "
+                                   "replace it with the file itself (a bot travels as its files)")
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((Path(entry.path), rel + "/"))
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                raise BotSpecError(f"bot directory {directory}: {rel} is not a regular file; "
+                                   "remove it")
+            total += entry.stat(follow_symlinks=False).st_size
+            found.append((rel, Path(entry.path)))
+            if len(found) > MAX_DIR_FILES or total > MAX_DIR_BYTES:
+                raise BotSpecError(
+                    f"bot directory {directory} is too large: a bot directory may hold at most "
+                    f"{MAX_DIR_FILES} files and {MAX_DIR_BYTES >> 20} MB; move other files out "
+                    "(or into a hidden .folder, which is not part of the bot)")
+    return sorted(found)
+
+
+def directory_sha256(directory: Path) -> str:
+    """The identity of a bot directory: SHA-256 over its files (:func:`directory_files`) in
+    order of relative path, each as its path, its size and its bytes. A changed data file is a
+    changed bot; a moved or renamed directory with the same files is the same bot."""
+    digest = hashlib.sha256(b"tourney-bot-directory-v1\0")
+    for rel, path in directory_files(directory):
+        data = path.read_bytes()
+        digest.update(os.fsencode(rel) + b"\0" + str(len(data)).encode() + b"\0")
+        digest.update(data)
+    return digest.hexdigest()

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from harness.cli import bots, catalog, league
+from harness.cli import bots, catalog, league, report
 from harness.records import TourneyError, tourney_version
 
 app = typer.Typer(
@@ -68,6 +68,7 @@ command("league", league.league_cmd)
 command("gauntlet", league.gauntlet_cmd)
 command("ratings", league.ratings_cmd)
 command("replay", league.replay_cmd)
+command("report", report.report_cmd)
 command("games-list", league.games_list_cmd)
 
 

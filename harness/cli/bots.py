@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -117,7 +117,8 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
 def play_cmd(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. battleline, wc.")],
     bots: Annotated[list[str], typer.Argument(
-        help="One bot per seat: file.py, file.py:Class, random, greedy or cmd:COMMAND.")],
+        help="One bot per seat: file.py, file.py:Class, DIR/ (a bot directory), random, "
+             "greedy or cmd:COMMAND.")],
     seed: Annotated[int | None, typer.Option(help="Deal seed (default: a random one).")] = None,
     variant: VariantOpt = None,
     show: Annotated[bool, typer.Option("--show", help="Draw the board after every move.")] = False,
@@ -191,6 +192,18 @@ def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limit
     report.say(f"ok   start-up in {started.seconds:.2f} s (limit {limits.startup_time:g} s; "
                f"answered start in {started.answered:.2f} s; sandbox: {where})")
     report.say(f"     isolation in force: {_isolation_line(limits)}")
+    _report_access(spec, box, limits, report)
+
+
+def _report_access(spec: str, box: dict[str, Any], limits: Limits, report: Validation) -> None:
+    """What the bot may read and write, as its runner reported its confinement (``box``)."""
+    from harness.bots.isolation import access
+    from harness.bots.sandbox import FILE_SIZE_LIMIT
+    from harness.bots.spec import parse_spec
+
+    reads, writes = access(parse_spec(spec), box, limits.scratch_bytes, FILE_SIZE_LIMIT)
+    report.say(f"     may read: {reads}")
+    report.say(f"     may write: {writes}")
 
 
 def _isolation_line(limits: Limits) -> str:
@@ -250,7 +263,8 @@ def _validate(boxed: str, label: str, game: Game, variant: dict[str, str], games
 
 
 def validate_cmd(
-    bot: Annotated[str, typer.Argument(help="The bot: file.py, file.py:Class or cmd:COMMAND.")],
+    bot: Annotated[str, typer.Argument(
+        help="The bot: file.py, file.py:Class, a bot directory DIR/ or cmd:COMMAND.")],
     game: Annotated[str, typer.Option("--game", "-g", help="Game name or alias.")],
     games: Annotated[int, typer.Option("--games", help="Games per seat.", min=1)] = 2,
     seed: Annotated[int, typer.Option(help="First deal seed.")] = 1,

@@ -32,18 +32,24 @@ from harness.cli.options import (
     WorkersOpt,
     fail,
 )
+from harness.cli.report import LeagueReport, ReportOpt, write_replay_html
+from harness.cli.sprt import SprtFormatOpt, SprtOpt, cap, run_sprt_command, sprt_params
 from harness.league.service import BATCH_SIZE, League, ratings_text, replay_lines
 
 
 def _run_command(prepare: Callable[[], League], workers: int | None, cluster: str | None,
                  quiet: bool, batch_size: int = BATCH_SIZE,
-                 game_timeout: float | None = None, strict: bool = False,
-                 as_json: bool = False) -> None:
+                 game_timeout: float | None = None, report: bool = False,
+                 strict: bool = False, as_json: bool = False) -> None:
     if batch_size < 1:
         fail(f"--batch-size must be at least 1 (got {batch_size})")
     league = prepare()
     executor = league.executor(workers, cluster, game_timeout)
-    summary = league.run(executor, progress=not quiet, batch_size=batch_size, strict=strict)
+    updater = LeagueReport(league.out) if report else None
+    summary = league.run(executor, progress=not quiet, batch_size=batch_size,
+                         on_record=updater.tick if updater else None, strict=strict)
+    if updater is not None:
+        updater.write()
     if as_json:
         import json
 
@@ -54,10 +60,13 @@ def _run_command(prepare: Callable[[], League], workers: int | None, cluster: st
     if summary.interrupted:
         typer.echo(f"interrupted; resume with:\n  {league.plan.resume_command}", err=True)
         raise typer.Exit(130)
-    if summary.stopped:
+    if summary.strict_stop:
         raise typer.Exit(1)
-    if not as_json:
-        typer.echo(f"ratings: tourney ratings {league.out}")
+    if as_json:
+        return
+    typer.echo(f"ratings: tourney ratings {league.out}")
+    if updater is not None and not updater.warned:
+        typer.echo(f"report: {updater.path}")
 
 
 def league_cmd(
@@ -82,6 +91,8 @@ def league_cmd(
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
     require_isolation: RequireOpt = False,
+    sprt: SprtOpt = None,
+    report: ReportOpt = False,
     strict: StrictOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -90,13 +101,23 @@ def league_cmd(
     Re-running the command (or --resume) plays only the games not stored yet; adding a bot or
     raising --games plays only the new games.
     """
+    if sprt is not None:
+        if len(bots or []) != 2:
+            fail(f"an SPRT tests one new bot against one old bot, not a round robin of "
+                 f"{len(bots or [])} bots; run tourney gauntlet GAME NEW OLD --sprt {sprt}")
+        gauntlet_cmd(game or "", (bots or [])[0], (bots or [])[1:], games=games, out=out,
+                     workers=workers, seed=seed, variant=variant, move_time=move_time,
+                     overage=overage, resume=resume, cluster=cluster, quiet=quiet,
+                     batch_size=batch_size, game_timeout=game_timeout,
+                     require_isolation=require_isolation, sprt=sprt)
+        return
     _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
                                         overage=overage, resume=resume,
                                         require_isolation=require_isolation,
                                         startup_time=startup_time, memory_mb=memory_mb,
                                         cpu_seconds=cpu_seconds),
-                 workers, cluster, quiet, batch_size, game_timeout, strict, as_json)
+                 workers, cluster, quiet, batch_size, game_timeout, report, strict, as_json)
 
 
 def gauntlet_cmd(
@@ -119,22 +140,62 @@ def gauntlet_cmd(
     batch_size: BatchOpt = BATCH_SIZE,
     game_timeout: TimeoutOpt = None,
     require_isolation: RequireOpt = False,
+    sprt: SprtOpt = None,
+    fmt: SprtFormatOpt = "table",
+    report: ReportOpt = False,
     strict: StrictOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """The challenger plays --games games against each opponent (same ids as a round robin)."""
+    """The challenger plays --games games against each opponent (same ids as a round robin).
+
+    With --sprt (one opponent) it plays duplicate pairs until the sequential probability ratio
+    test accepts H0 or H1, then stops and prints the verdict, the LLR, the pair counts, the Elo
+    difference with its interval and the LOS; running it again continues the test.
+    """
+    if sprt is not None:
+        params = sprt_params(sprt, fmt)
+        if len(opponents) != 1:
+            fail(f"an SPRT tests one new bot against one old bot, not {1 + len(opponents)} "
+                 f"bots; name one opponent: tourney gauntlet GAME NEW OLD --sprt {sprt}")
+        n = cap(games, out)
+        run_sprt_command(lambda: League.prepare(game, [challenger, *opponents], out=out,
+                                                games=n, seed=seed, variants=variant or [],
+                                                move_time=move_time, overage=overage,
+                                                resume=resume, kind="gauntlet",
+                                                require_isolation=require_isolation,
+                                                startup_time=startup_time,
+                                                memory_mb=memory_mb, cpu_seconds=cpu_seconds),
+                         params, fmt, workers, cluster, quiet, batch_size, game_timeout)
+        return
+    if fmt != "table":
+        fail("--format applies to the SPRT's verdict: add --sprt, or read the results with "
+             "tourney ratings --format json")
     _run_command(lambda: League.prepare(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
                                         kind="gauntlet", require_isolation=require_isolation,
                                         startup_time=startup_time, memory_mb=memory_mb,
                                         cpu_seconds=cpu_seconds),
-                 workers, cluster, quiet, batch_size, game_timeout, strict, as_json)
+                 workers, cluster, quiet, batch_size, game_timeout, report, strict, as_json)
 
 
 def ratings_cmd(
     folders: Annotated[list[Path], typer.Argument(help="One or more results folders.")],
-    h2h: Annotated[bool, typer.Option("--h2h", help="Add the head-to-head matrix.")] = False,
+    h2h: Annotated[bool, typer.Option(
+        "--h2h", help="Add the head-to-head matrix and the LOS matrix.")] = False,
+    los: Annotated[bool, typer.Option(
+        "--los", help="Add the likelihood-of-superiority matrix (always in JSON).")] = False,
+    pairs: Annotated[bool, typer.Option(
+        "--pairs", help="Add the duplicate-pair statistics of every pairing: pentanomial "
+                        "counts, W/D/L, score, Elo ± interval, draw ratio (always in JSON).")]
+    = False,
+    anchor: Annotated[str | None, typer.Option(
+        "--anchor", help="Put this bot at Elo 0 (default: the pool's mean is 0).")] = None,
+    level: Annotated[float, typer.Option(
+        "--level", help="Confidence level of the Elo intervals.")] = 0.95,
+    interval: Annotated[str, typer.Option(
+        "--interval", help="Elo interval method: curvature (of the likelihood, fast) or "
+                           "bootstrap (over duplicate pairs).")] = "curvature",
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv or markdown.")]
     = "table",
     draw_probability: Annotated[float | None, typer.Option(
@@ -144,12 +205,22 @@ def ratings_cmd(
         "--times", help="Add each bot's think times: median, 95th percentile, slowest, total, "
                         "time-outs.")] = False,
 ) -> None:
-    """TrueSkill leaderboard of stored games: mu, sigma, mu-3σ, W/D/L, win rate, forfeits."""
+    """Ratings of stored games, best first by Elo: the batch Elo fit with its interval beside
+    TrueSkill, with W/D/L, win rate and forfeits.
+
+    The Elo fit (Bradley-Terry, all games at once, order-free) is the final word. TrueSkill
+    (mu, sigma, mu-3σ) is a live estimate, updated game by game: good for watching a league
+    that is still running.
+    """
     if draw_probability is not None and not 0 < draw_probability < 1:
         fail(f"--draw-probability must be between 0 and 1 (got {draw_probability})")
+    if not 0 < level < 1:
+        fail(f"--level must be between 0 and 1 (got {level}); e.g. 0.95")
     if times and fmt not in ("table", "json"):
         fail("--times prints a table or JSON; drop --times or use --format table or json")
-    text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability)
+    text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability,
+                                 anchor=anchor, level=level, interval=interval, los=los,
+                                 pairs=pairs)
     if times:
         text = _with_times(text, folders, fmt, skipped)
     for line in dict.fromkeys(skipped):
@@ -177,8 +248,13 @@ def replay_cmd(
     folder: Annotated[Path, typer.Argument(help="The results folder.")],
     game_id: Annotated[str, typer.Argument(help="The game's id (or a unique prefix).")],
     boards: Annotated[bool, typer.Option(help="Draw the board after every move.")] = True,
+    html: Annotated[Path | None, typer.Option(
+        "--html", help="Write an HTML viewer of the game to this file instead.")] = None,
 ) -> None:
-    """Print a stored game move by move with the board."""
+    """Print a stored game move by move with the board (or write an HTML viewer: --html)."""
+    if html is not None:
+        write_replay_html(folder, game_id, html)
+        return
     for line in replay_lines(folder, game_id, boards):
         typer.echo(line)
 

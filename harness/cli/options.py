@@ -41,7 +41,10 @@ SandboxBuiltinsOpt = Annotated[bool, typer.Option(
 
 # Leagues: options left out default to the folder's league.json.
 GamesOpt = Annotated[int | None, typer.Option("--games", "-n", help="Games per pair of bots "
-                                              "(duplicate pairs: one deal, seats swapped).")]
+                                              "(duplicate pairs: one deal, seats swapped; "
+                                              "default 10); with 3 players, per triple, a "
+                                              "multiple of 6 (one deal, seats in all 6 orders; "
+                                              "default 6).")]
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Results folder, e.g. results/NAME.")]
 WorkersOpt = Annotated[int | None, typer.Option(
     "--workers", "-j", help="Worker processes (default: one per core; 0: in this process).")]

@@ -8,6 +8,12 @@ give the same ratings whatever order workers finished them in.
   games themselves (draws + 1) / (games + 2), kept within [0.001, 0.5], unless given.
 * Team games are rated as teams, as each stored game's ``teams`` column says (War Chest with 4
   players: seats 0 and 2 against 1 and 3); a row without teams is every seat for itself.
+* A free-for-all game (three sides: Battle Line with 3 players) is rated by its ranking, read
+  from the ``result`` column (a higher result ranks higher, equal results share a rank and are
+  ties for TrueSkill). A bot alone in first place wins; sharing first place is a draw; any
+  other place is a loss. In the head-to-head matrix each game gives every two bots in it one
+  comparison: the row bot scores 1 if it finished above the column bot, ½ level, 0 below.
+  The draw probability is then the share of level comparisons.
 * Forfeits (timeouts, crashes, illegal actions, protocol errors) are rated as losses of the
   offending bot and counted per bot. A *void* game, where the harness failed with no bot to
   blame, is stored but not rated.
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -46,6 +53,16 @@ class GameRow:
     offender: int | None
     rated: bool = True
     teams: Sequence[int] | None = None  # team per seat; None: every seat for itself
+
+
+GAME_ROW_COLUMNS = ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
+
+
+def game_rows(table: Any) -> list[GameRow]:
+    """The rows of a stored games table (pyarrow) as the ratings read them."""
+    return [GameRow(r["game_id"], r["bots"], r["result"], r["termination"], r["offender"],
+                    r["rated"], r["teams"])
+            for r in table.select(GAME_ROW_COLUMNS).to_pylist()]
 
 
 @dataclass
@@ -96,15 +113,17 @@ def sides_of(teams: Sequence[int]) -> list[list[int]]:
 
 
 def estimate_draw_probability(rows: Sequence[GameRow]) -> float:
-    """The share of draws among rated games, smoothed, kept within [0.001, 0.5]."""
-    rated = [r for r in rows if r.rated]
-    draws = sum(1 for r in rated if _is_draw(r))
-    p = (draws + 1) / (len(rated) + 2)
+    """The share of draws among rated games, smoothed, kept within [0.001, 0.5]; a game of
+    more than two sides counts each two of its sides as one game (drawn when level)."""
+    draws = comparisons = 0
+    for row in rows:
+        if row.rated:
+            results = _sides(row)[1]
+            for x, y in itertools.combinations(results, 2):
+                comparisons += 1
+                draws += x == y
+    p = (draws + 1) / (comparisons + 2)
     return min(0.5, max(0.001, p))
-
-
-def _is_draw(row: GameRow) -> bool:
-    return len(set(row.result)) == 1
 
 
 class _Rater:
@@ -203,13 +222,13 @@ def leaderboard(rows: Iterable[GameRow], draw_probability: float | None = None) 
 def _count(stats: dict[str, BotStats], groups: list[list[str]], results: list[float],
            pair_points: dict[tuple[str, str], list[float]]) -> None:
     best = max(results)
-    all_same = len(set(results)) == 1
+    shared_first = results.count(best) > 1  # a draw, or free-for-all seats level at the top
     for side, names in enumerate(groups):
         mine = results[side]
         for name in names:
             s = stats[name]
             s.games += 1
-            if all_same:
+            if mine == best and shared_first:
                 s.draws += 1
             elif mine == best:
                 s.wins += 1
@@ -255,7 +274,7 @@ def h2h_rows(board: Leaderboard) -> list[dict[str, Any]]:
 _HEAD = ["rank", "bot", "mu", "sigma", "mu-3σ", "games", "W", "D", "L", "win%", "forfeits"]
 
 
-def _forfeit_text(s: BotStats) -> str:
+def forfeit_text(s: BotStats) -> str:
     parts = [f"{v} {k}" for k, v in s.forfeits.items() if v]
     return ", ".join(parts) if parts else "0"
 
@@ -263,12 +282,12 @@ def _forfeit_text(s: BotStats) -> str:
 def _table_cells(board: Leaderboard) -> list[list[str]]:
     return [
         [str(i), s.name, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.rating:.2f}", str(s.games),
-         str(s.wins), str(s.draws), str(s.losses), f"{100 * s.win_rate:.1f}", _forfeit_text(s)]
+         str(s.wins), str(s.draws), str(s.losses), f"{100 * s.win_rate:.1f}", forfeit_text(s)]
         for i, s in enumerate(board.bots, start=1)
     ]
 
 
-def _h2h_cells(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
+def h2h_cells(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
     names = [s.name for s in board.bots]
     head = ["", *names]
     rows = []
@@ -286,7 +305,7 @@ def _h2h_cells(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def _aligned(head: list[str], rows: list[list[str]]) -> str:
+def aligned(head: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[str]) -> str:
@@ -297,7 +316,7 @@ def _aligned(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(head), rule, *(line(r) for r in rows)])
 
 
-def _markdown(head: list[str], rows: list[list[str]]) -> str:
+def markdown(head: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
@@ -324,10 +343,10 @@ def render(board: Leaderboard, fmt: str = "table", h2h: bool = False) -> str:
             writer.writeheader()
             writer.writerows(records)
         return buf.getvalue().rstrip("\n")
-    show = _markdown if fmt == "markdown" else _aligned
+    show = markdown if fmt == "markdown" else aligned
     parts = [show(_HEAD, _table_cells(board))]
     if h2h:
-        head, rows = _h2h_cells(board)
+        head, rows = h2h_cells(board)
         title = "Head to head (row bot's win rate against column bot, games):"
         parts += ["", title, show(head, rows)]
     footer = (f"{board.rated_games} rated games, {board.void_games} void; "

@@ -1,10 +1,11 @@
-"""Round robins and gauntlets as deterministic lists of :class:`~harness.records.GameSpec`.
+"""Round robins, gauntlets and free-for-alls as deterministic lists of
+:class:`~harness.records.GameSpec`.
 
 Every game's id and deal seed are keyed hashes (HMAC-SHA256) of the league's secret key, the
-*pairing* (the two bot names, sorted, so the order bots are listed in does not matter) and the
-game's index within that pairing. Nothing depends on the number of workers or on the order games
-finish, and growing a league only adds ids: a new bot brings new pairings, a larger ``--games``
-brings new indices.
+*group* of bots that meet (two bots for a pairing, three for a free-for-all triple; the names
+sorted, so the order bots are listed in does not matter) and the game's index within that group.
+Nothing depends on the number of workers or on the order games finish, and growing a league only
+adds ids: a new bot brings new groups, a larger ``--games`` brings new indices.
 
 The key is what keeps deals secret: 128 random bits made with the league (:func:`new_key`),
 kept in ``league.json``, which bots never see. ``--seed N`` derives the key from ``N``
@@ -12,10 +13,21 @@ kept in ``league.json``, which bots never see. ``--seed N`` derives the key from
 competition should not use one. Leagues stored before keys existed keep their derivation,
 plain SHA-256 of the league seed (scheme ``sha256-v0``, ``key=None`` here).
 
-Games come in **duplicate pairs**: indices ``2k`` and ``2k+1`` share one deal seed with the
-seats swapped, so the luck of the deal cancels out. In a 4-player team game (War Chest 2 against
-2) a pairing ``A`` v ``B`` seats ``A`` in seats 0 and 2 and ``B`` in seats 1 and 3 (teammates sit
-opposite), and the duplicate game swaps the teams.
+Games come in **deal sets** that share one deal seed and one ``pair_id``:
+
+* a **duplicate pair** (two-sided games): indices ``2k`` and ``2k+1`` with the seats swapped, so
+  the luck of the deal cancels out. In a 4-player team game (War Chest 2 against 2) a pairing
+  ``A`` v ``B`` seats ``A`` in seats 0 and 2 and ``B`` in seats 1 and 3 (teammates sit
+  opposite), and the duplicate game swaps the teams;
+* a **free-for-all set** (3-player games, every seat for itself): indices ``6k`` to ``6k+5``
+  seat the triple in all ``3! = 6`` orders (:data:`SEAT_ORDERS`), so every bot plays the deal
+  from every seat twice; ``--games`` then counts games per triple and must be a multiple of 6.
+
+Games are played in **rounds**: round ``r`` holds deal set ``r`` of every group, the sets of a
+round in a shuffled but fixed order (sorted by their keyed ``pair_id``), so a league stopped
+after any round has the same number of games in every group. The order of play is all that
+rounds change: ids, seeds and what is stored stay the same, and a resumed league plays what is
+missing in the same order.
 
 >>> from harness.records import BotRef
 >>> specs = round_robin("battleline", {}, [BotRef("a", "random"), BotRef("b", "random")],
@@ -74,27 +86,63 @@ def pair_key(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
+def _parts(tag: str, league_seed: int, names: Sequence[str], index: int,
+           key: bytes | None) -> tuple[object, ...]:
+    """What a hash covers: the tag, the group's sorted names and an index (and, in the legacy
+    scheme, the league seed). A pair's parts are exactly those of the first tourney with keys."""
+    group = sorted(names)
+    return (tag, *group, index) if key else (tag, league_seed, *group, index)
+
+
+def group_deal_seed(league_seed: int, names: Sequence[str], deal_index: int,
+                    key: bytes | None = None) -> int:
+    """The deal seed shared by the games of deal set ``deal_index`` of a group of bots."""
+    raw = int.from_bytes(_digest(*_parts("seed", league_seed, names, deal_index, key),
+                                 key=key)[:8], "big")
+    return raw >> (64 - SEED_BITS)
+
+
+def group_pair_id(league_seed: int, names: Sequence[str], deal_index: int,
+                  key: bytes | None = None) -> str:
+    """The id of deal set ``deal_index`` of a group (a duplicate pair, or a free-for-all set of
+    six games): "p" and 15 hex digits."""
+    return "p" + _digest(*_parts("pair", league_seed, names, deal_index, key),
+                         key=key).hex()[:15]
+
+
+def group_game_id(league_seed: int, names: Sequence[str], index: int,
+                  key: bytes | None = None) -> str:
+    """The id of game ``index`` of a group of bots: "g" and 15 hex digits."""
+    return "g" + _digest(*_parts("game", league_seed, names, index, key), key=key).hex()[:15]
+
+
 def deal_seed(league_seed: int, a: str, b: str, pair_index: int, key: bytes | None = None) -> int:
     """The deal seed shared by both games of one duplicate pair (keyed when ``key`` is given;
     the league seed then takes no part)."""
-    lo, hi = pair_key(a, b)
-    parts = ("seed", lo, hi, pair_index) if key else ("seed", league_seed, lo, hi, pair_index)
-    raw = int.from_bytes(_digest(*parts, key=key)[:8], "big")
-    return raw >> (64 - SEED_BITS)
+    return group_deal_seed(league_seed, (a, b), pair_index, key)
 
 
 def pair_id(league_seed: int, a: str, b: str, pair_index: int, key: bytes | None = None) -> str:
     """The id of one duplicate pair (two games, one deal, seats swapped)."""
-    lo, hi = pair_key(a, b)
-    parts = ("pair", lo, hi, pair_index) if key else ("pair", league_seed, lo, hi, pair_index)
-    return "p" + _digest(*parts, key=key).hex()[:15]
+    return group_pair_id(league_seed, (a, b), pair_index, key)
 
 
 def game_id(league_seed: int, a: str, b: str, index: int, key: bytes | None = None) -> str:
     """The id of game ``index`` of pairing ``a``-``b``: "g" and 15 hex digits."""
-    lo, hi = pair_key(a, b)
-    parts = ("game", lo, hi, index) if key else ("game", league_seed, lo, hi, index)
-    return "g" + _digest(*parts, key=key).hex()[:15]
+    return group_game_id(league_seed, (a, b), index, key)
+
+
+SEAT_ORDERS = tuple(itertools.permutations(range(3)))  # a free-for-all set: 0 1 2, 0 2 1, ...
+
+
+def set_size(players: int) -> int:
+    """Games per deal set: 6 for a 3-player free-for-all, 2 (a duplicate pair) otherwise."""
+    return len(SEAT_ORDERS) if players == 3 else 2
+
+
+def group_size(players: int) -> int:
+    """Bots per group: three in a 3-player free-for-all, two (a pairing) otherwise."""
+    return 3 if players == 3 else 2
 
 
 def seating(a: BotRef, b: BotRef, index: int, players: int) -> tuple[BotRef, ...]:
@@ -109,6 +157,46 @@ def seating(a: BotRef, b: BotRef, index: int, players: int) -> tuple[BotRef, ...
     if players == 4:
         return (first, second, first, second)
     raise ScheduleError(f"cannot seat a pairing in a {players}-player game (2 or 4 players)")
+
+
+def group_seating(group: Sequence[BotRef], index: int, players: int) -> tuple[BotRef, ...]:
+    """Who sits where in game ``index`` of a group (its bots sorted by name): a pairing as
+    :func:`seating` says, a triple in seat order ``SEAT_ORDERS[index % 6]``."""
+    if len(group) == 2:
+        return seating(group[0], group[1], index, players)
+    if len(group) == 3 and players == 3:
+        return tuple(group[i] for i in SEAT_ORDERS[index % len(SEAT_ORDERS)])
+    raise ScheduleError(f"cannot seat {len(group)} bots in a {players}-player game")
+
+
+def _group_games(
+    game: str,
+    variant: dict[str, str],
+    group: Sequence[BotRef],
+    indices: Iterable[int],
+    seed: int,
+    players: int,
+    league: str,
+    limits: Limits | None,
+    key: bytes | None,
+) -> list[GameSpec]:
+    """Games ``indices`` of one group of bots (sorted by name), in that order."""
+    names = [bot.name for bot in group]
+    size = set_size(players)
+    lim = limits if limits is not None else Limits()
+    return [
+        GameSpec(
+            game_id=group_game_id(seed, names, i, key),
+            game=game,
+            variant=dict(variant),
+            seed=group_deal_seed(seed, names, i // size, key),
+            seats=group_seating(group, i, players),
+            pair_id=group_pair_id(seed, names, i // size, key),
+            league=league,
+            limits=lim,
+        )
+        for i in indices
+    ]
 
 
 def pairing_games(
@@ -129,20 +217,8 @@ def pairing_games(
     if x.name == y.name:
         raise ScheduleError(f"a bot cannot be paired with itself ({x.name!r})")
     a, b = (x, y) if x.name <= y.name else (y, x)
-    lim = limits if limits is not None else Limits()
-    return [
-        GameSpec(
-            game_id=game_id(seed, a.name, b.name, i, key),
-            game=game,
-            variant=dict(variant),
-            seed=deal_seed(seed, a.name, b.name, i // 2, key),
-            seats=seating(a, b, i, players),
-            pair_id=pair_id(seed, a.name, b.name, i // 2, key),
-            league=league,
-            limits=lim,
-        )
-        for i in range(games_per_pair)
-    ]
+    return _group_games(game, variant, (a, b), range(games_per_pair), seed, players, league,
+                        limits, key)
 
 
 def check_bots(bots: Sequence[BotRef], minimum: int = 2) -> None:
@@ -166,6 +242,19 @@ def check_games(games_per_pair: int) -> None:
         raise ScheduleError(f"--games must be at least 1 (got {games_per_pair})")
 
 
+def check_sets(games_per_pair: int, players: int) -> None:
+    """Refuse a free-for-all ``--games`` that is not whole sets of six."""
+    size = set_size(players)
+    if players == 3 and games_per_pair % size:
+        lower = games_per_pair // size * size
+        fix = f"{lower} or {lower + size}" if lower else f"{size}"
+        raise ScheduleError(
+            f"--games counts games per triple in a {players}-player league and must be a "
+            f"multiple of {size} (each deal is played with the seats in all {size} orders); "
+            f"got {games_per_pair}, use {fix}"
+        )
+
+
 def round_robin(
     game: str,
     variant: dict[str, str],
@@ -178,11 +267,13 @@ def round_robin(
     limits: Limits | None = None,
     key: bytes | None = None,
 ) -> list[GameSpec]:
-    """Every pair of ``bots`` plays ``games_per_pair`` games (duplicate pairs, seats swapped)."""
-    check_bots(bots)
+    """Every pair of ``bots`` plays ``games_per_pair`` games (duplicate pairs, seats swapped);
+    with 3 players every triple plays that many (free-for-all sets, seats in every order)."""
+    check_bots(bots, group_size(players))
     ordered = sorted(bots, key=lambda bot: bot.name)
-    return _games_of_pairings(itertools.combinations(ordered, 2), game, variant,
-                              games_per_pair, seed, players, league, limits, key)
+    groups = itertools.combinations(ordered, group_size(players))
+    return _games_in_rounds(groups, game, variant, games_per_pair, seed, players, league,
+                            limits, key)
 
 
 def gauntlet(
@@ -198,19 +289,22 @@ def gauntlet(
     limits: Limits | None = None,
     key: bytes | None = None,
 ) -> list[GameSpec]:
-    """The challenger plays ``games_per_pair`` games against each opponent.
+    """The challenger plays ``games_per_pair`` games against each opponent (with 3 players:
+    with each pair of opponents).
 
-    The ids are those the same pairing gets in a round robin with the same seed, so a gauntlet
+    The ids are those the same group gets in a round robin with the same seed, so a gauntlet
     and a round robin can share a results folder.
     """
-    check_bots([challenger, *opponents])
-    pairings = ((challenger, opponent) for opponent in sorted(opponents, key=lambda b: b.name))
-    return _games_of_pairings(pairings, game, variant, games_per_pair, seed, players, league,
-                              limits, key)
+    check_bots([challenger, *opponents], group_size(players))
+    others = itertools.combinations(sorted(opponents, key=lambda b: b.name),
+                                    group_size(players) - 1)
+    groups = (sorted((challenger, *rest), key=lambda b: b.name) for rest in others)
+    return _games_in_rounds(groups, game, variant, games_per_pair, seed, players, league,
+                            limits, key)
 
 
-def _games_of_pairings(
-    pairings: Iterable[tuple[BotRef, BotRef]],
+def _games_in_rounds(
+    groups: Iterable[Sequence[BotRef]],
     game: str,
     variant: dict[str, str],
     games_per_pair: int,
@@ -220,10 +314,25 @@ def _games_of_pairings(
     limits: Limits | None,
     key: bytes | None = None,
 ) -> list[GameSpec]:
-    """The games of every pairing, in order (round robin and gauntlet alike)."""
+    """The games of every group, round by round (round robin and gauntlet alike).
+
+    Round ``r`` holds deal set ``r`` of every group (the last round of an odd ``--games`` one
+    game each); within a round the sets are ordered by their pair id, a keyed hash, hence a
+    fixed shuffle that adding a bot only interleaves new sets into.
+    """
     check_games(games_per_pair)
+    check_sets(games_per_pair, players)
+    size = set_size(players)
+    ordered = [tuple(sorted(g, key=lambda b: b.name)) for g in groups]
+    for group in ordered:
+        if len({bot.name for bot in group}) < len(group):
+            raise ScheduleError(f"a bot cannot play against itself ({group[0].name!r})")
     specs: list[GameSpec] = []
-    for x, y in pairings:
-        specs.extend(pairing_games(game, variant, x, y, games_per_pair, seed,
-                                   players=players, league=league, limits=limits, key=key))
+    for start in range(0, games_per_pair, size):
+        indices = range(start, min(start + size, games_per_pair))
+        sets = [_group_games(game, variant, group, indices, seed, players, league, limits, key)
+                for group in ordered]
+        sets.sort(key=lambda games: games[0].pair_id)
+        for games in sets:
+            specs.extend(games)
     return specs

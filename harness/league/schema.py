@@ -29,10 +29,12 @@ GAMES_SCHEMA = pa.schema(
         ("seed", pa.int64()),
         ("players", pa.int8()),
         ("bots", pa.list_(pa.string())),  # per seat
-        ("winner", pa.string()),  # the winning bot ("a+b" for a mixed team); null: draw or void
-        ("winner_seats", pa.list_(pa.int8())),
-        ("draw", pa.bool_()),
-        ("result", pa.list_(pa.float64())),  # per seat: 1 win, 0 draw, -1 loss
+        # the single winning side's bot ("a+b" for a mixed team); null: first place shared
+        # (a draw, or two free-for-all seats level at the top) or a void game
+        ("winner", pa.string()),
+        ("winner_seats", pa.list_(pa.int8())),  # the seats holding the best result
+        ("draw", pa.bool_()),  # no single side first: a draw, or first place shared
+        ("result", pa.list_(pa.float64())),  # per seat: 1 win, 0 draw, -1 loss; by rank with 3+
         ("score", pa.list_(pa.float64())),  # per seat game points (Battle Line series points)
         ("termination", pa.string()),
         ("reason", pa.string()),
@@ -95,6 +97,9 @@ def games_table(records: Sequence[Finished]) -> pa.Table:
             texts[key] = variant_text(variant)
         variants.append(texts[key])
     cols_game = _column(rows, "game")
+    teams = [t or teams_of(game, len(s)) for t, game, s in
+             zip(_column(rows, "teams"), cols_game, seats, strict=True)]
+    winner = [_winner_of(s, w, t) for s, w, t in zip(seats, winners, teams, strict=True)]
     cols: dict[str, list[Any]] = {
         "league": _column(rows, "league"),
         "game_id": _column(rows, "game_id"),
@@ -105,9 +110,9 @@ def games_table(records: Sequence[Finished]) -> pa.Table:
         "seed": _column(rows, "seed"),
         "players": [len(s) for s in seats],
         "bots": seats,
-        "winner": [_winner_of(s, w) for s, w in zip(seats, winners, strict=True)],
+        "winner": winner,
         "winner_seats": winners,
-        "draw": [not w and not v for w, v in zip(winners, void, strict=True)],
+        "draw": [w is None and not v for w, v in zip(winner, void, strict=True)],
         "result": _column(rows, "returns"),
         "score": _column(rows, "scores"),
         "termination": termination,
@@ -120,8 +125,7 @@ def games_table(records: Sequence[Finished]) -> pa.Table:
         "duration": _column(rows, "duration"),
         "think_time": _column(rows, "think_time"),
         "finished_at": [int(t * 1000) for t in _column(rows, "finished_at")],
-        "teams": [teams or teams_of(game, len(s)) for teams, game, s in
-                  zip(_column(rows, "teams"), cols_game, seats, strict=True)],
+        "teams": teams,
     }
     return pa.Table.from_pydict(cols, schema=GAMES_SCHEMA)
 
@@ -148,7 +152,11 @@ def with_teams(table: pa.Table) -> pa.Table:
     return table.append_column("teams", pa.array(teams, pa.list_(pa.int8())))
 
 
-def _winner_of(seats: list[str], winners: list[int]) -> str | None:
+def _winner_of(seats: list[str], winners: list[int], teams: Sequence[int]) -> str | None:
+    """The bots of the one side holding the best result; None when none does, or when that
+    place is shared by several sides (two seats level at the top of a free-for-all)."""
+    if len({teams[seat] for seat in winners}) != 1:
+        return None
     names: list[str] = []
     for seat in winners:
         if seats[seat] not in names:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.league.config import LeagueConfig, StoreError, load_config
 from harness.league.eta import Eta, clock
@@ -36,12 +36,15 @@ from harness.records import (
 )
 
 if TYPE_CHECKING:
+    from harness.league import store
+    from harness.league.schema import Finished
     from harness.league.store import ResultsStore
     from harness.run.base import Executor
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
 CANDIDATES = 20  # ids an ambiguous replay prefix lists
+DEFAULT_FFA_GAMES = 6  # games per triple of a 3-player league (one free-for-all set)
 BATCH_SIZE = 2000  # = harness.league.store.BATCH_SIZE, not imported: pyarrow is slow to import
 
 
@@ -166,7 +169,8 @@ def prepare_league(
             refs.append(bot_ref(spec_text))
             if overrides:
                 own[refs[-1].name] = dict(overrides)
-    n = games if games is not None else int(last.get("games", DEFAULT_GAMES))
+    default = DEFAULT_FFA_GAMES if choice.players == 3 else DEFAULT_GAMES
+    n = games if games is not None else int(last.get("games", default))
     if stored is not None:
         league_seed = seed if seed is not None else stored.seed
         key_hex, scheme = stored.key, stored.deal_scheme
@@ -262,10 +266,30 @@ class RunSummary:
     stored: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    stopped: bool = False  # the gate had its answer before the schedule ran out
     quarantined: list[str] = field(default_factory=list)
     void: int = 0  # games stored void: harness failures, no bot to blame, not rated
     forfeits: Forfeits = field(default_factory=Forfeits)  # of the games played in this run
-    stopped: str = ""  # why --strict stopped the league (empty: it was not stopped)
+    strict_stop: str = ""  # why --strict stopped the league (empty: it was not stopped)
+
+
+class Gate(Protocol):
+    """Decides which finished games go to the store and when the league may stop early (the
+    SPRT of :mod:`harness.league.sequential`); without one every game is stored at once."""
+
+    @property
+    def done(self) -> bool:
+        """The league can stop: the answer is known."""
+
+    def admit(self, record: Finished) -> list[Finished]:
+        """Take a finished game; return the games to store now."""
+
+    def release(self) -> list[Finished]:
+        """The games taken but not stored yet, to keep when the run ends early (Ctrl-C, an
+        error); none once ``done``: games past the answer are not the league's."""
+
+    def postfix(self) -> str:
+        """The progress bar's text."""
 
 
 class _Leader:
@@ -317,6 +341,7 @@ def run_league(
     batch_size: int = BATCH_SIZE,
     flush_seconds: float = 10.0,
     on_record: Callable[[GameRecord], None] | None = None,
+    gate: Gate | None = None,
     preflight: bool = True,
     strict: bool = False,
 ) -> RunSummary:
@@ -326,7 +351,9 @@ def run_league(
     when one cannot start (:mod:`harness.league.preflight`). ``strict``: stop at the first
     forfeit (the finished games are stored). On Ctrl-C (or any error while playing) the
     finished games are flushed before the exception propagates; a StoreError (full disk,
-    unwritable folder) leaves no partial file.
+    unwritable folder) leaves no partial file. A ``gate`` chooses when a finished game is
+    stored, and stops the run (the same way as Ctrl-C, without the interruption) once it is
+    ``done``.
     """
     from harness.league import store
 
@@ -340,13 +367,14 @@ def run_league(
     st = store.ResultsStore.open(plan.out, plan.config, batch_size=batch_size,
                                  flush_seconds=flush_seconds)
     try:
-        return _run_open(plan, st, executor, progress, on_record, strict)
+        return _run_open(plan, st, executor, progress, on_record, gate, strict)
     finally:
         st.close()
 
 
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
-              on_record: Callable[[GameRecord], None] | None, strict: bool) -> RunSummary:
+              on_record: Callable[[GameRecord], None] | None,
+              gate: Gate | None = None, strict: bool = False) -> RunSummary:
     from harness.bots.sandbox import hide_from_bots
     from harness.league import store
 
@@ -365,36 +393,49 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     eta = Eta(todo)
     t0 = time.perf_counter()
     last_shown, shown = t0, 0  # the bar is redrawn a few times a second, not per game
+
+    def keep(records: Sequence[Finished]) -> None:
+        for record in records:
+            if st.add(record):
+                summary.stored += 1
+                if not is_void(record):
+                    leader.add(record.seats, record.returns)
+                else:
+                    summary.void += 1
+
     try:
         with executor:
             for record in _records(executor, todo):
                 summary.played += 1
-                if st.add(record):
-                    summary.stored += 1
-                    if not is_void(record):
-                        leader.add(record.seats, record.returns)
-                    else:
-                        summary.void += 1
+                keep(gate.admit(record) if gate is not None else (record,))
                 forfeit = summary.forfeits.add_record(record)
                 eta.add(record.seats, record_field(record, "duration"),
                         record_field(record, "think_time"), time.perf_counter())
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
+                if gate is not None and gate.done:
+                    summary.stopped = True
+                    bar.set_postfix_str(gate.postfix(), refresh=False)
+                    break
                 if forfeit and strict:
-                    summary.stopped = f"--strict: stopped at the first forfeit, " \
-                                      f"{summary.forfeits.first}"
+                    summary.strict_stop = f"--strict: stopped at the first forfeit, " \
+                                          f"{summary.forfeits.first}"
                     break
                 now = time.perf_counter()
                 if now - last_shown > 0.25:
-                    left = eta.seconds_left()
-                    bar.set_postfix_str(f"ETA {clock(left)}, leader {leader.text()}, "
+                    text = gate.postfix() if gate is not None else f"leader {leader.text()}"
+                    bar.set_postfix_str(f"ETA {clock(eta.seconds_left())}, {text}, "
                                         f"{summary.forfeits.progress_text()}", refresh=False)
                     bar.update(summary.played - shown)
                     last_shown, shown = now, summary.played
     except KeyboardInterrupt:
         summary.interrupted = True
+        if gate is not None:
+            keep(gate.release())
     except BaseException as exc:
         with contextlib.suppress(StoreError):  # keep what finished, report the cause
+            if gate is not None:
+                keep(gate.release())
             st.flush()
         if isinstance(exc, StoreError):  # a batch could not be written (full disk)
             raise LeagueError(f"{exc}; then resume with: {plan.resume_command}") from exc
@@ -459,8 +500,8 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
         f"{plan.out}"
     )
     lines.extend(summary.forfeits.summary_lines())
-    if summary.stopped:
-        lines.append(f"{summary.stopped}; resume with: {plan.resume_command}")
+    if summary.strict_stop:
+        lines.append(f"{summary.strict_stop}; resume with: {plan.resume_command}")
     if summary.void:
         lines.append(f"WARNING: {summary.void} of the games played are void (the harness failed "
                      f"with no bot to blame; they are not rated): see their reason column and "
@@ -474,43 +515,71 @@ def _summary_json(plan: Plan, summary: RunSummary) -> dict[str, Any]:
         "league": plan.config.name, "out": str(plan.out), "scheduled": summary.scheduled,
         "already_stored": summary.already, "played": summary.played, "stored": summary.stored,
         "seconds": round(summary.seconds, 3), "void": summary.void,
-        "interrupted": summary.interrupted, "stopped": summary.stopped,
+        "interrupted": summary.interrupted, "stopped": summary.strict_stop,
         "quarantined": summary.quarantined, "forfeits": summary.forfeits.to_json(),
         "resume_command": plan.resume_command,
     }
 
 
-def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
-                 draw_probability: float | None = None) -> tuple[str, list[str]]:
-    """The leaderboard of the games stored in ``folders``, and warnings (skipped files)."""
-    from harness.league import ratings, store
-    from harness.league.identity import versions
+def stored_games(folders: Sequence[Path], purpose: str = "rate") -> tuple[list[LeagueConfig],
+                                                                          store.Loaded]:
+    """The configurations and stored games of ``folders``, which must hold one game under one
+    rules version (``purpose`` names what for in the error: "cannot rate ... together")."""
+    from harness.league import store
 
-    if fmt not in ratings.FORMATS:
-        raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
+    folders = list(folders)
     configs = [load_config(f) for f in folders]
     kinds = {(c.game, c.rules_version) for c in configs}
     if len(kinds) > 1:
         listed = ", ".join(f"{f} ({c.game} rules {c.rules_version})"
                            for f, c in zip(folders, configs, strict=True))
-        raise LeagueError(f"cannot rate different games or rules versions together: {listed}")
-    rename, notes = versions(configs)  # a name with two versions of code: rated apart
-    rows: list[ratings.GameRow] = []
-    skipped: list[str] = []
-    for k, folder in enumerate(folders):
-        loaded = store.load_games([folder])
-        skipped.extend(loaded.skipped)
-        rows.extend(
-            ratings.GameRow(r["game_id"], [rename.get((k, b), b) for b in r["bots"]],
-                            r["result"], r["termination"], r["offender"], r["rated"], r["teams"])
-            for r in loaded.games.select(
-                ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
-            ).to_pylist())
-    if not rows:
+        raise LeagueError(f"cannot {purpose} different games or rules versions together: "
+                          f"{listed}")
+    return configs, store.load_games(folders)
+
+
+def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
+                 draw_probability: float | None = None, anchor: str | None = None,
+                 level: float = 0.95, interval: str = "curvature", los: bool = False,
+                 pairs: bool = False) -> tuple[str, list[str]]:
+    """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders``, and
+    warnings (skipped files); see :mod:`harness.league.verdicts`."""
+    from harness.league import ratings, verdicts
+    from harness.league.identity import versions
+
+    if fmt not in ratings.FORMATS:
+        raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
+    configs, loaded = stored_games(folders)
+    if loaded.games.num_rows == 0:
         where = ", ".join(str(f) for f in folders)
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
-    board = ratings.leaderboard(rows, draw_probability)
-    return _with_notes(ratings.render(board, fmt, h2h), fmt, notes, skipped), skipped
+    rename, notes = versions(configs)  # a name with two versions of code: rated apart
+    rows = _rows_by_version(folders, rename) if rename else \
+        loaded.games.select(verdicts.COLUMNS).to_pylist()
+    try:
+        rated = verdicts.rate(rows, anchor=anchor, level=level,
+                              interval=verdicts.interval(interval),
+                              draw_probability=draw_probability)
+        text = verdicts.render(rated, fmt, h2h=h2h, los=los, pairs=pairs)
+    except verdicts.RatingsInputError as exc:
+        raise LeagueError(str(exc)) from None
+    return _with_notes(text, fmt, notes, loaded.skipped), loaded.skipped
+
+
+def _rows_by_version(folders: Sequence[Path], rename: dict[tuple[int, str], str]
+                     ) -> list[dict[str, Any]]:
+    """The rows to rate, each bot under the name of its version in its folder."""
+    from harness.league import store, verdicts
+
+    rows = []
+    for k, folder in enumerate(folders):
+        for row in store.load_games([folder]).games.select(verdicts.COLUMNS).to_pylist():
+            for col in ("bots", "offender_bot", "winner"):
+                if col in row and row[col] is not None:
+                    row[col] = ([rename.get((k, b), b) for b in row[col]] if col == "bots"
+                                else rename.get((k, row[col]), row[col]))
+            rows.append(row)
+    return rows
 
 
 def _with_notes(text: str, fmt: str, notes: list[str], warnings: list[str]) -> str:
@@ -520,11 +589,35 @@ def _with_notes(text: str, fmt: str, notes: list[str], warnings: list[str]) -> s
     if fmt == "json":
         import json
 
-        return json.dumps({**json.loads(text), "notes": notes}, indent=1)
+        data = json.loads(text)
+        data["notes"] = [*data.get("notes", []), *notes]
+        return json.dumps(data, indent=1)
     if fmt == "csv":
         warnings.extend(notes)
         return text
     return "\n".join([text, "", *notes])
+
+
+def find_game(folder: Path, game_id: str) -> dict[str, Any]:
+    """The games-table row of game ``game_id`` (or a unique prefix of it) stored in ``folder``."""
+    from harness.league import store
+
+    load_config(folder)
+    table = store.load_games([folder]).games
+    ids = table.column("game_id").to_pylist()
+    hits = [i for i, gid in enumerate(ids) if gid == game_id] or [
+        i for i, gid in enumerate(ids) if game_id and gid.startswith(game_id)]
+    if not hits:
+        raise LeagueError(f"no game {game_id!r} stored in {folder}; `tourney games-list "
+                          f"{folder}` lists the ids")
+    candidates = sorted({ids[i] for i in hits})
+    if len(candidates) > 1:
+        shown = ", ".join(candidates[:CANDIDATES])
+        more = f" and {len(candidates) - CANDIDATES} more" if len(candidates) > CANDIDATES else ""
+        raise LeagueError(f"{game_id!r} matches {len(candidates)} games: {shown}{more}; give "
+                          f"more of the id")
+    row: dict[str, Any] = table.slice(hits[0], 1).to_pylist()[0]
+    return row
 
 
 def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[str]:
@@ -534,21 +627,7 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     from harness.league import store
     from harness.league.schema import record_from_row
 
-    load_config(folder)
-    table = store.load_games([folder]).games
-    ids = table.column("game_id").to_pylist()
-    hits = [i for i, gid in enumerate(ids) if gid == game_id] or [
-        i for i, gid in enumerate(ids) if gid.startswith(game_id)]
-    if not hits:
-        raise LeagueError(f"no game {game_id!r} stored in {folder}; list the ids with "
-                          f"`tourney games-list {folder}`")
-    candidates = sorted({ids[i] for i in hits})
-    if len(candidates) > 1:
-        shown = ", ".join(candidates[:CANDIDATES])
-        more = f" and {len(candidates) - CANDIDATES} more" if len(candidates) > CANDIDATES else ""
-        raise LeagueError(f"{game_id!r} matches {len(candidates)} games: {shown}{more}; give "
-                          f"more of the id")
-    row = record_from_row(table.slice(hits[0], 1).to_pylist()[0])
+    row = record_from_row(find_game(folder, game_id))
     game = registry.get(row.game)
     state = game.new_game(row.seed, **row.variant)
     seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(row.seats))
@@ -572,13 +651,13 @@ def replay_lines(folder: Path, game_id: str, boards: bool = True) -> Iterator[st
     names = list(dict.fromkeys(row.seats[s] for s in row.winners))
     won = ", ".join(str(s) for s in row.winners)
     plural = "s" if len(row.winners) > 1 else ""
-    if names:
+    if len({row.teams[s] for s in row.winners}) > 1:  # free-for-all seats level at the top
+        outcome = f"first place shared by {', '.join(names)} (seats {won})"
+    elif names:
         outcome = f"won by {' + '.join(names)} (seat{plural} {won})"
     else:
         outcome = "void (not rated)" if is_void(row) else "draw"
     yield f"result: {outcome}; {row.termination.value}: {row.reason}"
-
-
 
 
 # ----------------------------------------------------------------------------- the service
@@ -640,14 +719,16 @@ class League:
 
     def run(self, executor: Executor | None = None, *, workers: int | None = None,
             progress: bool = True, batch_size: int = BATCH_SIZE,
-            on_record: Callable[[GameRecord], None] | None = None, preflight: bool = True,
+            on_record: Callable[[GameRecord], None] | None = None,
+            gate: Gate | None = None, preflight: bool = True,
             strict: bool = False) -> RunSummary:
         """Play every scheduled game not stored yet (see :func:`run_league`); without an
         ``executor``, on ``workers`` local worker processes (0: in this process)."""
         if executor is None:
             executor = self.executor(workers)
         return run_league(self.plan, executor, progress=progress, batch_size=batch_size,
-                          on_record=on_record, preflight=preflight, strict=strict)
+                          on_record=on_record, gate=gate, preflight=preflight,
+                          strict=strict)
 
     def summary_lines(self, summary: RunSummary) -> list[str]:
         return _summary_lines(self.plan, summary)
@@ -656,9 +737,11 @@ class League:
         return _summary_json(self.plan, summary)
 
     def ratings(self, *, fmt: str = "table", h2h: bool = False,
-                draw_probability: float | None = None) -> tuple[str, list[str]]:
-        """The leaderboard of the games stored so far, and warnings (see :func:`ratings_text`)."""
-        return ratings_text([self.out], fmt=fmt, h2h=h2h, draw_probability=draw_probability)
+                draw_probability: float | None = None, **options: Any) -> tuple[str, list[str]]:
+        """The leaderboard of the games stored so far, and warnings (see :func:`ratings_text`
+        for the ``options``)."""
+        return ratings_text([self.out], fmt=fmt, h2h=h2h, draw_probability=draw_probability,
+                            **options)
 
     def replay(self, game_id: str, boards: bool = True) -> Iterator[str]:
         """A stored game move by move (see :func:`replay_lines`)."""

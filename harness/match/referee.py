@@ -4,8 +4,11 @@ The referee alone holds the true state. At every decision it asks the seat whose
 (``state.current_player``, which may be out of turn), gives it only its own observation and the
 legal actions, checks the answer, applies it and records it with its think time. Whatever the
 bots do, :func:`play_game` returns a :class:`GameRecord` with a typed termination: a bot that
-crashes, times out, breaks the protocol or answers an illegal action forfeits (it scores -1,
-everyone else +1; in a team game its whole team loses) and the reason says exactly what happened.
+crashes, times out, breaks the protocol or answers an illegal action forfeits and the reason
+says exactly what happened. A forfeit ends the game, whatever the number of players: the
+offender's side (its whole team in a team game) ranks last and every other side shares the first
+rank, so by the ranking formula ``(sides below - sides above) / (sides - 1)`` the offender scores
+-1 and every other seat +1 with two sides, +0.5 in a three-player free-for-all.
 
 >>> from harness.records import BotRef, GameSpec
 >>> spec = GameSpec("demo", "battleline", {}, 7, (BotRef("a", "random"), BotRef("b", "random")))
@@ -332,7 +335,9 @@ def _record(
     teams = info.teams_of(state.num_players)
     if forfeit is not None:
         offender = forfeit.seat
-        returns = [-1.0 if teams[s] == teams[offender] else 1.0 for s in range(state.num_players)]
+        shared_first = 1.0 / (len(set(teams)) - 1)  # the offender's side alone ranks below
+        returns = [-1.0 if teams[s] == teams[offender] else shared_first
+                   for s in range(state.num_players)]
         termination, reason = forfeit.termination, forfeit.reason
     else:
         ended = state.end()

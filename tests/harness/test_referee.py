@@ -110,6 +110,33 @@ def test_forfeit_in_a_team_game_loses_for_the_whole_team(toy: str,
     assert record.teams == [0, 1, 0]
 
 
+@pytest.mark.parametrize("offender", [0, 1, 2])
+def test_a_forfeit_in_a_free_for_all_ends_it_with_the_others_sharing_first(
+        toy: str, tmp_path: Path, offender: int) -> None:
+    raiser = write_bot(tmp_path, "raiser.py", "def act(o, legal):\n    raise ValueError('no')\n")
+    bots = ["random"] * 3
+    bots[offender] = f"inproc:{raiser}"
+    record = play_game(spec_for("toy3", *bots, seed=2))
+    assert record.termination is Termination.CRASH and record.offender == offender
+    # ranked last below two sides sharing first: (0 - 2) / 2 and (1 - 0) / 2
+    assert record.returns == [-1.0 if s == offender else 0.5 for s in range(3)]
+    assert record.winners == [s for s in range(3) if s != offender]
+    assert record.decisions < toygame.MAX_DECISIONS
+
+
+def test_a_forfeit_in_three_player_battle_line(tmp_path: Path) -> None:
+    late = write_bot(tmp_path, "late.py", "import random\nclass Late:\n    n = 0\n"
+                     "    def act(self, o, legal):\n        self.n += 1\n"
+                     "        if self.n > 3:\n            raise RuntimeError('gone')\n"
+                     "        return random.Random(self.n).choice(legal)\n")
+    spec = spec_for("battleline", "random", f"inproc:{late}", "random", seed=9,
+                    variant={"players": "3"})
+    record = play_game(spec)
+    assert record.offender == 1 and record.termination is Termination.CRASH
+    assert record.returns == [0.5, -1.0, 0.5] and record.teams == [0, 1, 2]
+    assert sum(m.seat == 1 for m in record.moves) == 3  # it ended at the offence
+
+
 def test_hooks_get_the_game_info_and_the_result(toy: str, tmp_path: Path) -> None:
     out = tmp_path / "seen.txt"
     bot = write_bot(tmp_path, "hooks.py", f"""

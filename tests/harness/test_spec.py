@@ -17,6 +17,8 @@ BOT_DIR = Path(tempfile.mkdtemp(prefix="tourney-spec-test-"))
 for stem in ("alpha", "beta_2", "with space"):
     (BOT_DIR / f"{stem}.py").write_text("def act(observation, legal_actions):\n"
                                         "    return legal_actions[0]\n")
+(BOT_DIR / "dir bot").mkdir()
+(BOT_DIR / "dir bot" / "bot.py").write_text((BOT_DIR / "alpha.py").read_text())
 
 prefixes = st.sampled_from(["", "sandbox:", "inproc:"])
 entries = st.one_of(st.none(), st.text(string.ascii_letters + "_", min_size=1, max_size=8))
@@ -27,13 +29,18 @@ words = st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_chara
 
 @st.composite
 def spec_texts(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["builtin", "file", "cmd"]))
+    kind = draw(st.sampled_from(["builtin", "file", "cmd", "dir"]))
     if kind == "builtin":
         return draw(prefixes) + draw(st.sampled_from(BUILTINS))
     if kind == "file":
         entry = draw(entries)
         return draw(prefixes) + str(draw(files)) + (f":{entry}" if entry else "")
-    return draw(st.sampled_from(["", "sandbox:"])) + "cmd:" + shlex.join(
+    if kind == "dir":
+        entry = draw(entries)
+        return draw(st.sampled_from(["", "sandbox:"])) + f"{BOT_DIR / 'dir bot'}/" + (
+            f":{entry}" if entry else "")
+    where = draw(st.sampled_from(["cmd:", f"cmd[cwd={BOT_DIR}]:"]))
+    return draw(st.sampled_from(["", "sandbox:"])) + where + shlex.join(
         draw(st.lists(words, min_size=1, max_size=4)))
 
 

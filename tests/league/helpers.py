@@ -19,6 +19,7 @@ def record(
     termination: Termination = Termination.NORMAL,
     offender: int | None = None,
     moves: int = 3,
+    teams: tuple[int, ...] = (),
 ) -> GameRecord:
     n = len(seats)
     best = max(returns)
@@ -30,4 +31,5 @@ def record(
         duration=0.01, think_time=[0.001] * n,
         moves=[MoveRecord(i, i % n, f"act{i}", 0.0001) for i in range(moves)],
         pair_id="p" + game_id, league="test", offender=offender, finished_at=time.time(),
+        teams=list(teams),
     )

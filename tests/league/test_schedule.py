@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import itertools
+from collections import Counter
+
 import pytest
 
 from harness.league import schedule
@@ -59,5 +62,88 @@ def test_bad_schedules_are_refused_with_the_fix() -> None:
         schedule.round_robin("battleline", {}, [BOTS[0], BOTS[0]], 2, seed=1)
     with pytest.raises(schedule.ScheduleError, match="--games"):
         schedule.round_robin("battleline", {}, BOTS, 0, seed=1)
-    with pytest.raises(schedule.ScheduleError, match="3-player"):
-        schedule.round_robin("x", {}, BOTS[:2], 2, seed=1, players=3)
+    with pytest.raises(schedule.ScheduleError, match="at least 3 bots"):
+        schedule.round_robin("x", {}, BOTS[:2], 6, seed=1, players=3)
+    with pytest.raises(schedule.ScheduleError, match="5-player"):
+        schedule.round_robin("x", {}, BOTS[:2], 2, seed=1, players=5)
+
+
+FIVE = [BotRef(n, "random") for n in ("ann", "bob", "cy", "dee", "eve")]
+KEY = schedule.key_from_seed(5)
+
+
+def pairing_of(spec: GameSpec) -> tuple[str, ...]:
+    return tuple(sorted({s.name for s in spec.seats}))
+
+
+def test_rounds_hold_one_deal_set_of_every_pairing_in_a_fixed_shuffle() -> None:
+    specs = schedule.round_robin("battleline", {}, FIVE, 9, seed=0, key=KEY)
+    pairings = 10
+    assert len(specs) == 9 * pairings
+    orders = []
+    for r in range(5):  # four rounds of a duplicate pair, then one of a single game
+        size = 2 if r < 4 else 1
+        block = specs[r * 2 * pairings:][:size * pairings]
+        assert Counter(pairing_of(s) for s in block) == {p: size for p in map(pairing_of, block)}
+        assert len({pairing_of(s) for s in block}) == pairings
+        sets = [block[i:i + size] for i in range(0, len(block), size)]
+        assert all(len({s.pair_id for s in pair}) == 1 for pair in sets)  # a pair stays together
+        orders.append([pairing_of(pair[0]) for pair in sets])
+    assert len({tuple(o) for o in orders}) > 1  # the order is shuffled afresh every round
+    assert orders[0] != sorted(orders[0])
+
+
+def test_rounds_change_the_order_not_the_games() -> None:
+    specs = schedule.round_robin("battleline", {}, FIVE, 6, seed=0, key=KEY)
+    assert specs == schedule.round_robin("battleline", {}, FIVE[::-1], 6, seed=0, key=KEY)
+    by_pairing = [g for x, y in itertools.combinations(FIVE, 2)
+                  for g in schedule.pairing_games("battleline", {}, x, y, 6, 0, key=KEY)]
+    assert sorted(specs, key=lambda s: s.game_id) == sorted(by_pairing, key=lambda s: s.game_id)
+    # the first games of a pairing keep the ids they had before rounds existed (pinned)
+    first = schedule.pairing_games("battleline", {}, FIVE[0], FIVE[1], 2, 0, key=KEY)
+    assert [s.game_id for s in first] == [schedule.game_id(0, "ann", "bob", i, KEY)
+                                          for i in range(2)]
+
+
+def test_a_triple_plays_each_deal_from_every_seat_order() -> None:
+    specs = schedule.round_robin("battleline", {"players": "3"}, FIVE[:3], 12, seed=0,
+                                 players=3, key=KEY)
+    assert len(specs) == 12 and len(set(ids(specs))) == 12
+    for deal in (specs[:6], specs[6:]):
+        assert len({s.seed for s in deal}) == len({s.pair_id for s in deal}) == 1
+        orders = [tuple(b.name for b in s.seats) for s in deal]
+        assert sorted(orders) == sorted(itertools.permutations(["ann", "bob", "cy"]))
+    assert specs[0].seed != specs[6].seed and specs[0].pair_id != specs[6].pair_id
+    assert ids(specs) == [schedule.group_game_id(0, ["cy", "ann", "bob"], i, KEY)
+                          for i in range(12)]
+
+
+def test_a_free_for_all_schedules_every_triple_in_rounds() -> None:
+    specs = schedule.round_robin("battleline", {}, FIVE, 12, seed=0, players=3, key=KEY)
+    triples = 10  # 5 choose 3
+    assert len(specs) == 12 * triples and len(set(ids(specs))) == len(specs)
+    first_round = specs[:6 * triples]
+    assert Counter(pairing_of(s) for s in first_round) == {
+        tuple(sorted(b.name for b in t)): 6 for t in itertools.combinations(FIVE, 3)}
+    assert all(len(s.seats) == 3 for s in specs)
+
+
+def test_free_for_all_ids_only_grow_and_a_gauntlet_shares_them() -> None:
+    def rr(bots: list[BotRef], games: int) -> set[str]:
+        return set(ids(schedule.round_robin("battleline", {}, bots, games, seed=0, players=3,
+                                            key=KEY)))
+
+    assert rr(FIVE[:3], 6) < rr(FIVE[:3], 12) and rr(FIVE[:4], 6) < rr(FIVE, 6)
+    g = schedule.gauntlet("battleline", {}, FIVE[4], FIVE[:4], 6, seed=0, players=3, key=KEY)
+    assert len(g) == 6 * 6  # the challenger with each of the 4 choose 2 pairs of opponents
+    assert set(ids(g)) < rr(FIVE, 6)
+    assert all("eve" in [s.name for s in spec.seats] for spec in g)
+    with pytest.raises(schedule.ScheduleError, match="at least 3 bots"):
+        schedule.gauntlet("battleline", {}, FIVE[0], FIVE[1:2], 6, seed=0, players=3)
+
+
+@pytest.mark.parametrize(("games", "fix"), [(1, "use 6$"), (7, "use 6 or 12$"),
+                                            (10, "use 6 or 12$")])
+def test_free_for_all_games_must_be_whole_sets(games: int, fix: str) -> None:
+    with pytest.raises(schedule.ScheduleError, match=f"multiple of 6.*got {games}, {fix}"):
+        schedule.round_robin("battleline", {}, FIVE, games, seed=0, players=3, key=KEY)

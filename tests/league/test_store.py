@@ -36,7 +36,8 @@ def write(root: Path, *records: GameRecord, batch_size: int = 100) -> store.Scan
 def test_games_and_moves_read_back_with_plain_pyarrow(tmp_path: Path) -> None:
     root = tmp_path / "lg"
     write(root, record("g1"), record("g2", returns=(0.0, 0.0)),
-          record("g3", seats=("a", "b", "a", "b"), returns=(-1, 1, -1, 1), moves=5),
+          record("g3", seats=("a", "b", "a", "b"), returns=(-1, 1, -1, 1), moves=5,
+                 teams=(0, 1, 0, 1)),
           record("g4", termination=Termination.TIMEOUT, offender=1))
     games = ds.dataset(root / "games", format="parquet").to_table().sort_by("game_id")
     assert games.schema == schema.GAMES_SCHEMA
@@ -186,3 +187,17 @@ def test_one_writer_at_a_time(tmp_path: Path) -> None:
     with (store.ResultsStore.open(root, config()),
           pytest.raises(StoreError, match="another tourney process")):
         store.ResultsStore.open(root, config())
+
+
+def test_three_player_rows_name_a_single_winner_or_explain_a_shared_first(tmp_path: Path) -> None:
+    root = tmp_path / "ffa"
+    three = ("a", "b", "c")
+    write(root, record("g1", seats=three, returns=(0.0, 1.0, -1.0), teams=(0, 1, 2)),
+          record("g2", seats=three, returns=(0.5, -1.0, 0.5), teams=(0, 1, 2)),
+          record("g3", seats=three, returns=(0.0, 0.0, 0.0), teams=(0, 1, 2)),
+          record("g4", seats=three, returns=(1.0, -0.5, -0.5), teams=(0, 1, 2)))
+    rows = ds.dataset(root / "games", format="parquet").to_table().sort_by("game_id").to_pylist()
+    assert [r["winner"] for r in rows] == ["b", None, None, "a"]
+    assert [r["draw"] for r in rows] == [False, True, True, False]
+    assert [r["winner_seats"] for r in rows] == [[1], [0, 2], [], [0]]
+    assert all(r["players"] == 3 and r["teams"] == [0, 1, 2] for r in rows)

@@ -4,11 +4,12 @@
 in, GameRecords out, one record per game). What travels:
 
 - to each worker, once: every bot *file* of the league, as a worker plugin named after the
-  sha256 of its bytes (:class:`BotFilePlugin`). The scheduler hands the plugin to every worker
-  that is connected now or joins later; the worker writes the bytes into its own cache
-  directory (``<worker local directory>/tourney-bots/<sha256>/<file name>``). Registering is
-  idempotent, so a second league with the same bots sends nothing again. Workers need no shared
-  file system, only ``tourney`` installed (``pip install tourney[dask]``).
+  sha256 of its bytes (:class:`BotFilePlugin`), and every bot *directory* as one archive named
+  after its content hash (:class:`BotDirectoryPlugin`). The scheduler hands the plugin to every
+  worker that is connected now or joins later; the worker writes the bytes into its own cache
+  directory (``<worker local directory>/tourney-bots/<sha256>/<file or directory name>``).
+  Registering is idempotent, so a second league with the same bots sends nothing again. Workers
+  need no shared file system, only ``tourney`` installed (``pip install tourney[dask]``).
 - with each task: a few :class:`Task` (a :class:`~harness.records.GameSpec` plus, per seat, the
   hash of its file, :class:`ShippedBot`). The worker rewrites each seat's spec to its cached
   copy and calls :func:`harness.match.referee.play_game`, which always returns a record (a crashing
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from harness.run.base import DeadlineFn, PlayFn
 
 from harness.run.dask.shipping import (
-    BotFilePlugin,
+    BotPlugin,
     Task,
     cache_root,
     collect_bot_files,
@@ -199,7 +200,7 @@ def check_workers(client: Client, address: str, worker_wait: float) -> None:
         )
 
 
-def ship_bots(client: Client, plugins: dict[str, BotFilePlugin]) -> None:
+def ship_bots(client: Client, plugins: dict[str, BotPlugin]) -> None:
     """Register each bot file's plugin (idempotent: files already there are not re-sent)."""
     for plugin in plugins.values():
         client.register_plugin(plugin, name=plugin.name)

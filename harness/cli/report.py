@@ -1,0 +1,93 @@
+"""`tourney report`, `tourney replay --html` and `tourney league --report`: thin commands over
+:mod:`harness.league.report`. Its errors (``ReportError``, the store's and the league's) are
+``TourneyError``\\ s, which :mod:`harness.cli.app` turns into one line and exit status 2."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli.options import fail
+
+ReportOpt = Annotated[bool, typer.Option(
+    "--report", help="Keep an HTML report at OUT/report.html up to date (rewritten every "
+                     "minute and at the end).")]
+
+
+def _replay_count(text: str) -> int | None:
+    if text == "all":
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        fail(f"--replays must be a number of games or 'all' (got {text!r})")
+    return n
+
+
+def report_cmd(
+    folders: Annotated[list[Path], typer.Argument(help="One or more results folders.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")]
+    = Path("report.html"),
+    replays: Annotated[str, typer.Option(
+        "--replays", help="Replay viewers to write beside the report (a number, or 'all'); "
+                          "forfeits and void games first, then spread over the pairings.")]
+    = "100",
+) -> None:
+    """Write one self-contained HTML report of the leagues stored in FOLDERS.
+
+    Leaderboard, head to head, ratings over the league, terminations, think time,
+    configuration and the games with links to their replays.
+    """
+    from harness.league.report import write_report
+
+    summary = write_report(folders, out, replays=_replay_count(replays))
+    for line in summary.skipped:
+        typer.echo(f"tourney: warning: {line}", err=True)
+    typer.echo(f"wrote {out} ({summary.bytes / 1e6:.2f} MB, {summary.games} games, "
+               f"{summary.replays} replay viewers)")
+
+
+def write_replay_html(folder: Path, game_id: str, out: Path) -> None:
+    """`tourney replay FOLDER GAME_ID --html FILE` (called by the replay command)."""
+    from harness.league.report import write_replay
+
+    full = write_replay(folder, game_id, out)
+    typer.echo(f"wrote {out} (game {full})")
+
+
+class LeagueReport:
+    """`tourney league --report`: OUT/report.html rewritten every minute and at the end.
+
+    A report that cannot be written is a warning (once): the league goes on.
+    """
+
+    def __init__(self, out: Path, interval: float = 60.0) -> None:
+        from harness.league.report import ReportUpdater
+
+        self.updater = ReportUpdater(out, out / "report.html", interval=interval)
+        self.warned = False
+
+    def tick(self, *_: object) -> None:
+        self._guard(self.updater.tick)
+
+    @property
+    def path(self) -> Path:
+        return self.updater.out
+
+    def write(self) -> None:
+        self._guard(self.updater.write)
+
+    def _guard(self, step: Callable[[], object]) -> None:
+        from harness.records import TourneyError
+
+        try:
+            step()
+        except TourneyError as exc:
+            if not self.warned:
+                typer.echo(f"tourney: warning: report not updated: {exc}", err=True)
+            self.warned = True

@@ -1,0 +1,240 @@
+"""See a league: an offline HTML report and a replay viewer for every stored game.
+
+* :func:`write_report` — ``tourney report FOLDER... -o report.html``: leaderboard, head-to-head
+  heat map, ratings over the league, terminations and think time per bot, configuration and the
+  filterable list of games, in one self-contained file; viewers for a chosen number of games go
+  to the folder ``<report stem>_replays/`` beside it.
+* :func:`write_replay` — ``tourney replay FOLDER GAME_ID --html replay.html``: one game, rebuilt
+  through the engine from its seed, variant and stored moves (:mod:`.frames`), drawn as SVG.
+* :class:`ReportUpdater` — keeps a report up to date while ``tourney league --report`` runs.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.league.report.data import ReportError, load, report_data
+from harness.league.report.frames import board_geometry, replay_frames
+from harness.league.report.render import asset, check_writable, render, write_atomic
+
+__all__ = ["DEFAULT_REPLAYS", "ReportError", "ReportUpdater", "write_replay", "write_report"]
+
+#: Replay viewers written beside a report by default (each is a few tens of kB).
+DEFAULT_REPLAYS = 100
+FORFEITS = ("timeout", "crash", "illegal", "protocol_error")
+
+
+# ----------------------------------------------------------------------------- one game
+
+
+@dataclass
+class StoredGame:
+    row: dict[str, Any]  # the games-table row
+    folder: Path
+    moves: list[dict[str, Any]]  # ply, seat, action, think_time
+
+
+def find_game(folder: Path, game_id: str) -> StoredGame:
+    """The stored game ``game_id`` (or a unique prefix of it) of a results folder."""
+    from harness.league import service
+
+    row = service.find_game(folder, game_id)
+    moves = moves_of(folder, [row["game_id"]]).get(row["game_id"], [])
+    return StoredGame(row, folder, moves)
+
+
+def moves_of(folder: Path, game_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    """The moves of several games of one folder, read in one pass over its move files."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from harness.league import store
+
+    wanted = pa.array(sorted(set(game_ids)), type=pa.string())
+    out: dict[str, list[dict[str, Any]]] = {}
+    if len(wanted) == 0:
+        return out
+    for path in store.batch_files(folder / "moves"):
+        try:
+            table = store.read_batch(path)
+        except Exception:  # a damaged file: its games are reported by load_games
+            continue
+        hit = table.filter(pc.is_in(table.column("game_id"), value_set=wanted))
+        for r in hit.to_pylist():
+            out.setdefault(r["game_id"], []).append(r)
+    for rows in out.values():
+        rows.sort(key=lambda r: r["ply"])
+    return out
+
+
+def _result_text(row: dict[str, Any]) -> str:
+    seats = row["bots"]
+    winners = list(row["winner_seats"] or [])
+    if not row["rated"]:
+        outcome = "void (not rated)"
+    elif winners:
+        names = " + ".join(dict.fromkeys(seats[s] for s in winners))
+        outcome = f"won by {names} (seat{'s' if len(winners) > 1 else ''} " \
+                  f"{', '.join(str(s) for s in winners)})"
+    else:
+        outcome = "draw"
+    score = "–".join(f"{x:g}" for x in row["score"])
+    return f"Result: {outcome}, score {score}; {row['termination']}: {row['reason']}"
+
+
+def replay_html(game: StoredGame) -> str:
+    """The viewer page of one stored game."""
+    from games import registry
+    from harness.league.config import describe_variant
+
+    row = game.row
+    engine = registry.get(row["game"])
+    variant = json.loads(row["variant"])
+    actions = [m["action"] for m in game.moves]
+    rebuilt = replay_frames(row["game"], row["seed"], variant, actions)
+    warning = ""
+    if row["rules_version"] != engine.info.rules_version:
+        warning = (f"stored under rules {row['rules_version']}, the engine is at "
+                   f"{engine.info.rules_version}; the replay may differ")
+    if rebuilt.error:
+        warning = (warning + "; " if warning else "") + rebuilt.error
+    moves = [[m["seat"], m["action"], round(m["think_time"], 6)]
+             for m in game.moves[:rebuilt.applied]]
+    data = {
+        "game": row["game"], "game_id": row["game_id"], "players": row["players"],
+        "seats": row["bots"], "moves": moves, "views": rebuilt.views,
+        "board": board_geometry(row["game"], row["players"]),
+    }
+    seats = " · ".join(f"seat {i}: {b}" for i, b in enumerate(row["bots"]))
+    return render("replay.html.j2", data=data, game_id=row["game_id"],
+                  game_title=engine.info.title, seats_text=seats, league=row["league"],
+                  variant_text=describe_variant(variant),
+                  rules_version=row["rules_version"], seed=row["seed"],
+                  result_text=_result_text(row), warning=warning,
+                  replay_js=asset("replay.js"))
+
+
+def write_replay(folder: Path, game_id: str, out: Path) -> str:
+    """Write the viewer of one stored game to ``out``; returns the full game id."""
+    check_writable(out)
+    game = find_game(folder, game_id)
+    write_atomic(out, replay_html(game))
+    return str(game.row["game_id"])
+
+
+# ----------------------------------------------------------------------------- the report
+
+
+@dataclass
+class ReportSummary:
+    path: Path
+    games: int
+    replays: int
+    bytes: int
+    skipped: list[str] = field(default_factory=list)
+
+
+def replays_dir(out: Path) -> Path:
+    return out.with_name(f"{out.stem}_replays")
+
+
+def pick_replays(table: Any, limit: int | None) -> list[int]:
+    """Rows to write viewers for: forfeits and void games first, then spread over pairings.
+
+    ``limit`` None means every game. Within a pairing, games are taken in game-id order, one
+    per pairing per round, so every pairing gets its share.
+    """
+    rows = table.select(["bots", "termination", "rated"]).to_pylist()
+    if limit is None or limit >= len(rows):
+        return list(range(len(rows)))
+    odd = [i for i, r in enumerate(rows) if r["termination"] in FORFEITS or not r["rated"]]
+    chosen = odd[:limit]
+    taken = set(chosen)
+    by_pair: dict[tuple[str, ...], list[int]] = {}
+    for i, r in enumerate(rows):
+        if i not in taken:
+            by_pair.setdefault(tuple(sorted(set(r["bots"]))), []).append(i)
+    queues = list(by_pair.values())
+    depth = 0
+    while len(chosen) < limit and any(depth < len(q) for q in queues):
+        for q in queues:
+            if depth < len(q) and len(chosen) < limit:
+                chosen.append(q[depth])
+        depth += 1
+    return sorted(chosen)
+
+
+def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DEFAULT_REPLAYS,
+                 keep_existing_replays: bool = False) -> ReportSummary:
+    """Write the report of ``folders`` to ``out`` and up to ``replays`` viewers beside it.
+
+    ``replays`` None writes a viewer for every game. With ``keep_existing_replays`` a viewer
+    already on disk is not rebuilt (a stored game never changes), which keeps the periodic
+    rewrites of ``tourney league --report`` cheap.
+    """
+    from games import registry
+    from harness.records import tourney_version
+
+    check_writable(out)
+    data = load(folders)
+    figures = report_data(data)
+    folder_of = {c.name: f for f, c in zip(data.folders, data.configs, strict=True)}
+    chosen = pick_replays(data.games, replays)
+    links: dict[str, str] = {}
+    if chosen:
+        target = replays_dir(out)
+        try:
+            target.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise ReportError(f"cannot write replays to {target}: {exc.strerror}; choose "
+                              f"another path for the report") from None
+        rows = data.games.take(chosen).to_pylist()
+        by_folder: dict[Path, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_folder.setdefault(folder_of.get(row["league"], data.folders[0]), []).append(row)
+        for folder, group in by_folder.items():
+            todo = [r for r in group if not (keep_existing_replays and
+                                           (target / f"{r['game_id']}.html").exists())]
+            moves = moves_of(folder, [r["game_id"] for r in todo])
+            for row in todo:
+                game = StoredGame(row, folder, moves.get(row["game_id"], []))
+                write_atomic(target / f"{row['game_id']}.html", replay_html(game))
+        links = {r["game_id"]: f"{target.name}/{r['game_id']}.html" for r in rows}
+    figures["replays"] = links
+    info = registry.get(figures["game"]).info
+    html = render(
+        "report.html.j2", data=figures, title=figures["title"], game_title=info.title,
+        total_games=figures["total_games"], generated=figures["generated"],
+        version=tourney_version(), skipped=figures["skipped"],
+        replay_count=len(links), uplot_js=asset("vendor/uPlot.iife.min.js"),
+        uplot_css=asset("vendor/uPlot.min.css"), report_js=asset("report.js"),
+    )
+    write_atomic(out, html)
+    return ReportSummary(out, figures["total_games"], len(links), len(html.encode()),
+                         data.skipped)
+
+
+class ReportUpdater:
+    """Rewrites a league's report at most every ``interval`` seconds, and once at the end."""
+
+    def __init__(self, folder: Path, out: Path, interval: float = 60.0,
+                 replays: int | None = DEFAULT_REPLAYS) -> None:
+        self.folder, self.out, self.interval, self.replays = folder, out, interval, replays
+        self.last = time.monotonic()
+
+    def tick(self, *_: object) -> None:
+        """Call after every finished game; rewrites the report when it is due."""
+        if time.monotonic() - self.last >= self.interval:
+            self.write()
+
+    def write(self) -> ReportSummary | None:
+        self.last = time.monotonic()
+        if not (self.folder / "league.json").exists():
+            return None
+        return write_report([self.folder], self.out, replays=self.replays,
+                            keep_existing_replays=True)

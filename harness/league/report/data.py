@@ -1,0 +1,213 @@
+"""The figures of a league report, gathered from the results folders as plain JSON.
+
+Everything comes from the stored games and moves through :mod:`harness.league.service`,
+:mod:`harness.league.store` and :mod:`harness.league.ratings`, the functions ``tourney ratings``
+uses, so the report's leaderboard and head-to-head matrix are exactly what
+``tourney ratings --format json --h2h`` prints.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.league import ratings, store
+from harness.league.config import LeagueConfig, describe_variant
+from harness.league.service import stored_games
+from harness.records import TourneyError
+
+#: Points on the ratings-over-time chart (the leaderboard as it stood after that many games).
+HISTORY_POINTS = 40
+#: Terminations shown per bot, in this order; "void" is a game the harness failed.
+TERMINATION_COLUMNS = ("normal", "stalemate", "move_cap", "timeout", "crash", "illegal",
+                       "protocol_error", "void")
+
+
+class ReportError(TourneyError):
+    """A report that cannot be made as asked; one line naming the problem and the fix."""
+
+
+@dataclass
+class LeagueData:
+    """The stored games of the folders, read once."""
+
+    folders: list[Path]
+    configs: list[LeagueConfig]
+    games: Any  # pyarrow Table, sorted by game id
+    skipped: list[str]
+
+
+def load(folders: Sequence[Path], purpose: str = "report") -> LeagueData:
+    """Read the folders' configurations and games; one clear error for anything unusable
+    (``purpose`` names what the games are for in it: "cannot report/rate ... together")."""
+    folders = list(folders)
+    configs, loaded = stored_games(folders, purpose)
+    return LeagueData(folders, configs, loaded.games, list(loaded.skipped))
+
+
+def ratings_json(table: Any, draw_probability: float | None = None) -> dict[str, Any]:
+    """What ``tourney ratings --format json --h2h`` prints for the games of ``table``."""
+    from harness.league import verdicts
+
+    try:
+        rated = verdicts.rate(table.select(verdicts.COLUMNS).to_pylist(),
+                              draw_probability=draw_probability)
+    except verdicts.RatingsInputError as exc:
+        raise ReportError(str(exc)) from None
+    return verdicts.as_json(rated, h2h=True)
+
+
+def history(table: Any, draw_probability: float, points: int = HISTORY_POINTS) -> dict[str, Any]:
+    """The leaderboard after the first k finished games, for ``points`` values of k.
+
+    Games are taken in the order they finished (ties by id); each point is what
+    ``tourney ratings`` would have printed at that moment (rated in game-id order with the
+    final draw probability, so the last point is the leaderboard itself).
+    """
+    import pyarrow.compute as pc
+
+    finished = pc.cast(table.column("finished_at"), "int64").to_pylist()
+    ids = table.column("game_id").to_pylist()
+    order = sorted(range(table.num_rows), key=lambda i: (finished[i] or 0, ids[i]))
+    rows = ratings.game_rows(table)
+    n = len(rows)
+    marks = sorted({max(1, round(n * (i + 1) / points)) for i in range(points)}) if n else []
+    series: dict[str, dict[str, list[float | None]]] = {}
+    for j, k in enumerate(marks):
+        prefix = [rows[i] for i in order[:k]]
+        # the TrueSkill figures only, rounded as the JSON leaderboard rounds them (whatever
+        # other columns the leaderboard prints are not computed 40 times)
+        for bot in ratings.leaderboard(prefix, draw_probability).bots:
+            entry = series.setdefault(bot.name, {"mu": [None] * len(marks),
+                                                 "sigma": [None] * len(marks)})
+            entry["mu"][j] = round(bot.mu, 3)
+            entry["sigma"][j] = round(bot.sigma, 3)
+    return {"games": marks, "bots": series}
+
+
+def termination_counts(table: Any) -> dict[str, dict[str, int]]:
+    """Per bot: games it played by how they ended; forfeits count only against the offender.
+
+    A forfeit (timeout, crash, illegal, protocol error) is counted for the bot that committed
+    it; its opponents see that game under ``opponent_forfeit``. A void game counts for every
+    bot in it.
+    """
+    out: dict[str, dict[str, int]] = {}
+    cols = ["bots", "termination", "offender", "rated"]
+    for r in table.select(cols).to_pylist():
+        for seat, bot in enumerate(r["bots"]):
+            acc = out.setdefault(bot, {k: 0 for k in (*TERMINATION_COLUMNS, "opponent_forfeit",
+                                                         "games")})
+            if seat != r["bots"].index(bot):
+                continue  # one bot in two seats (a team of one bot): count the game once
+            acc["games"] += 1
+            term = r["termination"]
+            if not r["rated"]:
+                acc["void"] += 1
+            elif term in ratings.FORFEIT_KINDS:
+                offender = r["offender"]
+                mine = offender is not None and r["bots"][offender] == bot
+                acc[term if mine else "opponent_forfeit"] += 1
+            else:
+                acc[term] = acc.get(term, 0) + 1
+    return out
+
+
+def think_times(folders: Sequence[Path], table: Any) -> dict[str, dict[str, float | int]]:
+    """Per bot: decisions, median and slowest decision, and mean think time per game (s)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    seat_bot: dict[tuple[str, int], str] = {}
+    for r in table.select(["game_id", "bots"]).to_pylist():
+        for seat, bot in enumerate(r["bots"]):
+            seat_bot[(r["game_id"], seat)] = bot
+    per_bot: dict[str, list[Any]] = {}
+    for folder in folders:
+        for path in store.batch_files(folder / "moves"):
+            try:
+                moves = store.read_batch(path, ["game_id", "seat", "think_time"])
+            except Exception:  # damaged: reported by load_games for its games file
+                continue
+            ids = moves.column("game_id").to_pylist()
+            seats = moves.column("seat").to_pylist()
+            bots = [seat_bot.get((g, s), "") for g, s in zip(ids, seats, strict=True)]
+            names = pa.array(bots)
+            times = moves.column("think_time")
+            for bot in set(bots) - {""}:
+                per_bot.setdefault(bot, []).append(times.filter(pc.equal(names, bot)))
+    out: dict[str, dict[str, float | int]] = {}
+    games_of: dict[str, int] = {}
+    total_of: dict[str, float] = {}
+    for r in table.select(["bots", "think_time"]).to_pylist():
+        for bot, t in dict(zip(r["bots"], r["think_time"], strict=True)).items():
+            games_of[bot] = games_of.get(bot, 0) + 1
+            total_of[bot] = total_of.get(bot, 0.0) + (t or 0.0)
+    for bot, chunks in per_bot.items():
+        values = pa.chunked_array(chunks, type=pa.float64())
+        out[bot] = {
+            "decisions": len(values),
+            "median": float(pc.quantile(values, q=0.5)[0].as_py()),
+            "p90": float(pc.quantile(values, q=0.9)[0].as_py()),
+            "max": float(pc.max(values).as_py()),
+            "per_game": total_of.get(bot, 0.0) / max(1, games_of.get(bot, 0)),
+        }
+    return out
+
+
+def games_list(table: Any) -> dict[str, list[Any]]:
+    """The games as columns (compact JSON), in game-id order."""
+    cols = ["game_id", "league", "bots", "winner", "draw", "score", "termination", "reason",
+            "decisions", "duration", "rated"]
+    data: dict[str, list[Any]] = table.select(cols).to_pydict()
+    data["score"] = [[round(x, 2) for x in s] for s in data["score"]]
+    data["duration"] = [round(d, 3) for d in data["duration"]]
+    return data
+
+
+def config_json(data: LeagueData) -> list[dict[str, Any]]:
+    """The folders' configurations as the report shows them: never the league's secret key,
+    from which every deal of games still to be played derives (a report is made to be shared)."""
+    out = []
+    for folder, c in zip(data.folders, data.configs, strict=True):
+        d = c.to_json()
+        del d["key"]
+        d["folder"] = str(folder)
+        d["variant_text"] = describe_variant(c.variant)
+        if c.deal_scheme == "sha256-v0":
+            d["deals"] = f"from --seed {c.seed}"
+        elif c.seed is None:
+            d["deals"] = "from a secret random key (kept in league.json, not in this report)"
+        else:
+            d["deals"] = f"from a key derived from --seed {c.seed}"
+        out.append(d)
+    return out
+
+
+def report_data(data: LeagueData, history_points: int = HISTORY_POINTS) -> dict[str, Any]:
+    """Every figure the report shows, as one JSON-ready dict."""
+    if data.games.num_rows == 0:
+        board: dict[str, Any] = {"leaderboard": [], "h2h": [], "draw_probability": None,
+                                 "rated_games": 0, "void_games": 0}
+        hist: dict[str, Any] = {"games": [], "bots": {}}
+    else:
+        board = ratings_json(data.games)
+        hist = history(data.games, board["draw_probability"], history_points)
+    first = data.configs[0]
+    return {
+        "title": " + ".join(c.name for c in data.configs),
+        "game": first.game,
+        "players": first.players,
+        "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "configs": config_json(data),
+        "ratings": board,
+        "history": hist,
+        "terminations": termination_counts(data.games),
+        "think": think_times(data.folders, data.games),
+        "games": games_list(data.games),
+        "skipped": data.skipped,
+        "total_games": data.games.num_rows,
+    }

@@ -1,0 +1,158 @@
+"""Replay frames: a stored game replayed through the engine, one view model per position.
+
+Nothing here stores boards: a frame is rebuilt from the game's seed, variant and stored moves
+every time a viewer is written. Each position gives one frame per *view*: ``truth`` (every
+hand and face-down pile, as the referee sees it) and one per seat (exactly that seat's
+``state.observation(seat)`` at that point, with the other seats' hidden piles as counts).
+
+Frames are plain JSON. Consecutive frames differ in a few places, so a view is stored as its
+first frame and, per move, the list of ``[path, value]`` changes (:func:`json_diff`); the viewer
+applies them in order (``replay.js``).
+
+>>> json_diff({"a": [1, 2], "b": {"c": 3}}, {"a": [1, 5], "b": {"c": 3, "d": 4}})
+[[['a', 1], 5], [['b'], {'c': 3, 'd': 4}]]
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from games.protocol import GameError
+
+JSON = Any
+Path = list[str | int]
+
+
+def json_diff(old: JSON, new: JSON, path: Path | None = None,
+              out: list[list[Any]] | None = None) -> list[list[Any]]:
+    """The changes that turn ``old`` into ``new``: ``[path, value]`` pairs, replaced whole.
+
+    Dicts with the same keys and lists of the same length are compared item by item; anything
+    else that differs is replaced at its path.
+    """
+    path = [] if path is None else path
+    out = [] if out is None else out
+    if old == new:
+        return out
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        for key in new:
+            json_diff(old[key], new[key], [*path, key], out)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            json_diff(a, b, [*path, i], out)
+    else:
+        out.append([path, new])
+    return out
+
+
+def json_patch(doc: JSON, changes: Sequence[Sequence[Any]]) -> JSON:
+    """Apply :func:`json_diff`'s changes to a copy of ``doc`` (the Python twin of replay.js)."""
+    doc = copy.deepcopy(doc)
+    for path, value in changes:
+        if not path:
+            doc = copy.deepcopy(value)
+            continue
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = copy.deepcopy(value)
+    return doc
+
+
+# ----------------------------------------------------------------------------- views per game
+
+
+#: What one Battle Line seat alone sees (the truth view leaves them out): its hand and what it
+#: knows of the others' cards and of the decks' tops (two-player and three-player keys).
+_BL_SEAT_KEYS = frozenset({"hand", "seat", "opponent_known", "known_by_opponent", "deck_tops",
+                           "known_in_hands", "known_by", "deck_tops_by", "events"})
+#: The same for War Chest. ``events`` (the public moves since that seat last decided) differs
+#: from seat to seat; the move list shows every move anyway.
+_WC_SEAT_KEYS = frozenset({"hand", "facedown", "seat", "events"})
+
+
+def _battleline_views(obs: list[JSON]) -> list[JSON]:
+    """Truth and per-seat views of a Battle Line position from every seat's observation."""
+    seats = len(obs)
+    truth = {k: v for k, v in obs[0].items() if k not in _BL_SEAT_KEYS}
+    truth["seat"] = None
+    truth["hands"] = [o["hand"] for o in obs]
+    views = [truth]
+    for s, o in enumerate(obs):
+        view = {k: v for k, v in o.items() if k != "hand"}
+        view["hands"] = [o["hand"] if t == s else o["hand_sizes"][t] for t in range(seats)]
+        views.append(view)
+    return views
+
+
+def _warchest_views(obs: list[JSON]) -> list[JSON]:
+    """Truth and per-seat views of a War Chest position (hands and face-down discards)."""
+    seats = len(obs)
+    truth = {k: v for k, v in obs[0].items() if k not in _WC_SEAT_KEYS}
+    truth["seat"] = None
+    truth["hands"] = [o["hand"] for o in obs]
+    truth["facedowns"] = [o["facedown"] for o in obs]
+    views = [truth]
+    for s, o in enumerate(obs):
+        view = {k: v for k, v in o.items() if k not in ("hand", "facedown")}
+        view["hands"] = [o["hand"] if t == s else o["hand_count"][t] for t in range(seats)]
+        view["facedowns"] = [o["facedown"] if t == s else o["facedown_count"][t]
+                             for t in range(seats)]
+        views.append(view)
+    return views
+
+
+def _views(game: str, obs: list[JSON]) -> list[JSON]:
+    if game == "warchest":
+        return _warchest_views(obs)
+    return _battleline_views(obs)
+
+
+def board_geometry(game: str, players: int) -> JSON:
+    """The static drawing data a game's board needs (War Chest hexes and locations)."""
+    if game != "warchest":
+        return None
+    from games.warchest.board import board_for
+
+    board = board_for(players)
+    return [{"n": board.name[h], "q": q, "r": r, "loc": board.is_location[h]}
+            for h, (q, r) in enumerate(board.coords)]
+
+
+@dataclass
+class Replay:
+    """A stored game rebuilt: frames per view (first + changes), and how far it replayed."""
+
+    views: list[dict[str, Any]]  # [{"first": frame, "changes": [[[path, value], ...], ...]}]
+    applied: int  # moves applied (all of them unless the rules changed under the game)
+    error: str  # why replay stopped early, or ""
+    final: Any  # the engine state after the last applied move
+
+
+def replay_frames(game: str, seed: int, variant: dict[str, str], actions: Sequence[str]) -> Replay:
+    """Replay ``actions`` from the deal and record every view of every position."""
+    from games import registry
+
+    engine = registry.get(game)
+    state = engine.new_game(seed, **variant)
+    seats = state.num_players
+    first = _views(game, [state.observation(s) for s in range(seats)])
+    out: list[dict[str, Any]] = [{"first": v, "changes": []} for v in first]
+    last = first
+    applied, error = 0, ""
+    for action in actions:
+        try:
+            state.apply(action)
+        except GameError as exc:
+            error = f"move {applied} ({action}) cannot be applied under the current rules: {exc}"
+            break
+        applied += 1
+        now = _views(game, [state.observation(s) for s in range(seats)])
+        for view, before, after in zip(out, last, now, strict=True):
+            view["changes"].append(json_diff(before, after))
+        last = now
+    return Replay(out, applied, error, state)
+

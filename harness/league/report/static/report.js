@@ -1,0 +1,319 @@
+/* tourney league report: draws every section from the JSON in #report-data. */
+"use strict";
+tourneyData("report-data").then((D) => {
+  const PALETTE = ["#2f6fd6", "#d64545", "#1e9e6a", "#e08a1e", "#8e44ad", "#16a2b8", "#b8860b",
+    "#e0529c", "#5d6d7e", "#6ab04c", "#c0392b", "#34495e"];
+
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else if (k.startsWith("data-") || k === "title" || k === "href" || k === "style" ||
+               k === "id" || k === "colspan" || k === "value") e.setAttribute(k, v);
+      else e[k] = v;
+    }
+    for (const kid of kids) if (kid !== null && kid !== undefined)
+      e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+    return e;
+  }
+  const fmt = (x, d) => (x === null || x === undefined) ? "–" : Number(x).toFixed(d);
+  const pct = (x) => (x === null || x === undefined) ? "–" : (100 * x).toFixed(1) + "%";
+  const ms = (s) => (s === null || s === undefined) ? "–" :
+    (s < 0.001 ? (s * 1e6).toFixed(0) + " µs" : s < 1 ? (s * 1000).toFixed(1) + " ms"
+      : s.toFixed(2) + " s");
+
+  /* ---- sortable tables: click a header; numbers sort as numbers ---- */
+  function makeSortable(table) {
+    const heads = table.querySelectorAll("thead th");
+    heads.forEach((th, col) => th.addEventListener("click", () => {
+      const asc = th.getAttribute("aria-sort") !== "ascending";
+      heads.forEach((h) => h.removeAttribute("aria-sort"));
+      th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+      const body = table.tBodies[0];
+      const rows = Array.from(body.rows);
+      const key = (r) => {
+        const c = r.cells[col];
+        const v = c.dataset.sort !== undefined ? c.dataset.sort : c.textContent;
+        const n = parseFloat(v);
+        return isNaN(n) || !/^-?[\d.]/.test(v) ? v.toLowerCase() : n;
+      };
+      rows.sort((a, b) => {
+        const x = key(a), y = key(b);
+        const c = (typeof x === "number" && typeof y === "number") ? x - y
+          : String(x).localeCompare(String(y));
+        return asc ? c : -c;
+      });
+      rows.forEach((r) => body.append(r));
+    }));
+  }
+
+  /* ---- leaderboard: every field of `tourney ratings --format json` ---- */
+  const LABELS = {
+    rank: "rank", bot: "bot", mu: "mu", sigma: "sigma", rating: "mu−3σ", games: "games",
+    wins: "W", draws: "D", losses: "L", win_rate: "win %", forfeits: "forfeits",
+    forfeits_timeout: "timeouts", forfeits_crash: "crashes", forfeits_illegal: "illegal",
+    forfeits_protocol_error: "protocol err.", elo: "Elo", elo_low: "Elo low",
+    elo_high: "Elo high",
+  };
+  const TIPS = {
+    mu: "TrueSkill mean", sigma: "TrueSkill uncertainty",
+    rating: "conservative rating mu − 3·sigma",
+    win_rate: "share of points: a win 1, a draw ½",
+    elo: "Elo rating fitted to the games", elo_low: "lower end of the Elo interval",
+    elo_high: "upper end of the Elo interval",
+  };
+  function cellText(key, v) {
+    if (v === null || v === undefined) return "–";
+    if (typeof v === "object") return JSON.stringify(v);
+    if (key === "win_rate" || /(^|_)(los|rate|share)$/.test(key)) return pct(v);
+    if (typeof v === "number" && !Number.isInteger(v)) return v.toFixed(2);
+    return String(v);
+  }
+  function leaderboard() {
+    const rows = D.ratings.leaderboard;
+    const table = document.getElementById("leaderboard-table");
+    if (!rows.length) { table.append(el("tr", {}, el("td", { text: "no games yet" }))); return; }
+    const keys = Object.keys(rows[0]);
+    table.append(el("thead", {}, el("tr", {}, ...keys.map((k) =>
+      el("th", { class: k === "bot" ? "name" : "", title: TIPS[k] || k, "data-key": k },
+        LABELS[k] || k.replace(/_/g, " "))))));
+    const body = el("tbody");
+    for (const r of rows) {
+      body.append(el("tr", { "data-bot": r.bot }, ...keys.map((k) => el("td", {
+        class: (k === "bot" ? "name" : "") +
+          (k.startsWith("forfeits") && r[k] > 0 ? " bad" : ""),
+        "data-key": k, "data-value": JSON.stringify(r[k]),
+        "data-sort": typeof r[k] === "number" ? r[k] : String(r[k]),
+      }, cellText(k, r[k])))));
+    }
+    table.append(body);
+    makeSortable(table);
+    const dp = D.ratings.draw_probability;
+    document.getElementById("leaderboard-note").textContent =
+      `${D.ratings.rated_games} rated games, ${D.ratings.void_games} void; draw probability ` +
+      `${dp === null ? "–" : dp.toFixed(3)}. Ranked by Elo, as tourney ratings ranks; ` +
+      "click a column to sort.";
+  }
+
+  /* ---- head-to-head heat map ---- */
+  function heat(rate) {  // red (0) → white (½) → green (1)
+    const t = Math.max(0, Math.min(1, rate));
+    const mix = (a, b, f) => Math.round(a + (b - a) * f);
+    const [lo, mid, hi] = [[214, 69, 69], [248, 248, 248], [30, 158, 106]];
+    const [from, to, f] = t < 0.5 ? [lo, mid, t / 0.5] : [mid, hi, (t - 0.5) / 0.5];
+    return `rgb(${mix(from[0], to[0], f)},${mix(from[1], to[1], f)},${mix(from[2], to[2], f)})`;
+  }
+  function h2h() {
+    const names = D.ratings.leaderboard.map((r) => r.bot);
+    const cells = {};
+    for (const c of D.ratings.h2h || []) cells[c.bot + "\u0000" + c.opponent] = c;
+    const table = document.getElementById("h2h-table");
+    table.append(el("thead", {}, el("tr", {}, el("th", { class: "name" }, "row v column"),
+      ...names.map((n) => el("th", {}, n)))));
+    const body = el("tbody");
+    for (const a of names) {
+      const tr = el("tr", {}, el("th", { class: "name" }, a));
+      for (const b of names) {
+        const c = cells[a + "\u0000" + b];
+        if (a === b) tr.append(el("td", { class: "self" }, "–"));
+        else if (!c) tr.append(el("td", { class: "self", "data-bot": a, "data-opponent": b }, ""));
+        else {
+          tr.append(el("td", {
+            class: "cell", style: `background:${heat(c.win_rate)}`,
+            "data-bot": a, "data-opponent": b, "data-win-rate": c.win_rate,
+            "data-games": c.games,
+            title: `${a} v ${b}: ${pct(c.win_rate)} of the points over ${c.games} games`,
+          }, (100 * c.win_rate).toFixed(0) + "%", el("span", { class: "n" }, `${c.games} games`)));
+        }
+      }
+      body.append(tr);
+    }
+    table.append(body);
+  }
+
+  /* ---- ratings over the league (uPlot) ---- */
+  function history() {
+    const H = D.history;
+    const box = document.getElementById("history-chart");
+    const bots = D.ratings.leaderboard.map((r) => r.bot).filter((b) => H.bots[b]);
+    if (!H.games.length || typeof uPlot === "undefined") {
+      box.textContent = "no games yet"; return;
+    }
+    const data = [H.games];
+    const series = [{ label: "games" }];
+    const bands = [];
+    bots.forEach((b, i) => {
+      const col = PALETTE[i % PALETTE.length];
+      const mu = H.bots[b].mu, sg = H.bots[b].sigma;
+      const hi = mu.map((m, j) => m === null ? null : m + 3 * sg[j]);
+      const lo = mu.map((m, j) => m === null ? null : m - 3 * sg[j]);
+      const base = data.length;
+      data.push(mu, hi, lo);
+      series.push({ label: b, stroke: col, width: 2, points: { show: false } },
+        { label: b + " +3σ", stroke: col + "00", width: 0, points: { show: false } },
+        { label: b + " −3σ", stroke: col + "00", width: 0, points: { show: false } });
+      bands.push({ series: [base + 1, base + 2], fill: col + "22" });
+    });
+    const width = Math.max(320, box.clientWidth || 600);
+    // eslint-disable-next-line no-new, new-cap
+    new uPlot({
+      width, height: 300, series, bands, legend: { show: false },
+      scales: { x: { time: false } },
+      axes: [{ label: "games finished", size: 40 }, { label: "TrueSkill mu (band: mu ± 3σ)",
+        size: 56 }],
+      cursor: { drag: { x: false, y: false } },
+    }, data, box);
+    const legend = el("div", { class: "note" });
+    bots.forEach((b, i) => legend.append(el("span", { style: "margin-right:14px" },
+      el("span", { class: "dot", style: `background:${PALETTE[i % PALETTE.length]}` }), " ", b)));
+    box.append(legend);
+    document.getElementById("history-note").textContent =
+      "Each point is the leaderboard as `tourney ratings` would have printed it after that many " +
+      "games had finished (line: mu; band: mu ± 3σ, whose lower edge is the conservative rating).";
+  }
+
+  /* ---- terminations and think time ---- */
+  function simpleTable(id, head, rows) {
+    const table = document.getElementById(id);
+    table.append(el("thead", {}, el("tr", {}, ...head.map((h, i) =>
+      el("th", { class: i === 0 ? "name" : "" }, h)))));
+    const body = el("tbody");
+    for (const r of rows) body.append(el("tr", { "data-bot": r[0].text }, ...r.map((c, i) =>
+      el("td", { class: (i === 0 ? "name " : "") + (c.cls || ""), "data-sort": c.sort ?? c.text,
+        title: c.title || "" }, c.node || c.text))));
+    table.append(body);
+    makeSortable(table);
+  }
+  function health() {
+    const order = D.ratings.leaderboard.map((r) => r.bot);
+    for (const b of Object.keys(D.terminations)) if (!order.includes(b)) order.push(b);
+    const kinds = ["normal", "stalemate", "move_cap", "timeout", "crash", "illegal",
+      "protocol_error", "void", "opponent_forfeit"];
+    const forfeit = new Set(["timeout", "crash", "illegal", "protocol_error"]);
+    simpleTable("term-table", ["bot", "games", "normal", "stalemate", "move cap", "timeout",
+      "crash", "illegal", "protocol", "void", "opp. forfeit"],
+    order.filter((b) => D.terminations[b]).map((b) => {
+      const t = D.terminations[b];
+      return [{ text: b }, { text: String(t.games) }, ...kinds.map((k) => ({
+        text: String(t[k] || 0),
+        cls: (t[k] || 0) === 0 ? "zero" : (forfeit.has(k) ? "bad" : (k === "void" ? "bad" : "")),
+      }))];
+    }));
+    const slowest = Math.max(1e-9, ...Object.values(D.think).map((t) => t.max));
+    simpleTable("think-table", ["bot", "decisions", "median", "90th pct", "slowest decision",
+      "per game"],
+    order.filter((b) => D.think[b]).map((b) => {
+      const t = D.think[b];
+      const bar = el("span", { class: "bar", style: `width:${Math.max(2, 80 * t.max / slowest)}px` });
+      return [{ text: b }, { text: String(t.decisions) },
+        { text: ms(t.median), sort: t.median }, { text: ms(t.p90), sort: t.p90 },
+        { node: el("span", {}, ms(t.max), bar), text: ms(t.max), sort: t.max },
+        { text: ms(t.per_game), sort: t.per_game }];
+    }));
+  }
+
+  /* ---- configuration ---- */
+  function config() {
+    const box = document.getElementById("config-body");
+    for (const c of D.configs) {
+      const lim = c.limits || {};
+      const dl = el("dl", { class: "config" });
+      const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));
+      add("folder", el("code", {}, c.folder));
+      add("league", c.name);
+      add("game", `${c.game} (${c.players} players)`);
+      add("variant", c.variant_text);
+      add("rules version", c.rules_version);
+      add("deals", c.deals);
+      add("schedule", `${c.kind}, ${c.games_per_pair} games per pair` +
+        (c.challenger ? `, challenger ${c.challenger}` : ""));
+      add("limits", `move ${lim.move_time} s, overage ${lim.overage} s, start-up ` +
+        `${lim.startup_time} s, memory ${Math.round((lim.memory_bytes || 0) / 1048576)} MB, ` +
+        `CPU ${lim.cpu_seconds} s`);
+      add("tourney version", c.tourney_version);
+      box.append(dl);
+      const t = el("table", { style: "margin-top:10px" });
+      t.append(el("thead", {}, el("tr", {}, el("th", { class: "name" }, "bot"),
+        el("th", { class: "name" }, "spec"), el("th", { class: "name" }, "sha256"))));
+      const body = el("tbody");
+      for (const b of c.bots) body.append(el("tr", {}, el("td", { class: "name" }, b.name),
+        el("td", { class: "name" }, el("code", {}, b.spec)),
+        el("td", { class: "name" }, el("code", {}, b.sha256 || "–"))));
+      t.append(body);
+      box.append(el("div", { class: "scroll" }, t));
+    }
+  }
+
+  /* ---- games: filterable, paged ---- */
+  function games() {
+    const G = D.games;
+    const n = G.game_id.length;
+    const folderOf = {};
+    for (const c of D.configs) folderOf[c.name] = c.folder;
+    const bots = [...new Set(G.bots.flat())].sort();
+    const terms = [...new Set(G.termination)].sort();
+    const fBot = document.getElementById("f-bot"), fOpp = document.getElementById("f-opp");
+    const fTerm = document.getElementById("f-term"), fId = document.getElementById("f-id");
+    for (const b of bots) { fBot.append(el("option", { value: b }, b)); fOpp.append(el("option", { value: b }, b)); }
+    for (const t of terms) fTerm.append(el("option", { value: t }, t));
+    const PAGE = 50;
+    let page = 0, shown = [];
+    const table = document.getElementById("games-table");
+    table.append(el("thead", {}, el("tr", {}, ...["game", "seats", "winner", "score",
+      "termination", "decisions", "duration", "replay"].map((h, i) =>
+      el("th", { class: i < 3 || i === 4 || i === 7 ? "name" : "" }, h)))));
+    const body = el("tbody");
+    table.append(body);
+    function filter() {
+      const b = fBot.value, o = fOpp.value, t = fTerm.value, id = fId.value.trim();
+      shown = [];
+      for (let i = 0; i < n; i++) {
+        const seats = G.bots[i];
+        if (b && !seats.includes(b)) continue;
+        if (o && !seats.includes(o)) continue;
+        if (t && G.termination[i] !== t) continue;
+        if (id && !G.game_id[i].startsWith(id)) continue;
+        shown.push(i);
+      }
+      page = 0; draw();
+    }
+    function draw() {
+      body.textContent = "";
+      const pages = Math.max(1, Math.ceil(shown.length / PAGE));
+      page = Math.min(page, pages - 1);
+      for (const i of shown.slice(page * PAGE, (page + 1) * PAGE)) {
+        const id = G.game_id[i];
+        const link = D.replays[id];
+        const term = G.termination[i];
+        const chip = el("span", { class: "chip" + (G.rated[i] ? (["timeout", "crash",
+          "illegal", "protocol_error"].includes(term) ? " forfeit" : "") : " void"),
+        title: G.reason[i] }, G.rated[i] ? term : term + " (void)");
+        const folder = folderOf[G.league[i]] || "FOLDER";
+        const replay = link ? el("a", { href: link }, "view") :
+          el("code", { class: "cmd", title: "no viewer written for this game; run this" },
+            `tourney replay ${folder} ${id} --html ${id}.html`);
+        body.append(el("tr", { "data-game": id },
+          el("td", { class: "name" }, el("code", {}, id)),
+          el("td", { class: "name" }, G.bots[i].join(" · ")),
+          el("td", { class: "name" }, G.draw[i] ? "draw" : (G.winner[i] || "–")),
+          el("td", {}, G.score[i].join("–")),
+          el("td", { class: "name" }, chip),
+          el("td", {}, String(G.decisions[i])),
+          el("td", {}, G.duration[i].toFixed(2) + " s"),
+          el("td", { class: "name" }, replay)));
+      }
+      document.getElementById("f-count").textContent = `${shown.length} of ${n} games`;
+      document.getElementById("p-pos").textContent = `page ${page + 1} of ${pages}`;
+      document.getElementById("p-prev").disabled = page === 0;
+      document.getElementById("p-next").disabled = page >= pages - 1;
+    }
+    for (const f of [fBot, fOpp, fTerm]) f.addEventListener("change", filter);
+    fId.addEventListener("input", filter);
+    document.getElementById("p-prev").addEventListener("click", () => { page--; draw(); });
+    document.getElementById("p-next").addEventListener("click", () => { page++; draw(); });
+    filter();
+  }
+
+  leaderboard(); h2h(); history(); health(); config(); games();
+}).catch((err) => console.error("tourney: cannot read the page data:", err));

@@ -1,0 +1,248 @@
+"""SPRT gauntlets: play duplicate pairs of one new bot against one old bot until the sequential
+probability ratio test of :mod:`harness.league.sprt` has its answer.
+
+The test sees the pairs **in schedule order**, never in the order workers finish them:
+:class:`SprtGate` holds a finished game until every game scheduled before it has finished, then
+commits whole pairs to the store and to the test, one by one. The verdict therefore falls on
+the same pair whatever the number of workers, and the folder then holds exactly the games of
+the pairs up to that one (games of later pairs that happened to finish first are not the
+test's and are not stored). Ctrl-C or an error keeps every finished game, as in any league.
+Running the same command again continues the test from the stored games.
+
+>>> from harness.records import BotRef, GameSpec
+>>> specs = [GameSpec(f"g{i}", "battleline", {}, i // 2, (BotRef("new", "x"), BotRef("old", "y")),
+...                   pair_id=f"p{i // 2}") for i in range(4)]
+>>> gate = SprtGate(specs, "new", "old", SprtParams(0, 10), {"g1": 1.0})
+>>> gate.committed, gate.test.pairs
+(0, 0)
+>>> gate.stored["g0"] = 0.5  # as if stored by an earlier run
+>>> gate.refresh(), gate.committed, gate.test.counts
+([], 2, (0, 0, 0, 1, 0))
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.league.sprt import Sprt, SprtParams
+from harness.records import GameSpec, TourneyError, is_void
+
+if TYPE_CHECKING:
+    from harness.league.schema import Finished
+    from harness.league.service import League, RunSummary
+    from harness.run.base import Executor
+
+DEFAULT_CAP = 20_000  # games, when --games is not given for a new SPRT gauntlet
+
+
+class SprtError(TourneyError):
+    """An SPRT the league cannot run (more than one opponent, ...); one line, exit status 2."""
+
+
+def points_of(bots: Sequence[str], result: Sequence[float], new: str, old: str) -> float:
+    """The new bot's points in one game against the old one (1, ½ or 0; teams sit apart)."""
+    mine, theirs = result[list(bots).index(new)], result[list(bots).index(old)]
+    return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+
+
+class SprtGate:
+    """The league's :class:`~harness.league.service.Gate` for an SPRT gauntlet.
+
+    ``stored`` maps the game ids already in the folder to the new bot's points (None: void).
+    """
+
+    def __init__(self, specs: Sequence[GameSpec], new: str, old: str, params: SprtParams,
+                 stored: Mapping[str, float | None]) -> None:
+        self.new, self.old = new, old
+        self.test = Sprt(params)
+        self.pairs: list[list[str]] = []  # game ids of each duplicate pair, in schedule order
+        last = None
+        for spec in specs:
+            if self.pairs and spec.pair_id and spec.pair_id == last:
+                self.pairs[-1].append(spec.game_id)
+            else:
+                self.pairs.append([spec.game_id])
+            last = spec.pair_id
+        self.stored: dict[str, float | None] = dict(stored)
+        self.held: dict[str, Finished] = {}
+        self.next_pair = 0  # pairs before this one are committed
+        self.committed = 0  # games committed (stored or already in the folder)
+        self.incomplete = 0  # committed pairs with a void game (or a single game at the cap)
+        self.wins = self.draws = self.losses = self.void = 0
+        self.refresh()
+
+    @property
+    def done(self) -> bool:
+        return self.test.verdict is not None
+
+    @property
+    def scheduled_games(self) -> int:
+        return sum(len(p) for p in self.pairs)
+
+    def admit(self, record: Finished) -> list[Finished]:
+        """Hold a finished game; return the games of every pair now complete in order."""
+        if is_void(record):
+            self.stored[record.game_id] = None
+        else:
+            self.stored[record.game_id] = points_of(record.seats, record.returns, self.new,
+                                                    self.old)
+        self.held[record.game_id] = record
+        return self.refresh()
+
+    def refresh(self) -> list[Finished]:
+        """Commit every pair, in schedule order, whose games have all finished."""
+        out: list[Finished] = []
+        while not self.done and self.next_pair < len(self.pairs):
+            ids = self.pairs[self.next_pair]
+            if any(gid not in self.stored for gid in ids):
+                break
+            out += [self.held.pop(gid) for gid in ids if gid in self.held]
+            points = [self.stored[gid] for gid in ids]
+            for p in points:
+                if p is None:
+                    self.void += 1
+                else:
+                    self.wins += p == 1.0
+                    self.draws += p == 0.5
+                    self.losses += p == 0.0
+            self.next_pair += 1
+            self.committed += len(ids)
+            done = [p for p in points if p is not None]
+            if len(done) == 2:
+                self.test.update(done[0] + done[1])
+            else:
+                self.incomplete += 1
+        return out
+
+    def release(self) -> list[Finished]:
+        if self.done:
+            return []
+        held, self.held = list(self.held.values()), {}
+        return held
+
+    def postfix(self) -> str:
+        p = self.test.params
+        return (f"LLR {self.test.llr:+.2f} in ({p.lower:+.2f}, {p.upper:+.2f}), "
+                f"{self.test.pairs} pairs")
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+@dataclass
+class SprtRun:
+    """What an SPRT gauntlet ended with."""
+
+    gate: SprtGate
+    summary: RunSummary | None  # None: the stored games had already decided the test
+    level: float = 0.95
+
+    def as_dict(self) -> dict[str, Any]:
+        g = self.gate
+        data: dict[str, Any] = {
+            "new": g.new, "old": g.old, "accepted": g.test.verdict,
+            "verdict": verdict_text(self), **g.test.as_dict(self.level),
+            "incomplete_pairs": g.incomplete, "wins": g.wins, "draws": g.draws,
+            "losses": g.losses, "void_games": g.void, "games": g.committed,
+            "games_cap": g.scheduled_games,
+            "played": self.summary.played if self.summary else 0,
+            "interrupted": bool(self.summary and self.summary.interrupted),
+        }
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                for k, v in data.items()}
+
+
+def verdict_text(run: SprtRun) -> str:
+    g, p = run.gate, run.gate.test.params
+    if g.test.verdict is not None:
+        more, less = f"at least Elo {p.elo1:g}", f"at most Elo {p.elo0:g}"
+        claim = f"{more} rather than {less}" if g.test.verdict == "H1" else \
+            f"{less} rather than {more}"
+        return (f"{g.test.verdict} accepted after {g.test.decided_after} pairs: {g.new} v "
+                f"{g.old} is {claim}")
+    if run.summary is not None and run.summary.interrupted:
+        return "no verdict yet: interrupted; run the same command again to continue"
+    return (f"no verdict: the cap of {g.scheduled_games} games was reached; raise --games "
+            f"and run the same command again to continue")
+
+
+def _signed(x: float) -> str:
+    if math.isnan(x):
+        return "n/a"
+    return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{round(x, 1) + 0.0:+.1f}"
+
+
+def report_lines(run: SprtRun) -> list[str]:
+    """The verdict and its figures, one line each (see README, "Is my bot better?")."""
+    g, t = run.gate, run.gate.test
+    p, s = t.params, t.summary(run.level)
+    counts = ", ".join(f"{k}: {c}" for k, c in zip(("0", "½", "1", "1½", "2"), t.counts,
+                                                   strict=True))
+    return [
+        f"SPRT {g.new} v {g.old}: elo0={p.elo0:g} elo1={p.elo1:g} alpha={p.alpha:g} "
+        f"beta={p.beta:g}, {p.model} Elo",
+        f"verdict: {verdict_text(run)}",
+        f"LLR: {t.llr:+.3f} (accept H0 at {p.lower:+.3f}, H1 at {p.upper:+.3f})",
+        f"pairs: {t.pairs} complete ({g.new}'s points {counts}), {g.incomplete} incomplete",
+        f"games: {g.committed} ({g.new} W {g.wins} D {g.draws} L {g.losses}, {g.void} void)",
+        f"Elo: {_signed(s.elo)} ({100 * run.level:g}%: {_signed(s.elo_low)} to "
+        f"{_signed(s.elo_high)}) from the pair variance; normalised Elo {_signed(s.nelo)}; "
+        f"score {'n/a' if math.isnan(s.score) else f'{100 * s.score:.1f}%'}",
+        f"LOS: {'n/a' if math.isnan(s.los) else f'{100 * s.los:.1f}%'} "
+        f"(chance that {g.new} is the stronger)",
+    ]
+
+
+def rerun_command(league: League, params: SprtParams) -> str:
+    c = league.config
+    new, old = (league.config.bot(name) for name in c.schedule.get("bots", [])[:2])
+    spec = (f"elo0={params.elo0:g},elo1={params.elo1:g},alpha={params.alpha:g},"
+            f"beta={params.beta:g},model={params.model}")
+    bots = " ".join(shlex.quote(f"{b.name}={b.spec}") for b in (new, old) if b is not None)
+    return (f"tourney gauntlet {c.game} {bots} --sprt {spec} --games {len(league.specs)} "
+            f"--out {shlex.quote(str(league.out))}")
+
+
+def check_one_pairing(league: League) -> tuple[str, str]:
+    """The new and the old bot of a league that can run an SPRT; SprtError otherwise."""
+    bots = [str(b) for b in league.config.schedule.get("bots", [])]
+    if len(bots) != 2:
+        raise SprtError(f"the SPRT tests one new bot against one old bot, not {len(bots)} bots "
+                        f"({', '.join(bots)}); run tourney gauntlet GAME NEW OLD --sprt ...")
+    return bots[0], bots[1]
+
+
+def stored_points(out: Path, ids: set[str], new: str, old: str) -> dict[str, float | None]:
+    """The new bot's points (None: void) in the games of ``ids`` stored in ``out``."""
+    from harness.league import store
+
+    if not (out / "games").is_dir():
+        return {}
+    table = store.load_games([out]).games.select(["game_id", "bots", "result", "rated"])
+    return {r["game_id"]: points_of(r["bots"], r["result"], new, old) if r["rated"] else None
+            for r in table.to_pylist() if r["game_id"] in ids}
+
+
+def run_sprt(league: League, params: SprtParams, executor: Executor | None = None, *,
+             workers: int | None = None, progress: bool = True, batch_size: int | None = None,
+             level: float = 0.95) -> SprtRun:
+    """Play ``league`` (one pairing) until the SPRT accepts a hypothesis or the schedule ends."""
+    from harness.league.config import load_config, merge_configs
+
+    new, old = check_one_pairing(league)
+    if (league.out / "league.json").exists():  # refuse another league before reading its games
+        merge_configs(load_config(league.out), league.config, league.out)
+    league.plan.resume_command = rerun_command(league, params)
+    ids = {s.game_id for s in league.specs}
+    gate = SprtGate(league.specs, new, old, params, stored_points(league.out, ids, new, old))
+    if gate.done or gate.committed == gate.scheduled_games:
+        return SprtRun(gate, None, level)
+    options: dict[str, Any] = {} if batch_size is None else {"batch_size": batch_size}
+    summary = league.run(executor, workers=workers, progress=progress, gate=gate, **options)
+    return SprtRun(gate, summary, level)
+

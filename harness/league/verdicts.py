@@ -1,0 +1,308 @@
+"""`tourney ratings` in full: the batch Elo fit with intervals and LOS beside TrueSkill, and the
+pair statistics of every pairing, in every output format.
+
+TrueSkill (:mod:`harness.league.ratings`) rates games one at a time: a live estimate, good for a
+progress bar or a league that is still running. The batch fit (:mod:`harness.league.elo`) uses
+every game at once and gives an interval: the final word. Both read the same stored rows; teams
+come from each row's ``teams`` column (War Chest 2 against 2: a team plays at its members' mean
+rating), a void game is counted and left out.
+
+>>> rows = [{"game_id": f"g{i}", "bots": ["a", "b"] if i % 2 else ["b", "a"],
+...          "result": [1.0, -1.0] if i % 2 else [-1.0, 1.0], "termination": "normal",
+...          "offender": None, "rated": True, "teams": None, "pair_id": f"p{i // 2}"}
+...         for i in range(8)]
+>>> rated = rate(rows)
+>>> [b.name for b in rated.fit.bots], rated.fit.bots[0].perfect, rated.pairs[0].pentanomial
+(['a', 'b'], 'won all', (0, 0, 0, 0, 4))
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.league import ratings
+from harness.league.elo import INTERVALS, EloFit, Interval, Result, fit_elo
+from harness.league.pairs import PairStats, pair_stats
+
+Row = Mapping[str, Any]  # a row of the games table (game_id, bots, result, ... pair_id)
+COLUMNS = ["game_id", "bots", "result", "termination", "offender", "rated", "teams", "pair_id"]
+
+
+class RatingsInputError(ValueError):
+    """Options the fit cannot use (an anchor not in the pool, a level outside (0, 1))."""
+
+
+@dataclass(frozen=True)
+class Rated:
+    """Everything `tourney ratings` shows: TrueSkill, the batch fit, the pairings."""
+
+    board: ratings.Leaderboard
+    fit: EloFit
+    pairs: list[PairStats]
+
+
+def interval(name: str) -> Interval:
+    """An interval method by name (``curvature`` or ``bootstrap``)."""
+    if name == "curvature":
+        return "curvature"
+    if name == "bootstrap":
+        return "bootstrap"
+    raise RatingsInputError(f"unknown --interval {name!r}; choose one of {', '.join(INTERVALS)}")
+
+
+def result_of(row: Row) -> Result:
+    """A stored game as the statistics see it (teams from the row, void when not rated)."""
+    teams = row.get("teams")
+    return Result.from_seats(list(row["bots"]), list(row["result"]),
+                             teams=ratings.sides_of(teams) if teams else None,
+                             pair_id=str(row.get("pair_id") or ""), void=not row["rated"])
+
+
+def pairings(results: Sequence[Result]) -> list[tuple[str, str]]:
+    """Every two bots that met as the only bot of each side of a two-sided game, sorted."""
+    seen: set[tuple[str, str]] = set()
+    for r in results:
+        if len(r.sides) != 2:
+            continue
+        x, y = ({*side} for side in r.sides)
+        if len(x) == len(y) == 1 and x != y:
+            a, b = sorted((*x, *y))
+            seen.add((a, b))
+    return sorted(seen)
+
+
+def rate(rows: Sequence[Row], *, anchor: str | None = None, level: float = 0.95,
+         interval: Interval = "curvature", draw_probability: float | None = None,
+         bootstrap_samples: int = 1000) -> Rated:
+    """TrueSkill, the Elo fit and the pair statistics of the stored ``rows``."""
+    board = ratings.leaderboard(
+        [ratings.GameRow(r["game_id"], list(r["bots"]), list(r["result"]), r["termination"],
+                         r["offender"], r["rated"], r["teams"]) for r in rows],
+        draw_probability)
+    results = [result_of(r) for r in rows]
+    try:
+        fit = fit_elo(results, anchor=anchor, level=level, interval=interval,
+                      bootstrap_samples=bootstrap_samples)
+    except ValueError as exc:
+        raise RatingsInputError(str(exc)) from None
+    rank = {b.name: i for i, b in enumerate(fit.bots)}
+    pairs = []
+    for a, b in pairings(results):
+        first, second = (a, b) if rank.get(a, math.inf) <= rank.get(b, math.inf) else (b, a)
+        pairs.append(pair_stats(results, first, second, level=level))
+    pairs.sort(key=lambda p: (rank.get(p.a, math.inf), rank.get(p.b, math.inf)))
+    return Rated(board, fit, pairs)
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def _num(x: float | None, digits: int) -> float | None:
+    return round(x, digits) if x is not None and math.isfinite(x) else None
+
+
+def leaderboard_rows(rated: Rated) -> list[dict[str, Any]]:
+    """One dict per bot, best first by Elo: the Elo figures, then TrueSkill's and the counts.
+
+    Bots without a rated game (only void games) come last, their Elo figures None.
+    """
+    trueskill = {row["bot"]: row for row in ratings.leaderboard_rows(rated.board)}
+    order = [b.name for b in rated.fit.bots]
+    order += [name for name in trueskill if name not in order]
+    out = []
+    for rank, name in enumerate(order, start=1):
+        ts = {k: v for k, v in trueskill.get(name, {"bot": name}).items() if k != "rank"}
+        elo: dict[str, Any] = {"elo": None, "elo_low": None, "elo_high": None, "elo_se": None,
+                               "perfect": None, "pool": None}
+        if name in order[:len(rated.fit.bots)]:
+            b = rated.fit.bot(name)
+            elo = {"elo": _num(b.elo, 1), "elo_low": _num(b.low, 1),
+                   "elo_high": _num(b.high, 1), "elo_se": _num(b.se, 1),
+                   "perfect": b.perfect, "pool": b.component}
+        out.append({"rank": rank, **ts, **elo})
+    return out
+
+
+def los_rows(rated: Rated) -> list[dict[str, Any]]:
+    """LOS of every ordered pair of comparable bots, with the head-to-head score when they met."""
+    names = [b.name for b in rated.fit.bots]
+    out = []
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            value = rated.fit.los[i][j]
+            if i == j or value is None:
+                continue
+            rate, games = rated.board.h2h.get((a, b), (None, 0))
+            out.append({"bot": a, "opponent": b, "los": _num(value, 4),
+                        "win_rate": _num(rate, 4), "games": games})
+    return out
+
+
+def notes(rated: Rated) -> list[str]:
+    """What a reader must know about the fit: perfect records, pools that cannot be compared."""
+    fit = rated.fit
+    out = []
+    for b in fit.bots:
+        if b.perfect is not None:
+            out.append(f"{b.name} {b.perfect} {b.games} of its games: its Elo is held finite by "
+                       f"the prior (one virtual draw per opponent) and its interval is wide")
+    if len(fit.components) > 1:
+        pools = "; ".join("{" + ", ".join(c) + "}" for c in fit.components)
+        out.append(f"these pools never met, even through others, and cannot be compared: "
+                   f"{pools}; each is centred on its own mean and has no LOS across pools")
+    return out
+
+
+def method_line(fit: EloFit) -> str:
+    zero = f"{fit.anchor} = 0" if fit.anchor else "0 = the pool's mean"
+    return (f"Elo: Bradley-Terry maximum-likelihood fit over {fit.rated_games} rated games "
+            f"(a draw is half a win, a team plays at its members' mean), {zero}; "
+            f"{100 * fit.level:g}% interval from the {fit.method}")
+
+
+TRUESKILL_LINE = ("TrueSkill (mu, sigma, mu-3σ): a live estimate, rated game by game in game-id "
+                  "order; the Elo fit above is the final word")
+
+
+def as_json(rated: Rated, *, h2h: bool = False) -> dict[str, Any]:
+    """Every figure: leaderboard, the fit's settings, LOS matrix, pair statistics, notes."""
+    fit = rated.fit.as_dict()
+    data: dict[str, Any] = {
+        "leaderboard": leaderboard_rows(rated),
+        "elo": {k: v for k, v in fit.items() if k not in ("elo", "los")}
+        | {"bootstrap_samples": rated.fit.bootstrap_samples},
+        "los": fit["los"],
+        "pairs": [p.as_dict() for p in rated.pairs],
+        "notes": notes(rated),
+        "draw_probability": round(rated.board.draw_probability, 4),
+        "rated_games": rated.board.rated_games, "void_games": rated.board.void_games,
+    }
+    if h2h:
+        data["h2h"] = ratings.h2h_rows(rated.board)
+    return data
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def _cell(x: float | None, fmt: str = "{:+.0f}") -> str:
+    return "" if x is None else fmt.format(x)
+
+
+def _elo_cell(x: float) -> str:
+    """A pair's Elo figure: ±inf when one bot took every point, blank when there is no pair."""
+    if math.isnan(x):
+        return ""
+    return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.0f}"
+
+
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{100 * x:.1f}%"
+
+
+_HEAD = ["rank", "bot", "Elo", "low", "high", "mu", "sigma", "mu-3σ", "games", "W", "D", "L",
+         "win%", "forfeits"]
+
+
+def _table_cells(rated: Rated) -> list[list[str]]:
+    by = {s.name: s for s in rated.board.bots}
+    cells = []
+    for row in leaderboard_rows(rated):
+        s = by[row["bot"]]
+        cells.append([str(row["rank"]), row["bot"], _cell(row["elo"]), _cell(row["elo_low"]),
+                      _cell(row["elo_high"]), f"{s.mu:.2f}", f"{s.sigma:.2f}",
+                      f"{s.rating:.2f}", str(s.games), str(s.wins), str(s.draws),
+                      str(s.losses), f"{100 * s.win_rate:.1f}",
+                      ratings.forfeit_text(s)])
+    return cells
+
+
+def _los_cells(rated: Rated) -> tuple[list[str], list[list[str]]]:
+    names = [b.name for b in rated.fit.bots]
+    rows = []
+    for i, a in enumerate(names):
+        row = [a]
+        for j in range(len(names)):
+            value = rated.fit.los[i][j]
+            row.append("-" if i == j else "" if value is None else f"{100 * value:.1f}%")
+        rows.append(row)
+    return ["", *names], rows
+
+
+_PAIR_HEAD = ["bot", "opponent", "pairs", "0", "½", "1", "1½", "2", "W", "D", "L", "score",
+              "Elo", "low", "high", "draws", "LOS", "incomplete"]
+
+
+def _pair_cells(rated: Rated) -> list[list[str]]:
+    cells = []
+    for p in rated.pairs:
+        s = p.summary
+        cells.append([p.a, p.b, str(p.pairs), *(str(c) for c in p.pentanomial), str(p.wins),
+                      str(p.draws), str(p.losses), _pct(_num(s.score, 4)),
+                      _elo_cell(s.elo), _elo_cell(s.elo_low), _elo_cell(s.elo_high),
+                      _pct(_num(p.draw_ratio, 4)),
+                      _pct(_num(s.los, 4)), str(p.incomplete_pairs)])
+    return cells
+
+
+def render(rated: Rated, fmt: str = "table", *, h2h: bool = False, los: bool = False,
+           pairs: bool = False) -> str:
+    """The ratings as text in one of :data:`ratings.FORMATS`.
+
+    JSON always holds every figure. CSV holds one table: the leaderboard, or with ``h2h`` or
+    ``los`` one row per ordered pair of bots (LOS and head-to-head), or with ``pairs`` the pair
+    statistics. The table and markdown show the leaderboard and the sections asked for
+    (``h2h`` shows the head-to-head and the LOS matrix).
+    """
+    if fmt not in ratings.FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
+    if fmt == "json":
+        return json.dumps(as_json(rated, h2h=h2h), indent=2)
+    if fmt == "csv":
+        if (h2h or los) and pairs:
+            raise RatingsInputError("CSV holds one table: ask for --pairs or --h2h/--los, "
+                                    "not both (or use --format json)")
+        records = (_pair_records(rated) if pairs else los_rows(rated) if h2h or los
+                   else leaderboard_rows(rated))
+        buf = io.StringIO()
+        if records:
+            writer = csv.DictWriter(buf, fieldnames=list(records[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(records)
+        return buf.getvalue().rstrip("\n")
+    show = ratings.markdown if fmt == "markdown" else ratings.aligned
+    parts = [show(_HEAD, _table_cells(rated))]
+    if h2h:
+        head, rows = ratings.h2h_cells(rated.board)
+        parts += ["", "Head to head (row bot's win rate against column bot, games):",
+                  show(head, rows)]
+    if h2h or los:
+        head, rows = _los_cells(rated)
+        parts += ["", "Likelihood of superiority (row bot stronger than column bot):",
+                  show(head, rows)]
+    if pairs:
+        parts += ["", "Duplicate pairs (bot's points over a pair: 0, ½, 1, 1½, 2; score, Elo "
+                      f"and {100 * rated.fit.level:g}% interval from the pair variance):",
+                  show(_PAIR_HEAD, _pair_cells(rated)) if rated.pairs else "(no pairings)"]
+    board = rated.board
+    parts += ["", method_line(rated.fit), TRUESKILL_LINE,
+              f"{board.rated_games} rated games, {board.void_games} void; TrueSkill draw "
+              f"probability {board.draw_probability:.3f}"]
+    parts += [f"note: {n}" for n in notes(rated)]
+    return "\n".join(parts)
+
+
+def _pair_records(rated: Rated) -> list[dict[str, Any]]:
+    records = []
+    for p in rated.pairs:
+        d = p.as_dict()
+        penta = d.pop("pentanomial")
+        records.append({**d, **{f"pairs_{k}": c for k, c in
+                                zip(("0", "0.5", "1", "1.5", "2"), penta, strict=True)}})
+    return records

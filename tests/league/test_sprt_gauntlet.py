@@ -1,0 +1,196 @@
+"""SPRT gauntlets: the stop falls on pairs in schedule order, whatever the workers do."""
+
+from __future__ import annotations
+
+import json
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli.app import app
+from harness.league import store
+from harness.league.sequential import SprtGate, run_sprt
+from harness.league.service import League
+from harness.league.sprt import Sprt, SprtParams
+from harness.records import BotRef, GameRecord, GameSpec, Termination
+from tests.league.helpers import record
+
+SLOPPY = f"sloppy=inproc:{Path(__file__).parent / 'bots' / 'sloppy.py'}"
+PARAMS = SprtParams(100.0, 300.0)  # sloppy v random: H1 after some twenty pairs
+
+
+def tourney(*args: str | Path) -> tuple[int, str]:
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def stored_ids(out: Path) -> list[str]:
+    return sorted(ds.dataset(out / "games").to_table().column("game_id").to_pylist())
+
+
+def _specs(pairs: int) -> list[GameSpec]:
+    bots = (BotRef("new", "x"), BotRef("old", "y"))
+    return [GameSpec(f"g{i:03d}", "battleline", {}, i // 2, bots if i % 2 == 0 else bots[::-1],
+                     pair_id=f"p{i // 2:03d}") for i in range(2 * pairs)]
+
+
+def _finished(spec: GameSpec, new_wins: bool) -> GameRecord:
+    seats = tuple(b.name for b in spec.seats)
+    won = seats.index("new") if new_wins else seats.index("old")
+    returns = tuple(1.0 if s == won else -1.0 for s in range(2))
+    rec = record(spec.game_id, seats, returns)
+    rec.pair_id = spec.pair_id
+    return rec
+
+
+def test_the_gate_commits_pairs_in_schedule_order_whatever_the_finishing_order() -> None:
+    specs = _specs(60)
+    rng = random.Random(3)
+    outcomes = {s.game_id: rng.random() < 0.85 for s in specs}
+    expected = Sprt(PARAMS)
+    for k in range(60):
+        points = outcomes[specs[2 * k].game_id] + outcomes[specs[2 * k + 1].game_id]
+        if expected.update(float(points)):
+            break
+    assert expected.verdict is not None and expected.decided_after is not None
+    for trial in range(5):
+        order = list(specs)
+        random.Random(trial).shuffle(order)
+        gate = SprtGate(specs, "new", "old", PARAMS, {})
+        stored: list[str] = []
+        for spec in order:
+            stored += [r.game_id for r in gate.admit(_finished(spec, outcomes[spec.game_id]))]
+            if gate.done:
+                break
+        assert gate.test.decided_after == expected.decided_after
+        assert gate.test.counts == expected.counts and gate.test.llr == expected.llr
+        assert stored == [s.game_id for s in specs[:2 * expected.decided_after]]
+        assert gate.release() == []  # games past the verdict are not the test's
+
+
+def test_a_void_game_makes_its_pair_incomplete_and_ctrl_c_keeps_held_games() -> None:
+    specs = _specs(3)
+    gate = SprtGate(specs, "new", "old", PARAMS, {})
+    void = record(specs[0].game_id, ("new", "old"), (0.0, 0.0), Termination.CRASH)
+    void.offender = None
+    assert gate.admit(_finished(specs[2], True)) == []  # pair 1 waits for pair 0
+    assert gate.admit(void) == []
+    assert [r.game_id for r in gate.admit(_finished(specs[1], False))] == ["g000", "g001"]
+    assert gate.incomplete == 1 and gate.test.pairs == 0 and gate.void == 1
+    assert gate.admit(_finished(specs[5], True)) == []
+    assert sorted(r.game_id for r in gate.release()) == ["g002", "g005"]  # interrupted: keep
+
+
+def test_two_worker_counts_stop_after_the_same_pairs_and_store_the_same_games(
+        tmp_path: Path) -> None:
+    runs = {}
+    for workers in (0, 2):
+        league = League.prepare("battleline", [SLOPPY, "random"], out=tmp_path / f"w{workers}",
+                                games=400, seed=1, kind="gauntlet")
+        run = run_sprt(league, PARAMS, workers=workers, progress=False)
+        assert run.summary is not None and run.summary.stopped
+        runs[workers] = run
+        assert len(stored_ids(league.out)) == 2 * (run.gate.test.decided_after or 0)
+    a, b = runs[0].gate.test, runs[2].gate.test
+    assert a.verdict == b.verdict == "H1"
+    assert (a.decided_after, a.counts, a.llr) == (b.decided_after, b.counts, b.llr)
+    assert stored_ids(tmp_path / "w0") == stored_ids(tmp_path / "w2")
+
+
+def test_rerunning_continues_the_test_from_the_stored_games(tmp_path: Path) -> None:
+    whole, part = tmp_path / "whole", tmp_path / "part"
+    spec = "elo0=100,elo1=300"
+    code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", spec, "--out", whole,
+                         "--workers", "0", "-q", "--format", "json", "--seed", "1")
+    assert code == 0, text
+    full = json.loads(text[text.index("{"):])
+    assert full["accepted"] == "H1" and full["games"] == 2 * full["decided_after"]
+    code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", spec, "--out", part,
+                         "--workers", "0", "-q", "--games", "6", "--seed", "1")
+    assert code == 0 and "no verdict: the cap of 6 games was reached" in text, text
+    code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", spec, "--out", part,
+                         "--workers", "0", "-q", "--games", "400", "--format", "json")
+    assert code == 0, text
+    again = json.loads(text[text.index("{"):])
+    assert again["played"] == full["games"] - 6
+    for key in ("accepted", "decided_after", "llr", "pentanomial", "elo", "los"):
+        assert again[key] == full[key], key
+    assert stored_ids(whole) == stored_ids(part)
+    code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", spec, "--out", part,
+                         "--workers", "0", "-q", "--games", "400")
+    assert code == 0 and "already decide the test" in text and "H1 accepted" in text, text
+    for line in ("LLR: ", "pairs: ", "games: ", "Elo: ", "LOS: "):
+        assert line in text
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["gauntlet", "bl", "random", "greedy", "r2=random", "--sprt", "elo0=0,elo1=10"],
+     "not 3 bots"),
+    (["league", "bl", "random", "greedy", "r2=random", "--sprt", "elo0=0,elo1=10"],
+     "not a round robin of 3 bots"),
+    (["gauntlet", "bl", "random", "greedy", "--sprt", "elo0=10,elo1=10"], "elo0 must be below"),
+    (["gauntlet", "bl", "random", "greedy", "--sprt", "elo0=0,elo1=10,alpha=0.5"],
+     "alpha must be within (0, 0.5)"),
+    (["gauntlet", "bl", "random", "greedy", "--sprt", "elo0=0,elo1=10,beta=0"],
+     "beta must be within (0, 0.5)"),
+    (["gauntlet", "bl", "random", "greedy", "--sprt", "elo0=0,elo1=10", "--format", "xml"],
+     "unknown --format"),
+])
+def test_bad_sprt_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str],
+                                               message: str) -> None:
+    code, text = tourney(*args, "--out", tmp_path / "x", "--workers", "0", "-q")
+    assert code == 2 and message in text, text
+    assert len(text.strip().splitlines()) == 1 and text.startswith("tourney: error: ")
+    assert not (tmp_path / "x").exists()
+
+
+def test_an_sprt_on_a_folder_of_another_game_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "bl"
+    code, text = tourney("gauntlet", "bl", "greedy", "random", "--games", "2", "--out", out,
+                         "--workers", "0", "-q")
+    assert code == 0, text
+    code, text = tourney("gauntlet", "wc", "greedy", "random", "--sprt", "elo0=0,elo1=10",
+                         "--out", out, "--workers", "0", "-q")
+    assert code == 2 and "battleline league, not warchest" in text, text
+    assert len(text.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_finished_games_and_the_printed_command_continues_the_test(
+        tmp_path: Path) -> None:
+    spec = "elo0=-100,elo1=100"  # two identical bots: H0 after some 350 pairs
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    code, text = tourney("gauntlet", "bl", "random", "r2=random", "--sprt", spec, "--out", whole,
+                         "--workers", "0", "-q", "--format", "json", "--seed", "1")
+    assert code == 0, text
+    full = json.loads(text[text.index("{"):])
+    cmd = [sys.executable, "-c", "from harness.cli.app import main; main()", "gauntlet", "bl",
+           "random", "r2=random", "--sprt", spec, "--out", str(cut), "--workers", "2",
+           "--batch-size", "20", "--seed", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).parents[2])
+    deadline = time.monotonic() + 60
+    while len(store.batch_files(cut / "games")) < 3:
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "no verdict yet: interrupted" in out, out + err
+    resume = err.split("continue with:\n  ")[1].strip()
+    assert resume.startswith("tourney gauntlet battleline random=random r2=random --sprt")
+    stored = len(stored_ids(cut))
+    assert 0 < stored < full["games"]
+    code, text = tourney(*shlex.split(resume)[1:], "--workers", "0", "-q", "--format", "json")
+    assert code == 0, text
+    again = json.loads(text[text.index("{"):])
+    assert (again["accepted"], again["decided_after"], again["llr"]) == \
+        (full["accepted"], full["decided_after"], full["llr"])
+    assert set(stored_ids(whole)) <= set(stored_ids(cut))  # plus any game Ctrl-C kept

@@ -1,0 +1,56 @@
+"""Headless Chromium (Debian's ``chromium`` + ``chromium-driver``) driven through Selenium.
+
+``make setup`` installs both when it runs as root; elsewhere :func:`chromium` fails with a
+message that says how to install them (tests never skip for a missing browser).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+INSTALL_HINT = ("headless Chromium is needed for the report tests: run `make setup` as root "
+                "(it apt-installs chromium and chromium-driver) or `sudo apt-get install "
+                "chromium chromium-driver`")
+
+
+def missing() -> str:
+    """Why the browser cannot run here, or "" when it can."""
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not Path(path).exists() and shutil.which(Path(path).name) is None:
+            return f"{path} not found; {INSTALL_HINT}"
+    return ""
+
+
+@contextmanager
+def chromium(width: int = 1400, height: int = 1000) -> Iterator[Any]:
+    """A headless Chromium WebDriver that keeps the page's console log."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    problem = missing()
+    if problem:
+        raise RuntimeError(problem)
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                f"--window-size={width},{height}", "--hide-scrollbars",
+                "--force-device-scale-factor=1"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(shutil.which("chromedriver") or CHROMEDRIVER)
+    driver = webdriver.Chrome(options=options, service=service)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def console_errors(driver: Any) -> list[str]:
+    """The page's console messages of level SEVERE (errors) since the last call."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]

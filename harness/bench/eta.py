@@ -1,7 +1,8 @@
 """The league's remaining-time estimate on a synthetic league of a fast and a slow pairing:
 random and greedy (in-process, milliseconds a game) and a sandboxed bot that sleeps on every
-decision, played in rounds on one worker. Printed: the estimate after a third and after half of
-the games against the time the rest really took, and what one global rate would have said."""
+decision, played (in rounds, as every league) on one worker. Printed: the estimate after a
+third and after half of the games against the time the rest really took, and what one global
+rate would have said."""
 
 from __future__ import annotations
 
@@ -25,8 +26,6 @@ def run(quick: bool) -> None:
         slow.write_text(SLOW.format(sleep=sleep))
         league = League.prepare("bl", ["random", "greedy", f"slow={slow}"],
                                 out=Path(tmp) / "lg", games=games)
-        # in rounds: one game of each pairing in turn
-        league.plan.specs = [s for k in range(games) for s in league.plan.specs[k::games]]
         eta = Eta(league.specs)
         seen: list[tuple[float, float | None]] = []
         t0 = time.perf_counter()

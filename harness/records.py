@@ -95,6 +95,12 @@ class GameSpec:
     pair_id: str = ""  # the duplicate pair: same deal, seats swapped
     league: str = ""
     limits: Limits = field(default_factory=Limits)
+    # per seat, when some bot of the league has limits of its own (``name=spec@move-time=...``)
+    seat_limits: tuple[Limits, ...] = ()
+
+    def limits_of(self, seat: int) -> Limits:
+        """The limits the bot in ``seat`` plays under."""
+        return self.seat_limits[seat] if self.seat_limits else self.limits
 
 
 @dataclass

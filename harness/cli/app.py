@@ -82,7 +82,8 @@ def command(name: str, fn: Callable[..., None]) -> None:
         try:
             fn(*args, **kwargs)
         except TourneyError as exc:
-            typer.echo(f"tourney: error: {exc}", err=True)
+            for line in str(exc).splitlines() or [""]:  # one line per problem
+                typer.echo(f"tourney: error: {line}", err=True)
             raise typer.Exit(exc.exit_code) from None
 
     app.command(name)(run)
@@ -97,6 +98,7 @@ command("gauntlet", league.gauntlet_cmd)
 command("ratings", league.ratings_cmd)
 command("replay", league.replay_cmd)
 command("report", report.report_cmd)
+command("games-list", league.games_list_cmd)
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -32,7 +32,6 @@ from harness.records import BotRef, GameRecord, GameSpec, Limits
 
 if TYPE_CHECKING:
     from games.protocol import Game, State
-    from harness.bots.sandbox import SandboxedAgent
     from harness.records import MoveRecord
 
 _DEFAULTS = DEFAULTS
@@ -180,44 +179,29 @@ class Validation:
 def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limits,
                    report: Validation) -> None:
     """Launch the bot once in the sandbox and time its start-up."""
-    import time
+    from harness.match.startup import check_startup
 
-    from harness.bots.protocol import AgentError
-    from harness.bots.sandbox import SandboxedAgent, harden_referee
-    from harness.bots.spec import parse_spec
-    from harness.match.referee import start_info
-
-    harden_referee()
-    players = game.new_game(1, **variant).num_players
-    probe = GameSpec("validate", game.info.name, variant, 1, (), limits=limits)
-    info = start_info(probe, variant, 0, players, game.info.rules_version)
-    agent = SandboxedAgent(parse_spec(spec), limits)
-    t0 = time.perf_counter()
-    try:
-        agent.start(info, limits.startup_time)
-    except AgentError as exc:
-        report.problem(f"start-up: {exc.reason}")
+    started = check_startup(spec, game, variant, limits)
+    if not started.ok:
+        report.problem(f"start-up: {started.reason}")
         return
-    finally:
-        agent.close()
-    took = time.perf_counter() - agent.spawned
-    box = agent.sandbox
+    box = started.sandbox
     where = (f"uid {box.get('uid', '?')}, network {'off' if box.get('network') else 'on'}, "
              f"own PID namespace {'yes' if box.get('pid_namespace') else 'no'}, "
              f"file system {box.get('filesystem', '?')}")
-    report.say(f"ok   start-up in {took:.2f} s (limit {limits.startup_time:g} s; "
-               f"answered start in {time.perf_counter() - t0:.2f} s; sandbox: {where})")
+    report.say(f"ok   start-up in {started.seconds:.2f} s (limit {limits.startup_time:g} s; "
+               f"answered start in {started.answered:.2f} s; sandbox: {where})")
     report.say(f"     isolation in force: {_isolation_line(limits)}")
-    _report_access(agent, report)
+    _report_access(spec, box, limits, report)
 
 
-def _report_access(agent: SandboxedAgent, report: Validation) -> None:
-    """What the bot may read and write, as its runner reported its confinement."""
+def _report_access(spec: str, box: dict[str, Any], limits: Limits, report: Validation) -> None:
+    """What the bot may read and write, as its runner reported its confinement (``box``)."""
     from harness.bots.isolation import access
     from harness.bots.sandbox import FILE_SIZE_LIMIT
+    from harness.bots.spec import parse_spec
 
-    reads, writes = access(agent.source, agent.sandbox, agent.limits.scratch_bytes,
-                           FILE_SIZE_LIMIT)
+    reads, writes = access(parse_spec(spec), box, limits.scratch_bytes, FILE_SIZE_LIMIT)
     report.say(f"     may read: {reads}")
     report.say(f"     may write: {writes}")
 
@@ -290,6 +274,7 @@ def validate_cmd(
     startup_time: StartupOpt = _DEFAULTS.startup_time,
     memory_mb: MemoryOpt = _DEFAULTS.memory_bytes >> 20,
     cpu_seconds: CpuOpt = _DEFAULTS.cpu_seconds,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check a bot: it loads, starts in time, and plays legal moves in time in every seat.
 
@@ -299,6 +284,12 @@ def validate_cmd(
     limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
     report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
                           limits=limits, seed=seed)
+    if as_json:
+        typer.echo(json.dumps({"bot": bot, "game": game, "passed": report.passed,
+                               "failures": report.failures, "lines": report.lines}, indent=1))
+        if not report.passed:
+            raise typer.Exit(1)
+        return
     for line in report.lines:
         typer.echo(line)
     if report.passed:

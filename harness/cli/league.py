@@ -15,13 +15,18 @@ from harness.cli.options import (
     BatchOpt,
     ClusterOpt,
     GamesOpt,
+    JsonOpt,
+    LeagueCpuOpt,
+    LeagueMemoryOpt,
     LeagueMoveTimeOpt,
     LeagueOverageOpt,
+    LeagueStartupOpt,
     OutOpt,
     QuietOpt,
     RequireOpt,
     ResumeOpt,
     SeedOpt,
+    StrictOpt,
     TimeoutOpt,
     VariantOpt,
     WorkersOpt,
@@ -34,7 +39,8 @@ from harness.league.service import BATCH_SIZE, League, ratings_text, replay_line
 
 def _run_command(prepare: Callable[[], League], workers: int | None, cluster: str | None,
                  quiet: bool, batch_size: int = BATCH_SIZE,
-                 game_timeout: float | None = None, report: bool = False) -> None:
+                 game_timeout: float | None = None, report: bool = False,
+                 strict: bool = False, as_json: bool = False) -> None:
     if batch_size < 1:
         fail(f"--batch-size must be at least 1 (got {batch_size})")
     league = prepare()
@@ -44,14 +50,23 @@ def _run_command(prepare: Callable[[], League], workers: int | None, cluster: st
     executor = league.executor(workers, cluster, game_timeout)
     updater = LeagueReport(league.out) if report else None
     summary = league.run(executor, progress=not quiet, batch_size=batch_size,
-                         on_record=updater.tick if updater else None)
+                         on_record=updater.tick if updater else None, strict=strict)
     if updater is not None:
         updater.write()
-    for line in league.summary_lines(summary):
-        typer.echo(line)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(league.summary_json(summary), indent=1))
+    else:
+        for line in league.summary_lines(summary):
+            typer.echo(line)
     if summary.interrupted:
         typer.echo(f"interrupted; resume with:\n  {league.plan.resume_command}", err=True)
         raise typer.Exit(130)
+    if summary.strict_stop:
+        raise typer.Exit(1)
+    if as_json:
+        return
     typer.echo(f"ratings: tourney ratings {league.out}")
     if updater is not None and not updater.warned:
         typer.echo(f"report: {updater.path}")
@@ -62,7 +77,7 @@ def league_cmd(
     = None,
     bots: Annotated[list[str] | None, typer.Argument(
         help="Two or more bots: built-in name, bot.py, bot.py:Class, cmd:COMMAND; NAME=SPEC "
-             "names one.")] = None,
+             "names one; SPEC@move-time=0.5,memory-mb=512 gives it limits of its own.")] = None,
     games: GamesOpt = None,
     out: OutOpt = Path("results/league"),
     workers: WorkersOpt = None,
@@ -70,6 +85,9 @@ def league_cmd(
     variant: VariantOpt = None,
     move_time: LeagueMoveTimeOpt = None,
     overage: LeagueOverageOpt = None,
+    startup_time: LeagueStartupOpt = None,
+    memory_mb: LeagueMemoryOpt = None,
+    cpu_seconds: LeagueCpuOpt = None,
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
@@ -78,6 +96,8 @@ def league_cmd(
     require_isolation: RequireOpt = False,
     sprt: SprtOpt = None,
     report: ReportOpt = False,
+    strict: StrictOpt = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -97,8 +117,10 @@ def league_cmd(
     _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
                                         overage=overage, resume=resume,
-                                        require_isolation=require_isolation),
-                 workers, cluster, quiet, batch_size, game_timeout, report)
+                                        require_isolation=require_isolation,
+                                        startup_time=startup_time, memory_mb=memory_mb,
+                                        cpu_seconds=cpu_seconds),
+                 workers, cluster, quiet, batch_size, game_timeout, report, strict, as_json)
 
 
 def gauntlet_cmd(
@@ -112,6 +134,9 @@ def gauntlet_cmd(
     variant: VariantOpt = None,
     move_time: LeagueMoveTimeOpt = None,
     overage: LeagueOverageOpt = None,
+    startup_time: LeagueStartupOpt = None,
+    memory_mb: LeagueMemoryOpt = None,
+    cpu_seconds: LeagueCpuOpt = None,
     resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     quiet: QuietOpt = False,
@@ -121,6 +146,8 @@ def gauntlet_cmd(
     sprt: SprtOpt = None,
     fmt: SprtFormatOpt = "table",
     report: ReportOpt = False,
+    strict: StrictOpt = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin).
 
@@ -138,7 +165,9 @@ def gauntlet_cmd(
                                                 games=n, seed=seed, variants=variant or [],
                                                 move_time=move_time, overage=overage,
                                                 resume=resume, kind="gauntlet",
-                                                require_isolation=require_isolation),
+                                                require_isolation=require_isolation,
+                                                startup_time=startup_time,
+                                                memory_mb=memory_mb, cpu_seconds=cpu_seconds),
                          params, fmt, workers, cluster, quiet, batch_size, game_timeout)
         return
     if fmt != "table":
@@ -147,8 +176,10 @@ def gauntlet_cmd(
     _run_command(lambda: League.prepare(game, [challenger, *opponents], out=out, games=games,
                                         seed=seed, variants=variant or [],
                                         move_time=move_time, overage=overage, resume=resume,
-                                        kind="gauntlet", require_isolation=require_isolation),
-                 workers, cluster, quiet, batch_size, game_timeout, report)
+                                        kind="gauntlet", require_isolation=require_isolation,
+                                        startup_time=startup_time, memory_mb=memory_mb,
+                                        cpu_seconds=cpu_seconds),
+                 workers, cluster, quiet, batch_size, game_timeout, report, strict, as_json)
 
 
 def ratings_cmd(
@@ -173,6 +204,9 @@ def ratings_cmd(
     draw_probability: Annotated[float | None, typer.Option(
         "--draw-probability", help="TrueSkill draw probability (default: from the data).")]
     = None,
+    times: Annotated[bool, typer.Option(
+        "--times", help="Add each bot's think times: median, 95th percentile, slowest, total, "
+                        "time-outs.")] = False,
 ) -> None:
     """Ratings of stored games, best first by Elo: the batch Elo fit with its interval beside
     TrueSkill, with W/D/L, win rate and forfeits.
@@ -185,12 +219,32 @@ def ratings_cmd(
         fail(f"--draw-probability must be between 0 and 1 (got {draw_probability})")
     if not 0 < level < 1:
         fail(f"--level must be between 0 and 1 (got {level}); e.g. 0.95")
+    if times and fmt not in ("table", "json"):
+        fail("--times prints a table or JSON; drop --times or use --format table or json")
     text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability,
                                  anchor=anchor, level=level, interval=interval, los=los,
                                  pairs=pairs)
-    for line in skipped:
+    if times:
+        text = _with_times(text, folders, fmt, skipped)
+    for line in dict.fromkeys(skipped):
         typer.echo(f"tourney: warning: {line}", err=True)
     typer.echo(text)
+
+
+def _with_times(text: str, folders: list[Path], fmt: str, skipped: list[str]) -> str:
+    """The leaderboard with the think-time table after it (in JSON: a "times" list)."""
+    import json
+
+    from harness.league import times
+    from harness.league.config import load_config
+    from harness.league.identity import versions
+
+    rename, _notes = versions([load_config(f) for f in folders])
+    rows, bad = times.bot_times(folders, rename)
+    skipped.extend(bad)
+    if fmt == "json":
+        return json.dumps({**json.loads(text), **times.as_json(rows)}, indent=1)
+    return f"{text}\n\nthink time per decision\n{times.render(rows)}"
 
 
 def replay_cmd(
@@ -206,3 +260,19 @@ def replay_cmd(
         return
     for line in replay_lines(folder, game_id, boards):
         typer.echo(line)
+
+
+def games_list_cmd(
+    folder: Annotated[Path, typer.Argument(help="The results folder.")],
+    bot: Annotated[str | None, typer.Option("--bot", help="Games this bot played.")] = None,
+    termination: Annotated[str | None, typer.Option(
+        "--termination", help="normal, stalemate, move_cap, illegal, timeout, crash or "
+                         "protocol_error.")] = None,
+    winner: Annotated[str | None, typer.Option(
+        "--winner", help="Games this bot won (draw: drawn games; void: void ones).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+) -> None:
+    """List the stored games with their ids, to pick one for `tourney replay`."""
+    from harness.league.games_list import list_games, render
+
+    typer.echo(render(list_games(folder, bot=bot, termination=termination, winner=winner), fmt))

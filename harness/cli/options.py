@@ -61,6 +61,16 @@ LeagueMoveTimeOpt = Annotated[float | None, typer.Option(
 LeagueOverageOpt = Annotated[float | None, typer.Option(
     "--overage", help="Extra seconds per game a bot may draw on when a decision runs over "
                       "(default 10).")]
+LeagueStartupOpt = Annotated[float | None, typer.Option(
+    "--startup-time", help="Seconds to launch, import and answer start (default 10).")]
+LeagueMemoryOpt = Annotated[int | None, typer.Option(
+    "--memory-mb", help="Memory of a bot and its processes, in MB (default 1024).")]
+LeagueCpuOpt = Annotated[int | None, typer.Option(
+    "--cpu-seconds", help="CPU time of a bot and its processes, in seconds (default 600).")]
+JsonOpt = Annotated[bool, typer.Option(
+    "--json", help="Print the summary as JSON (its shape: README, Machine-readable output).")]
+StrictOpt = Annotated[bool, typer.Option(
+    "--strict", help="Stop the league at the first forfeit (finished games are kept).")]
 ResumeOpt = Annotated[bool, typer.Option(
     "--resume", help="Continue the league stored in --out (options default to league.json).")]
 ClusterOpt = Annotated[str | None, typer.Option(

@@ -47,6 +47,8 @@ class LeagueConfig:
     key: str = ""
     deal_scheme: str = "sha256-v0"
     isolation: dict[str, Any] = field(default_factory=dict)  # what confined bots, last run
+    # a bot's own limits laid over ``limits`` (field names of Limits), by bot name
+    bot_limits: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def key_bytes(self) -> bytes | None:
@@ -68,6 +70,12 @@ class LeagueConfig:
 
     def bot(self, name: str) -> BotRef | None:
         return next((b for b in self.bots if b.name == name), None)
+
+    def limits_for(self, name: str) -> Limits:
+        """The limits bot ``name`` plays under: the league's, with its own laid over them."""
+        from harness.league.limits import apply_overrides
+
+        return apply_overrides(self.limits, self.bot_limits.get(name, {}))
 
 
 def describe_variant(variant: dict[str, str]) -> str:
@@ -103,12 +111,14 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
             f"{where} a league with {had}, not {asked}; {again} to continue it or {fix}"
         )
     if stored.limits != new.limits:
-        was, now = stored.limits, new.limits
+        was, now = asdict(stored.limits), asdict(new.limits)
+        differ = [k for k in was if was[k] != now[k]]
+        before, after = _options(was, differ), _options(now, differ)
         raise LeagueMismatch(
-            f"{where} games played with --move-time {was.move_time} --overage {was.overage}, "
-            f"not --move-time {now.move_time} --overage {now.overage}; pass the same limits "
+            f"{where} games played with {before}, not {after}; pass the same limits "
             f"to continue it or {fix}"
         )
+    _check_bot_limits(stored, new, folder)
     bots = list(stored.bots)
     for bot in new.bots:
         old = stored.bot(bot.name)
@@ -139,7 +149,33 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
         key=stored.key,
         deal_scheme=stored.deal_scheme,
         isolation=new.isolation or stored.isolation,
+        bot_limits={**new.bot_limits, **stored.bot_limits},
     )
+
+
+def _options(limits: dict[str, Any], keys: list[str]) -> str:
+    """Limits as the league's options write them (memory in MB)."""
+    return " ".join(f"--memory-mb {limits[k] >> 20}" if k == "memory_bytes"
+                    else f"--{k.replace('_', '-')} {limits[k]}" for k in keys)
+
+
+def _check_bot_limits(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> None:
+    """A bot already in the folder keeps its own limits (adding a bot brings its own)."""
+    for bot in new.bots:
+        if stored.bot(bot.name) is None:
+            continue
+        was, now = stored.bot_limits.get(bot.name, {}), new.bot_limits.get(bot.name, {})
+        if was != now:
+            from harness.league.limits import describe
+
+            def show(own: dict[str, float]) -> str:
+                return describe(own) or "none"
+
+            raise LeagueMismatch(
+                f"{folder} holds games of bot {bot.name!r} played with its own limits "
+                f"{show(was)}, not {show(now)}; give it the same limits (NAME=SPEC@...) to "
+                f"continue, leave it out of the command, or use another --out folder"
+            )
 
 
 def load_config(root: Path) -> LeagueConfig:

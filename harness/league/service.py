@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.league.config import LeagueConfig, StoreError, load_config
+from harness.league.eta import Eta, clock
+from harness.league.forfeits import Forfeits, record_field
 from harness.records import (
     BotRef,
     GameRecord,
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
+CANDIDATES = 20  # ids an ambiguous replay prefix lists
 DEFAULT_FFA_GAMES = 6  # games per triple of a 3-player league (one free-for-all set)
 BATCH_SIZE = 2000  # = harness.league.store.BATCH_SIZE, not imported: pyarrow is slow to import
 
@@ -126,6 +129,9 @@ def prepare_league(
     resume: bool = False,
     kind: str = "round-robin",
     require_isolation: bool = False,
+    startup_time: float | None = None,
+    memory_mb: int | None = None,
+    cpu_seconds: int | None = None,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
@@ -133,8 +139,11 @@ def prepare_league(
     ``tourney league --resume --out FOLDER`` continues the last run. A new league gets a random
     secret key (or, with ``seed``, one derived from it); a stored league keeps its key and its
     deal scheme. ``require_isolation``: refuse unless every protection of
-    :mod:`harness.bots.isolation` is in force for the league's sandboxed bots.
+    :mod:`harness.bots.isolation` is in force for the league's sandboxed bots. A bot argument
+    may end in its own limits, ``NAME=SPEC@move-time=0.5,memory-mb=512``
+    (:mod:`harness.league.limits`).
     """
+    from harness.league import limits as bot_limits
     from harness.league import schedule
 
     stored = load_config(out) if (out / "league.json").exists() else None
@@ -148,11 +157,18 @@ def prepare_league(
         game = stored.game
         variants = variants or [f"{k}={v}" for k, v in stored.variant.items()]
     choice = choose_game(game, variants)
+    own: dict[str, dict[str, float]] = {}
     if not bots and stored is not None and last:
         refs = [_stored_ref(stored, name) for name in last.get("bots", [])]
         kind = str(last.get("kind", kind))
+        own = {r.name: stored.bot_limits[r.name] for r in refs if r.name in stored.bot_limits}
     else:
-        refs = [bot_ref(b) for b in bots]
+        refs = []
+        for text in bots:
+            spec_text, overrides = bot_limits.split_limits(text)
+            refs.append(bot_ref(spec_text))
+            if overrides:
+                own[refs[-1].name] = dict(overrides)
     default = DEFAULT_FFA_GAMES if choice.players == 3 else DEFAULT_GAMES
     n = games if games is not None else int(last.get("games", default))
     if stored is not None:
@@ -165,15 +181,12 @@ def prepare_league(
         key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
         key_hex, scheme = key.hex(), schedule.KEYED
     key_bytes = bytes.fromhex(key_hex) if scheme == schedule.KEYED else None
-    if move_time is not None and move_time <= 0:
-        raise LeagueError(f"--move-time must be positive (got {move_time})")
-    if overage is not None and overage < 0:
-        raise LeagueError(f"--overage must be 0 or more (got {overage})")
-    lim = stored.limits if stored is not None else Limits()
-    if move_time is not None:
-        lim = dataclasses.replace(lim, move_time=move_time)
-    if overage is not None:
-        lim = dataclasses.replace(lim, overage=overage)
+    given = {"move-time": move_time, "overage": overage, "startup-time": startup_time,
+             "memory-mb": memory_mb, "cpu-seconds": cpu_seconds}
+    lim = bot_limits.apply_overrides(
+        stored.limits if stored is not None else Limits(),
+        dict(bot_limits.parse_limit(key, str(value), f"--{key}")
+             for key, value in given.items() if value is not None))
     name = stored.name if stored is not None else out.resolve().name
     try:
         legacy_seed = league_seed if league_seed is not None else 0
@@ -188,6 +201,8 @@ def prepare_league(
                                          key=key_bytes)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
+    if own:
+        specs = _with_seat_limits(specs, lim, own)
     config = LeagueConfig(
         name=name, game=choice.name, variant=choice.variant,
         rules_version=choice.rules_version, seed=league_seed, games_per_pair=n, bots=refs,
@@ -195,8 +210,23 @@ def prepare_league(
         players=choice.players,
         schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
         key=key_hex, deal_scheme=scheme, isolation=_isolation(refs, require_isolation),
+        bot_limits=own,
     )
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
+
+
+def _with_seat_limits(specs: list[GameSpec], base: Limits,
+                      own: dict[str, dict[str, float]]) -> list[GameSpec]:
+    """The games with every seat's limits spelled out, as some bots have their own."""
+    from harness.league.limits import apply_overrides
+
+    per_bot: dict[str, Limits] = {}
+    for spec in specs:
+        for ref in spec.seats:
+            if ref.name not in per_bot:
+                per_bot[ref.name] = apply_overrides(base, own.get(ref.name, {}))
+    return [dataclasses.replace(s, seat_limits=tuple(per_bot[r.name] for r in s.seats))
+            for s in specs]
 
 
 def _isolation(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
@@ -239,6 +269,8 @@ class RunSummary:
     stopped: bool = False  # the gate had its answer before the schedule ran out
     quarantined: list[str] = field(default_factory=list)
     void: int = 0  # games stored void: harness failures, no bot to blame, not rated
+    forfeits: Forfeits = field(default_factory=Forfeits)  # of the games played in this run
+    strict_stop: str = ""  # why --strict stopped the league (empty: it was not stopped)
 
 
 class Gate(Protocol):
@@ -294,8 +326,11 @@ def _progress(total: int, initial: int, enabled: bool) -> Any:
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0  # no monitor thread: workers are forked
+    # tqdm's own remaining time assumes one rate for every game: the postfix carries ours
     return tqdm(total=total, initial=initial, unit="game", disable=not enabled,
-                dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
+                dynamic_ncols=True, smoothing=0.1, file=sys.stderr,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} games [{elapsed}, {rate_fmt}"
+                           "{postfix}]")
 
 
 def run_league(
@@ -307,27 +342,39 @@ def run_league(
     flush_seconds: float = 10.0,
     on_record: Callable[[GameRecord], None] | None = None,
     gate: Gate | None = None,
+    preflight: bool = True,
+    strict: bool = False,
 ) -> RunSummary:
     """Play every scheduled game not stored yet and store each record exactly once.
 
-    On Ctrl-C (or any error while playing) the finished games are flushed before the
-    exception propagates; a StoreError (full disk, unwritable folder) leaves no partial file.
-    A ``gate`` chooses when a finished game is stored, and stops the run (the same way as
-    Ctrl-C, without the interruption) once it is ``done``.
+    ``preflight``: first start every bot of the league once and stop, having written nothing,
+    when one cannot start (:mod:`harness.league.preflight`). ``strict``: stop at the first
+    forfeit (the finished games are stored). On Ctrl-C (or any error while playing) the
+    finished games are flushed before the exception propagates; a StoreError (full disk,
+    unwritable folder) leaves no partial file. A ``gate`` chooses when a finished game is
+    stored, and stops the run (the same way as Ctrl-C, without the interruption) once it is
+    ``done``.
     """
     from harness.league import store
+
+    if preflight:
+        from harness.league.preflight import require_bots_start
+
+        names = plan.config.schedule.get("bots") or [b.name for b in plan.config.bots]
+        refs = [ref for ref in map(plan.config.bot, names) if ref is not None]
+        require_bots_start(plan.config, refs)
 
     st = store.ResultsStore.open(plan.out, plan.config, batch_size=batch_size,
                                  flush_seconds=flush_seconds)
     try:
-        return _run_open(plan, st, executor, progress, on_record, gate)
+        return _run_open(plan, st, executor, progress, on_record, gate, strict)
     finally:
         st.close()
 
 
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
               on_record: Callable[[GameRecord], None] | None,
-              gate: Gate | None = None) -> RunSummary:
+              gate: Gate | None = None, strict: bool = False) -> RunSummary:
     from harness.bots.sandbox import hide_from_bots
     from harness.league import store
 
@@ -343,6 +390,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
             if row["game_id"] in wanted and row["rated"]:
                 leader.add(row["bots"], row["result"])
     bar = _progress(len(plan.specs), summary.already, progress)
+    eta = Eta(todo)
     t0 = time.perf_counter()
     last_shown, shown = t0, 0  # the bar is redrawn a few times a second, not per game
 
@@ -360,16 +408,24 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
             for record in _records(executor, todo):
                 summary.played += 1
                 keep(gate.admit(record) if gate is not None else (record,))
+                forfeit = summary.forfeits.add_record(record)
+                eta.add(record.seats, record_field(record, "duration"),
+                        record_field(record, "think_time"), time.perf_counter())
                 if on_record is not None:
                     on_record(record if isinstance(record, GameRecord) else record.record())
                 if gate is not None and gate.done:
                     summary.stopped = True
                     bar.set_postfix_str(gate.postfix(), refresh=False)
                     break
+                if forfeit and strict:
+                    summary.strict_stop = f"--strict: stopped at the first forfeit, " \
+                                          f"{summary.forfeits.first}"
+                    break
                 now = time.perf_counter()
                 if now - last_shown > 0.25:
                     text = gate.postfix() if gate is not None else f"leader {leader.text()}"
-                    bar.set_postfix_str(text, refresh=False)
+                    bar.set_postfix_str(f"ETA {clock(eta.seconds_left())}, {text}, "
+                                        f"{summary.forfeits.progress_text()}", refresh=False)
                     bar.update(summary.played - shown)
                     last_shown, shown = now, summary.played
     except KeyboardInterrupt:
@@ -443,11 +499,26 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
         f"({rate:.1f} games/s); {total} of {summary.scheduled} scheduled games stored in "
         f"{plan.out}"
     )
+    lines.extend(summary.forfeits.summary_lines())
+    if summary.strict_stop:
+        lines.append(f"{summary.strict_stop}; resume with: {plan.resume_command}")
     if summary.void:
         lines.append(f"WARNING: {summary.void} of the games played are void (the harness failed "
                      f"with no bot to blame; they are not rated): see their reason column and "
                      f"{plan.out / 'logs'}")
     return lines
+
+
+def _summary_json(plan: Plan, summary: RunSummary) -> dict[str, Any]:
+    """The run's summary for ``--json`` (its shape is documented in the README)."""
+    return {
+        "league": plan.config.name, "out": str(plan.out), "scheduled": summary.scheduled,
+        "already_stored": summary.already, "played": summary.played, "stored": summary.stored,
+        "seconds": round(summary.seconds, 3), "void": summary.void,
+        "interrupted": summary.interrupted, "stopped": summary.strict_stop,
+        "quarantined": summary.quarantined, "forfeits": summary.forfeits.to_json(),
+        "resume_command": plan.resume_command,
+    }
 
 
 def stored_games(folders: Sequence[Path], purpose: str = "rate") -> tuple[list[LeagueConfig],
@@ -474,21 +545,57 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
     """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders``, and
     warnings (skipped files); see :mod:`harness.league.verdicts`."""
     from harness.league import ratings, verdicts
+    from harness.league.identity import versions
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
-    _, loaded = stored_games(folders)
+    configs, loaded = stored_games(folders)
     if loaded.games.num_rows == 0:
         where = ", ".join(str(f) for f in folders)
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
-    rows = loaded.games.select(verdicts.COLUMNS).to_pylist()
+    rename, notes = versions(configs)  # a name with two versions of code: rated apart
+    rows = _rows_by_version(folders, rename) if rename else \
+        loaded.games.select(verdicts.COLUMNS).to_pylist()
     try:
         rated = verdicts.rate(rows, anchor=anchor, level=level,
                               interval=verdicts.interval(interval),
                               draw_probability=draw_probability)
-        return verdicts.render(rated, fmt, h2h=h2h, los=los, pairs=pairs), loaded.skipped
+        text = verdicts.render(rated, fmt, h2h=h2h, los=los, pairs=pairs)
     except verdicts.RatingsInputError as exc:
         raise LeagueError(str(exc)) from None
+    return _with_notes(text, fmt, notes, loaded.skipped), loaded.skipped
+
+
+def _rows_by_version(folders: Sequence[Path], rename: dict[tuple[int, str], str]
+                     ) -> list[dict[str, Any]]:
+    """The rows to rate, each bot under the name of its version in its folder."""
+    from harness.league import store, verdicts
+
+    rows = []
+    for k, folder in enumerate(folders):
+        for row in store.load_games([folder]).games.select(verdicts.COLUMNS).to_pylist():
+            for col in ("bots", "offender_bot", "winner"):
+                if col in row and row[col] is not None:
+                    row[col] = ([rename.get((k, b), b) for b in row[col]] if col == "bots"
+                                else rename.get((k, row[col]), row[col]))
+            rows.append(row)
+    return rows
+
+
+def _with_notes(text: str, fmt: str, notes: list[str], warnings: list[str]) -> str:
+    """The notes under a table, as a ``notes`` list in JSON, on stderr beside CSV."""
+    if not notes:
+        return text
+    if fmt == "json":
+        import json
+
+        data = json.loads(text)
+        data["notes"] = [*data.get("notes", []), *notes]
+        return json.dumps(data, indent=1)
+    if fmt == "csv":
+        warnings.extend(notes)
+        return text
+    return "\n".join([text, "", *notes])
 
 
 def find_game(folder: Path, game_id: str) -> dict[str, Any]:
@@ -501,10 +608,14 @@ def find_game(folder: Path, game_id: str) -> dict[str, Any]:
     hits = [i for i, gid in enumerate(ids) if gid == game_id] or [
         i for i, gid in enumerate(ids) if game_id and gid.startswith(game_id)]
     if not hits:
-        raise LeagueError(f"no game {game_id!r} stored in {folder}; `tourney report {folder}` "
-                          f"lists the ids")
-    if len({ids[i] for i in hits}) > 1:
-        raise LeagueError(f"{game_id!r} matches several games in {folder}; give more of the id")
+        raise LeagueError(f"no game {game_id!r} stored in {folder}; `tourney games-list "
+                          f"{folder}` lists the ids")
+    candidates = sorted({ids[i] for i in hits})
+    if len(candidates) > 1:
+        shown = ", ".join(candidates[:CANDIDATES])
+        more = f" and {len(candidates) - CANDIDATES} more" if len(candidates) > CANDIDATES else ""
+        raise LeagueError(f"{game_id!r} matches {len(candidates)} games: {shown}{more}; give "
+                          f"more of the id")
     row: dict[str, Any] = table.slice(hits[0], 1).to_pylist()[0]
     return row
 
@@ -572,13 +683,17 @@ class League:
                 games: int | None = None, seed: int | None = None,
                 variants: Sequence[str] = (), move_time: float | None = None,
                 overage: float | None = None, resume: bool = False,
-                kind: str = "round-robin", require_isolation: bool = False) -> League:
+                kind: str = "round-robin", require_isolation: bool = False,
+                startup_time: float | None = None, memory_mb: int | None = None,
+                cpu_seconds: int | None = None) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
         out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`)."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
                                   variants=variants, move_time=move_time, overage=overage,
                                   resume=resume, kind=kind,
-                                  require_isolation=require_isolation))
+                                  require_isolation=require_isolation,
+                                  startup_time=startup_time, memory_mb=memory_mb,
+                                  cpu_seconds=cpu_seconds))
 
     @classmethod
     def resume(cls, out: Path) -> League:
@@ -605,16 +720,21 @@ class League:
     def run(self, executor: Executor | None = None, *, workers: int | None = None,
             progress: bool = True, batch_size: int = BATCH_SIZE,
             on_record: Callable[[GameRecord], None] | None = None,
-            gate: Gate | None = None) -> RunSummary:
+            gate: Gate | None = None, preflight: bool = True,
+            strict: bool = False) -> RunSummary:
         """Play every scheduled game not stored yet (see :func:`run_league`); without an
         ``executor``, on ``workers`` local worker processes (0: in this process)."""
         if executor is None:
             executor = self.executor(workers)
         return run_league(self.plan, executor, progress=progress, batch_size=batch_size,
-                          on_record=on_record, gate=gate)
+                          on_record=on_record, gate=gate, preflight=preflight,
+                          strict=strict)
 
     def summary_lines(self, summary: RunSummary) -> list[str]:
         return _summary_lines(self.plan, summary)
+
+    def summary_json(self, summary: RunSummary) -> dict[str, Any]:
+        return _summary_json(self.plan, summary)
 
     def ratings(self, *, fmt: str = "table", h2h: bool = False,
                 draw_probability: float | None = None, **options: Any) -> tuple[str, list[str]]:

@@ -46,6 +46,7 @@ import pyarrow.parquet as pq
 from harness.league.config import LeagueConfig, StoreError, load_config, merge_configs
 from harness.league.schema import (
     GAMES_SCHEMA,
+    MOVES_SCHEMA,
     Finished,
     games_table,
     moves_table,
@@ -394,3 +395,12 @@ def load_moves(root: Path, game_id: str) -> list[dict[str, Any]]:
         rows.extend(hit.to_pylist())
     rows.sort(key=lambda r: r["ply"])
     return rows
+
+
+def load_all_moves(root: Path, columns: list[str]) -> tuple[pa.Table, list[str]]:
+    """The ``columns`` of every stored move of ``root``, and the files that could not be read."""
+    skipped: list[str] = []
+    tables = [t.select(columns) for t in _read_folder_tables(root / "moves", skipped)]
+    if not tables:
+        return MOVES_SCHEMA.empty_table().select(columns), skipped
+    return pa.concat_tables(tables), skipped

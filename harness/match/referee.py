@@ -64,7 +64,7 @@ class _Table:
     """The seats of one game: agents, their clocks and their think time."""
 
     names: list[str]
-    limits: Limits
+    limits: list[Limits]  # per seat
     agents: list[Agent | None] = field(default_factory=list)
     bank: list[float] = field(default_factory=list)
     think: list[float] = field(default_factory=list)
@@ -96,7 +96,8 @@ def start_info(spec: GameSpec, variant: dict[str, str], seat: int, players: int,
         "num_players": players,
         "rules_version": rules_version,
         "rng_seed": bot_seed(spec.seed, seat),
-        "limits": {"move_time": spec.limits.move_time, "overage": spec.limits.overage},
+        "limits": {"move_time": spec.limits_of(seat).move_time,
+                   "overage": spec.limits_of(seat).overage},
         "protocol": PROTOCOL_VERSION,
     }
 
@@ -126,8 +127,9 @@ def play_game(
         raise ValueError(
             f"{info.name} {variant} is played by {n} bots, the spec has {len(spec.seats)}"
         )
-    table = _Table([ref.name for ref in spec.seats], spec.limits, [None] * n,
-                   [spec.limits.overage] * n, [0.0] * n)
+    seat_limits = [spec.limits_of(seat) for seat in range(len(spec.seats))]
+    table = _Table([ref.name for ref in spec.seats], seat_limits, [None] * n,
+                   [lim.overage for lim in seat_limits], [0.0] * n)
     moves: list[MoveRecord] = []
     forfeit: _Forfeit | None = None
     try:
@@ -192,14 +194,14 @@ def _seat_bots(
             _hide_outputs(log_dir)
     for seat, source in enumerate(sources):
         try:
-            table.agents[seat] = open_agent(source, spec.limits)
+            table.agents[seat] = open_agent(source, table.limits[seat])
         except AgentError as exc:
             return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
     for seat, agent in enumerate(table.agents):
         assert agent is not None
         info = start_info(spec, variant, seat, n, rules_version)
         try:
-            agent.start(info, spec.limits.startup_time)
+            agent.start(info, table.limits[seat].startup_time)
         except AgentError as exc:
             return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
     return None
@@ -222,7 +224,7 @@ def _play(
     agent gets the full observation dict through :meth:`Agent.act` (sandboxed bots get it as
     JSON on the wire).
     """
-    move_time = table.limits.move_time
+    move_times = [lim.move_time for lim in table.limits]
     agents = table.agents
     direct = [_in_process_act(agent) if isinstance(agent, InProcessAgent) else None
               for agent in agents]
@@ -258,14 +260,14 @@ def _play(
             observation = state.observation(seat)
             t0 = clock()
             try:
-                answer = agent.act(observation, legal, move_time + bank[seat])
+                answer = agent.act(observation, legal, move_times[seat] + bank[seat])
             except AgentError as exc:
                 think_total[seat] += clock() - t0
                 return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
         think = clock() - t0
         think_total[seat] += think
-        if think > move_time:
-            bank[seat] = max(0.0, bank[seat] - (think - move_time))
+        if think > move_times[seat]:
+            bank[seat] = max(0.0, bank[seat] - (think - move_times[seat]))
         if not isinstance(answer, str):
             shown = _shown(answer)
             return _Forfeit(seat, Termination.PROTOCOL,
@@ -372,7 +374,7 @@ def _record(
 
 def _tell_the_end(table: _Table, record: GameRecord) -> None:
     """Send every started bot the result (best effort: the game is already decided)."""
-    grace = min(1.0, table.limits.move_time)
+    grace = min(1.0, min(lim.move_time for lim in table.limits))
     for seat, agent in enumerate(table.agents):
         if agent is None or seat == record.offender:
             continue

@@ -118,14 +118,13 @@ def game_deadline(spec: GameSpec) -> float:
     """
     from games import registry
 
-    lim = spec.limits
     try:
         max_decisions = registry.get(spec.game).info.max_decisions
     except Exception:
         max_decisions = 1000
-    seats = len(spec.seats)
-    return (seats * (lim.startup_time + lim.overage) + max_decisions * lim.move_time
-            + GRACE_SECONDS)
+    limits = [spec.limits_of(seat) for seat in range(len(spec.seats))] or [spec.limits]
+    return (sum(lim.startup_time + lim.overage for lim in limits)
+            + max_decisions * max(lim.move_time for lim in limits) + GRACE_SECONDS)
 
 
 class Deadlines:
@@ -135,11 +134,11 @@ class Deadlines:
 
     def __init__(self, deadline: DeadlineFn | float | None = None) -> None:
         self._deadline = deadline
-        self._cache: dict[tuple[str, int, Limits], float] = {}
+        self._cache: dict[tuple[str, int, Limits, tuple[Limits, ...]], float] = {}
 
     def __call__(self, spec: GameSpec) -> float:
         if self._deadline is None:
-            key = (spec.game, len(spec.seats), spec.limits)
+            key = (spec.game, len(spec.seats), spec.limits, spec.seat_limits)
             if key not in self._cache:
                 self._cache[key] = game_deadline(spec)
             return self._cache[key]

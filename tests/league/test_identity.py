@@ -1,0 +1,53 @@
+"""Rating several folders: one name with two versions of code is two bots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from harness.cli.app import app
+from harness.league.config import load_config
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tourney(*args: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def test_two_versions_of_one_name_in_two_folders_are_rated_apart(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.py"
+    source = (ROOT / "agents" / "random.py").read_text()
+    folders = {}
+    for version, folder in enumerate(("v1", "v2", "v2again")):
+        mine.write_text(source + ("\n# version 2\n" if version else ""))
+        folders[folder] = tmp_path / folder
+        code, text = tourney("league", "bl", mine, "greedy", "--games", "2", "--out",
+                             folders[folder], "--workers", "0", "-q")
+        assert code == 0, text
+    refs = [load_config(folders[f]).bot("mine") for f in ("v1", "v2")]
+    h1, h2 = (ref.sha256[:7] if ref is not None else "" for ref in refs)
+    assert h1 != h2
+    code, text = tourney("ratings", *folders.values(), "--format", "json")
+    assert code == 0, text
+    data = json.loads(text)
+    games = {row["bot"]: row["games"] for row in data["leaderboard"]}
+    # v2 and v2again hold the same code under the same name: one bot, their games merged
+    assert games == {f"mine@{h1}": 2, f"mine@{h2}": 4, "greedy": 6}
+    assert data["notes"][-1] == (f"note: 'mine' names 2 different versions of a bot in these "
+                             f"folders (their code differs); rated apart as mine@{h1}, "
+                             f"mine@{h2}")
+    code, text = tourney("ratings", *folders.values(), "--times")
+    assert code == 0, text
+    assert f"mine@{h1}" in text and "note: 'mine' names 2" in text
+    times = text.split("think time per decision\n")[1]
+    assert {line.split()[0] for line in times.splitlines()[1:]} == {
+        f"mine@{h1}", f"mine@{h2}", "greedy"}
+    # one folder alone, or the two folders of one version: the plain name
+    code, text = tourney("ratings", folders["v2"], folders["v2again"], "--format", "json")
+    assert {row["bot"] for row in json.loads(text)["leaderboard"]} == {"mine", "greedy"}
+    assert not any("different versions" in n for n in json.loads(text).get("notes", []))

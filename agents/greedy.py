@@ -3,6 +3,11 @@
 It dispatches on ``observation["game"]`` to ``agents.greedy_<game>.choose(observation,
 legal_actions, rng)``, written alongside each game engine. For a game without such a module it
 plays uniformly at random (so it still works for any registered game).
+
+Option ``p`` (the built-in spec ``greedy:p=0.3``): with probability ``p`` a decision is a
+uniformly random legal action instead of the heuristic's, a weaker rung between ``random`` and
+``greedy`` for a ladder. The default, 0, draws no extra random numbers, so plain ``greedy``
+plays exactly as before.
 """
 
 from __future__ import annotations
@@ -34,7 +39,10 @@ def chooser_for(game: str) -> Chooser:
 class GreedyBot:
     """Looks one step ahead with the game's own heuristic."""
 
-    def __init__(self) -> None:
+    def __init__(self, p: float = 0.0) -> None:
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"greedy p={p}: give a probability from 0 to 1")
+        self.p = p
         self.rng = random.Random(0)
         self.choose: Chooser | None = None
 
@@ -43,6 +51,8 @@ class GreedyBot:
         self.choose = chooser_for(str(info["game"]))
 
     def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        if self.p > 0.0 and self.rng.random() < self.p:
+            return self.rng.choice(legal_actions)
         if self.choose is None:
             self.choose = chooser_for(str(observation["game"]))
         return self.choose(observation, legal_actions, self.rng)

@@ -213,6 +213,8 @@ class SandboxedAgent:
             argv = [python, "-P", "-s", str(runner), "--confine", confine, "--file", str(bot)]
             if self.source.entry:
                 argv += ["--entry", self.source.entry]
+            if self.source.options:  # a built-in's options, as its constructor's keywords
+                argv += ["--options", json.dumps(self.source.kwargs())]
             cwd = str(self.workdir)
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),

@@ -49,8 +49,8 @@ def league_cmd(
     game: Annotated[str | None, typer.Argument(help="Game name or alias (see `tourney games`).")]
     = None,
     bots: Annotated[list[str] | None, typer.Argument(
-        help="Two or more bots: built-in name, bot.py, bot.py:Class, cmd:COMMAND; NAME=SPEC "
-             "names one.")] = None,
+        help="Two or more bots: a built-in (random, greedy, mcts, with options as "
+             "greedy:p=0.3), bot.py, bot.py:Class, cmd:COMMAND; NAME=SPEC names one.")] = None,
     games: GamesOpt = None,
     out: OutOpt = Path("results/league"),
     workers: WorkersOpt = None,

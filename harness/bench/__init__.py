@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import time
 
-SECTIONS = ["battleline", "warchest", "sandbox", "league", "cluster"]
+SECTIONS = ["battleline", "warchest", "mcts", "sandbox", "league", "cluster"]
 
 
 def figure(name: str, value: float, unit: str, note: str = "") -> None:

@@ -65,6 +65,7 @@ command("play", bots.play_cmd)
 command("validate", bots.validate_cmd)
 command("league", league.league_cmd)
 command("gauntlet", league.gauntlet_cmd)
+command("ladder", league.ladder_cmd)
 command("ratings", league.ratings_cmd)
 command("replay", league.replay_cmd)
 

@@ -26,6 +26,7 @@ from harness.cli.options import (
     WorkersOpt,
     fail,
 )
+from harness.league.ladder import DEFAULT_GAMES as DEFAULT_LADDER_GAMES
 from harness.league.service import BATCH_SIZE, League, ratings_text, replay_lines
 
 
@@ -98,6 +99,41 @@ def gauntlet_cmd(
                                         move_time=move_time, overage=overage, resume=resume,
                                         kind="gauntlet"),
                  workers, cluster, quiet, batch_size, game_timeout)
+
+
+def ladder_cmd(
+    game: Annotated[str, typer.Argument(help="Game name or alias (see `tourney games`).")],
+    bot: Annotated[str, typer.Argument(help="The bot to place (any bot spec; NAME=SPEC names "
+                                            "it).")],
+    rungs: Annotated[list[str] | None, typer.Option(
+        "--rung", help="A rung to play instead of the built-in ones (repeat the option).")]
+    = None,
+    games: Annotated[int, typer.Option(help="Games against each rung (duplicate pairs).")]
+    = DEFAULT_LADDER_GAMES,
+    out: Annotated[Path | None, typer.Option(
+        help="Results folder (default results/ladder/GAME-BOT; rerunning resumes it).")] = None,
+    workers: WorkersOpt = None,
+    seed: SeedOpt = None,
+    variant: VariantOpt = None,
+    move_time: LeagueMoveTimeOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Place a bot on the ladder: a gauntlet against random, greedy and mcts, then its batch
+    Elo (greedy = 0) with intervals, its rank and its points against each rung."""
+    from harness.league.ladder import RUNGS, default_out, placement_of, rungs_for
+    from harness.league.service import bot_ref
+
+    name = bot_ref(bot).name
+    folder = out if out is not None else default_out(game, name)
+    opponents = rungs_for(name, rungs or RUNGS)
+    if not opponents:
+        fail(f"{name} is the only rung; name other rungs with --rung")
+    _run_command(lambda: League.prepare(game, [bot, *opponents], out=folder, games=games,
+                                        seed=seed, variants=variant or [],
+                                        move_time=move_time, kind="gauntlet"),
+                 workers, None, quiet)
+    for line in placement_of(folder, name).lines():
+        typer.echo(line)
 
 
 def ratings_cmd(

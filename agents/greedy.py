@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 Chooser = Callable[[dict[str, Any], list[str], random.Random], str]
+Ranker = Callable[[dict[str, Any], list[str], random.Random], list[str]]
 
 
 def _random_choice(observation: dict[str, Any], legal: list[str], rng: random.Random) -> str:
@@ -34,6 +35,19 @@ def chooser_for(game: str) -> Chooser:
         return _random_choice
     choose: Chooser = module.choose
     return choose
+
+
+def ranker_for(game: str) -> Ranker | None:
+    """The game's ranking of the legal actions, best first (``ranked`` in its module), or None
+    when the game has no heuristic; the ``mcts`` bot prunes its root to the best few."""
+    try:
+        module = importlib.import_module(f"agents.greedy_{game}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"agents.greedy_{game}":
+            raise
+        return None
+    rank: Ranker | None = getattr(module, "ranked", None)
+    return rank
 
 
 class GreedyBot:

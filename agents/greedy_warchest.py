@@ -53,6 +53,21 @@ def choose(observation: dict[str, Any], legal_actions: list[str], rng: random.Ra
     return best_action(base, legal_actions, int(observation["seat"]) % 2, rng)
 
 
+def ranked(observation: dict[str, Any], legal_actions: list[str],
+           rng: random.Random) -> list[str]:
+    """``legal_actions`` best first by the heuristic on one sampled state (for ``mcts``)."""
+    game = registry.get("warchest")
+    base = game.sample_state(observation, rng)
+    assert isinstance(base, WarChestState)
+    team = int(observation["seat"]) % 2
+    scores = {}
+    for action in legal_actions:
+        trial = base.clone()
+        trial.apply(action)
+        scores[action] = evaluate(trial, team)
+    return sorted(legal_actions, key=lambda a: -scores[a])
+
+
 def best_action(state: WarChestState, legal_actions: list[str], team: int,
                 rng: random.Random) -> str:
     """The action whose result on a copy of ``state`` scores best for ``team`` (ties at random);

@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agents.greedy import chooser_for
+from agents.greedy import chooser_for, ranker_for
 from agents.greedy_battleline import Board
 from agents.greedy_warchest import best_action as warchest_best
 from agents.greedy_warchest import evaluate as warchest_score
@@ -93,7 +93,7 @@ class MctsBot:
 
     def __init__(self, iters: int | None = None, ms: float | None = None, c: float | None = None,
                  depth: int | None = None, worlds: int = 0, rollout: str = "policy",
-                 prior: int = 4) -> None:
+                 prior: int = 4, bias: int = 0, top: int = 0) -> None:
         if iters is not None and iters < 1:
             raise ValueError(f"mcts iters={iters}: give at least 1 iteration")
         if ms is not None and ms <= 0:
@@ -107,6 +107,8 @@ class MctsBot:
         self.worlds = worlds
         self.rollout = rollout
         self.prior = prior
+        self.bias = bias
+        self.top = top
         self.rng = random.Random(0)
         self.move_time = 1.0
         self.game_name = ""
@@ -154,11 +156,17 @@ class MctsBot:
             policy = _greedy_policy(self.game_name)
         evaluate = hooks.evaluate
         depth = hooks.depth if self.depth is None else self.depth
+        if self.top > 0 or self.bias > 0:
+            legal = self._candidates(observation, legal)
         allowed = set(legal)
         root = _Node()
         if evaluate is not None and self.prior > 0:
             self._seed_root(root, game.sample_state(observation, rng), me, legal, evaluate,
                             deadline)
+        if self.bias > 0:  # progressive bias: virtual wins on the heuristic's choice
+            edge = root.children.setdefault(legal[0], _Node())
+            edge.visits += self.bias
+            edge.total += float(self.bias)
         pool: list[State] = []
         budget = self.iters if self.iters is not None else 1 << 62
         clock = time.perf_counter
@@ -194,6 +202,17 @@ class MctsBot:
             edge = root.children[action] = _Node()
             edge.visits = self.prior
             edge.total = self.prior * (value + 1.0) * 0.5
+
+    def _candidates(self, observation: dict[str, Any], legal: list[str]) -> list[str]:
+        """The root actions to search, the heuristic's choice first: its best ``top`` when
+        ``top`` > 0, else all of them."""
+        rank = ranker_for(self.game_name)
+        if rank is not None:
+            order = rank(observation, legal, self.rng)
+        else:
+            pick = chooser_for(self.game_name)(observation, legal, self.rng)
+            order = [pick, *(a for a in legal if a != pick)]
+        return order[: self.top] if self.top > 0 else order
 
     def _iterate(self, root: _Node, world: State, me: int, allowed: set[str],
                  policy: Policy | None, evaluate: Evaluate | None, depth: int) -> None:
@@ -282,7 +301,7 @@ def parse_options(text: str) -> dict[str, Any]:
     """
     kinds: dict[str, Callable[[str], Any]] = {
         "iters": int, "ms": float, "c": float, "depth": int, "worlds": int, "rollout": str,
-        "prior": int,
+        "prior": int, "bias": int, "top": int,
     }
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):

@@ -62,6 +62,8 @@ BUILTIN_OPTIONS: dict[str, dict[str, Option]] = {
         "worlds": _COUNT,
         "rollout": _choice("policy", "random", "greedy"),
         "prior": _COUNT,
+        "bias": _COUNT,
+        "top": _COUNT,
     },
 }
 

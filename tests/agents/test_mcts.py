@@ -112,8 +112,9 @@ def test_a_fixed_budget_reproduces_the_same_game() -> None:
     def moves() -> list[str]:
         state = registry.get("battleline").new_game(3)
         bots = [MctsBot(iters=15), MctsBot(iters=15)]
-        for seat, bot in enumerate(bots):
-            bot.start({"game": "battleline", "seat": seat, "rng_seed": seat})
+        for seat, bot in enumerate(bots):  # a generous move time: the budget, not the clock
+            bot.start({"game": "battleline", "seat": seat, "rng_seed": seat,
+                       "limits": {"move_time": 60.0, "overage": 0.0}})
         while not state.is_terminal() and len(state.history) < 40:
             seat = state.current_player
             state.apply(bots[seat].act(state.observation(seat), state.legal_actions()))

@@ -84,3 +84,19 @@ def test_tourney_ladder_rejects_a_bad_option_in_one_line(tmp_path: Path) -> None
     result = CliRunner().invoke(app, ["ladder", "bl", "greedy:p=2", "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "greedy option p=2: give a probability from 0 to 1" in result.output
+
+
+def test_a_builtin_with_options_is_its_own_bot_in_a_league_and_resumes(tmp_path: Path) -> None:
+    import json
+
+    out = tmp_path / "lg"
+    args = ["league", "bl", "greedy", "greedy:p=.5", "--games", "2", "--out", str(out),
+            "--workers", "0", "-q"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0 and "played 2 games" in first.output, first.output
+    bots = json.loads((out / "league.json").read_text())["bots"]
+    assert [(b["name"], b["spec"]) for b in bots] == [("greedy", "greedy"),
+                                                      ("greedy:p=0.5", "greedy:p=.5")]
+    again = CliRunner().invoke(app, ["league", "--resume", "--out", str(out), "-q",
+                                     "--workers", "0"])
+    assert again.exit_code == 0 and "played 0 games" in again.output, again.output

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser test test-slow league bench golden docs lint screenshots clean
+.PHONY: help setup browser test test-slow league league-warchest bench golden docs lint screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -37,9 +37,13 @@ test: $(STAMP) browser ## run the test suite (slow soak tests excluded)
 test-slow: $(STAMP) ## run only the slow soak and statistical tests
 	$(BIN)/python -m pytest -q -m slow
 
-league: $(STAMP) ## run the demo league of the built-in bots on Battle Line and print ratings
-	$(BIN)/tourney league battleline random greedy --games 100 --out results/demo --seed 1
+league: $(STAMP) ## the demo round robin of the ladder's rungs (random, greedy, mcts) on Battle Line, with ratings
+	$(BIN)/tourney league battleline random greedy mcts --games 20 --out results/demo --seed 1
 	$(BIN)/tourney ratings results/demo --h2h
+
+league-warchest: $(STAMP) ## the same demo on War Chest (results/demo-warchest)
+	$(BIN)/tourney league warchest random greedy mcts --games 10 --out results/demo-warchest --seed 1
+	$(BIN)/tourney ratings results/demo-warchest --h2h
 
 bench: $(STAMP) ## print the benchmark figures (engines, sandbox, leagues)
 	$(BIN)/tourney bench

@@ -38,6 +38,17 @@ def choose(observation: Observation, legal_actions: list[str], rng: random.Rando
     return _pick_play(observation, legal_actions, rng)
 
 
+def ranked(observation: Observation, legal_actions: list[str], rng: random.Random) -> list[str]:
+    """``legal_actions`` best first by the heuristic: its choice first, then plays by score (for
+    the ``mcts`` bot, which searches only the heuristic's best few actions)."""
+    pick = choose(observation, legal_actions, rng)
+    rest = [a for a in legal_actions if a != pick]
+    if observation["phase"] not in ("draw", "scout-draw", "scout-return"):
+        board = Board(observation)
+        rest.sort(key=lambda a: -_score(board, a) if not a.startswith("claim") else -1e9)
+    return [pick, *rest]
+
+
 def _pick_deck(observation: Observation, legal: list[str]) -> str:
     tactics_in_hand = sum(1 for n in observation["hand"] if n in CARD_IDS and
                           CARD_IDS[n] >= NUM_TROOPS)

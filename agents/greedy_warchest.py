@@ -53,18 +53,37 @@ def choose(observation: dict[str, Any], legal_actions: list[str], rng: random.Ra
     return best_action(base, legal_actions, int(observation["seat"]) % 2, rng)
 
 
+def ranked(observation: dict[str, Any], legal_actions: list[str],
+           rng: random.Random) -> list[str]:
+    """``legal_actions`` best first by the heuristic on one sampled state, :func:`choose`'s
+    answer (for the same ``rng``) first (for ``mcts``, which searches the best few)."""
+    if len(legal_actions) == 1:
+        return list(legal_actions)
+    base = registry.get("warchest").sample_state(observation, rng)
+    assert isinstance(base, WarChestState)
+    scores = _scores(base, legal_actions, int(observation["seat"]) % 2)
+    pick = _pick(scores, rng)
+    return [pick, *sorted((a for a in legal_actions if a != pick), key=lambda a: -scores[a])]
+
+
+def _scores(state: WarChestState, legal_actions: list[str], team: int) -> dict[str, float]:
+    """Each action's result on a copy of ``state``, scored for ``team``."""
+    scores = {}
+    for action in legal_actions:
+        trial = state.clone()
+        trial.apply(action)
+        scores[action] = evaluate(trial, team)
+    return scores
+
+
+def _pick(scores: dict[str, float], rng: random.Random) -> str:
+    """The best-scoring action, ties broken at random."""
+    top = max(scores.values())
+    return rng.choice([a for a, v in scores.items() if v == top])
+
+
 def best_action(state: WarChestState, legal_actions: list[str], team: int,
                 rng: random.Random) -> str:
     """The action whose result on a copy of ``state`` scores best for ``team`` (ties at random);
     also the rollout policy of the ``mcts`` bot, which already holds a full state."""
-    best: list[str] = []
-    best_score = -float("inf")
-    for action in legal_actions:
-        trial = state.clone()
-        trial.apply(action)
-        value = evaluate(trial, team)
-        if value > best_score:
-            best, best_score = [action], value
-        elif value == best_score:
-            best.append(action)
-    return rng.choice(best)
+    return _pick(_scores(state, legal_actions, team), rng)

@@ -34,6 +34,12 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
   greedy bot's choice, from each mover's observation);
   ``prior`` (default 4): virtual visits that seed each root action with its one-step
   evaluation, so a small budget goes to the actions the evaluation already likes.
+* ``bias`` (default: the game's hook; Battle Line 20, otherwise 0): progressive bias, that many
+  virtual wins on the greedy heuristic's choice at the root, so the search plays greedy's move
+  unless it finds a clearly better one (Battle Line at 200 iterations: 34 % against greedy
+  without, 55 % with, 70 % with c = 0.1 instead of 0.25, 40 games each);
+  ``top`` (default: the game's hook, 0 = all): search only the heuristic's best ``top`` root
+  actions (the game's ``agents.greedy_<game>.ranked``).
 
 Whatever the budget, each decision stops by the time ``start(info)`` allows: ``move_time``
 less a safety margin, never counting on the overage bank (which only absorbs hiccups).
@@ -48,7 +54,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agents.greedy import chooser_for
+from agents.greedy import chooser_for, ranker_for
 from agents.greedy_battleline import Board
 from agents.greedy_warchest import best_action as warchest_best
 from agents.greedy_warchest import evaluate as warchest_score
@@ -74,6 +80,8 @@ class Hooks:
     evaluate: Evaluate | None = None  # per seat, -1 .. 1, for a position that has not ended
     depth: int = 1000  # decisions a rollout plays before it is scored
     c: float = 0.7  # UCB exploration suited to how widely the evaluation's values spread
+    bias: int = 0  # virtual wins on the greedy heuristic's choice at the root
+    top: int = 0  # search only the heuristic's best ``top`` root actions (0: all)
 
 
 class _Node:
@@ -93,7 +101,7 @@ class MctsBot:
 
     def __init__(self, iters: int | None = None, ms: float | None = None, c: float | None = None,
                  depth: int | None = None, worlds: int = 0, rollout: str = "policy",
-                 prior: int = 4) -> None:
+                 prior: int = 4, bias: int | None = None, top: int | None = None) -> None:
         if iters is not None and iters < 1:
             raise ValueError(f"mcts iters={iters}: give at least 1 iteration")
         if ms is not None and ms <= 0:
@@ -107,6 +115,8 @@ class MctsBot:
         self.worlds = worlds
         self.rollout = rollout
         self.prior = prior
+        self.bias = bias
+        self.top = top
         self.rng = random.Random(0)
         self.move_time = 1.0
         self.game_name = ""
@@ -154,11 +164,19 @@ class MctsBot:
             policy = _greedy_policy(self.game_name)
         evaluate = hooks.evaluate
         depth = hooks.depth if self.depth is None else self.depth
+        bias = hooks.bias if self.bias is None else self.bias
+        top = hooks.top if self.top is None else self.top
+        if top > 0 or bias > 0:
+            legal = self._candidates(observation, legal, top)
         allowed = set(legal)
         root = _Node()
         if evaluate is not None and self.prior > 0:
             self._seed_root(root, game.sample_state(observation, rng), me, legal, evaluate,
                             deadline)
+        if bias > 0:  # progressive bias: virtual wins on the heuristic's choice
+            edge = root.children.setdefault(legal[0], _Node())
+            edge.visits += bias
+            edge.total += float(bias)
         pool: list[State] = []
         budget = self.iters if self.iters is not None else 1 << 62
         clock = time.perf_counter
@@ -194,6 +212,17 @@ class MctsBot:
             edge = root.children[action] = _Node()
             edge.visits = self.prior
             edge.total = self.prior * (value + 1.0) * 0.5
+
+    def _candidates(self, observation: dict[str, Any], legal: list[str], top: int) -> list[str]:
+        """The root actions to search, the heuristic's choice first: its best ``top`` when
+        ``top`` > 0, else all of them."""
+        rank = ranker_for(self.game_name)
+        if rank is not None:
+            order = rank(observation, legal, self.rng)
+        else:
+            pick = chooser_for(self.game_name)(observation, legal, self.rng)
+            order = [pick, *(a for a in legal if a != pick)]
+        return order[:top] if top > 0 else order
 
     def _iterate(self, root: _Node, world: State, me: int, allowed: set[str],
                  policy: Policy | None, evaluate: Evaluate | None, depth: int) -> None:
@@ -282,7 +311,7 @@ def parse_options(text: str) -> dict[str, Any]:
     """
     kinds: dict[str, Callable[[str], Any]] = {
         "iters": int, "ms": float, "c": float, "depth": int, "worlds": int, "rollout": str,
-        "prior": int,
+        "prior": int, "bias": int, "top": int,
     }
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -353,7 +382,8 @@ def _warchest_evaluate(state: State) -> list[float]:
 
 
 _HOOKS: dict[str, Hooks] = {
-    "battleline": Hooks(policy=_battleline_policy, evaluate=_battleline_evaluate, depth=4, c=0.25),
+    "battleline": Hooks(policy=_battleline_policy, evaluate=_battleline_evaluate, depth=4, c=0.1,
+                        bias=20),
     "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=2),
 }
 

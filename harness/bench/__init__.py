@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import time
 
-SECTIONS = ["battleline", "warchest", "sandbox", "league", "eta", "cluster", "stats"]
+SECTIONS = ["battleline", "warchest", "mcts", "sandbox", "league", "eta", "cluster", "stats"]
 
 
 def figure(name: str, value: float, unit: str, note: str = "") -> None:

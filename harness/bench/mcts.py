@@ -11,7 +11,6 @@ A bot is written ``greedy``, ``random`` or ``mcts[:options]``, e.g. ``mcts:iters
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import time
 from collections.abc import Callable
@@ -23,6 +22,8 @@ from agents.random import RandomBot
 from games import registry
 from games.protocol import State
 from harness.bench import figure
+from harness.bots.spec import BotSpecError, parse_spec
+from harness.league.ladder import wilson
 
 GAMES: list[tuple[str, dict[str, str]]] = [
     ("battleline", {}),
@@ -33,16 +34,16 @@ GAMES: list[tuple[str, dict[str, str]]] = [
 
 
 def make_bot(spec: str) -> Callable[[], Any]:
-    """A factory of fresh bots for ``greedy``, ``random`` or ``mcts[:options]``."""
-    name, _, options = spec.partition(":")
-    if name == "greedy":
-        return GreedyBot
-    if name == "random":
-        return RandomBot
-    if name == "mcts":
-        kwargs = parse_options(options)
-        return lambda: MctsBot(**kwargs)
-    raise ValueError(f"unknown bot {spec!r}; write greedy, random or mcts[:options]")
+    """A factory of fresh bots for a built-in spec with its options (``mcts:iters=100``), read
+    by the one spec parser; raises :class:`harness.bots.spec.BotSpecError` for anything else."""
+    source = parse_spec(spec, check=False)
+    classes: dict[str, Callable[..., Any]] = {"greedy": GreedyBot, "random": RandomBot,
+                                              "mcts": MctsBot}
+    if source.builtin not in classes:
+        raise BotSpecError(f"{spec!r}: a duel plays built-ins; write greedy, random or "
+                           f"mcts[:options]")
+    cls, kwargs = classes[source.builtin], source.kwargs()
+    return lambda: cls(**kwargs)
 
 
 def play(game: str, variant: dict[str, str], seed: int, bots: list[Any],
@@ -74,17 +75,6 @@ def duel(game: str, variant: dict[str, str], a: str, b: str, seeds: range,
             points += (returns[a_team] + 1.0) / 2.0
             games += 1
     return points, games
-
-
-def interval(points: float, games: int) -> tuple[float, float, float]:
-    """The score and its binomial (Wilson) 95 % interval."""
-    if games == 0:
-        return 0.0, 0.0, 1.0
-    p = points / games
-    z = 1.96
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
 def positions(game: str, variant: dict[str, str], count: int) -> list[State]:
@@ -191,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
     first, last = (int(x) for x in args.seeds.split(":"))
     t0 = time.perf_counter()
     points, games = duel(args.game, variant, args.a, args.b, range(first, last), args.move_time)
-    p_hat, low, high = interval(points, games)
+    p_hat, low, high = wilson(points, games)
     print(f"{args.game} {variant or ''} {args.a} vs {args.b}: {points:g}/{games} = "
           f"{100 * p_hat:.1f} % (95 % {100 * low:.1f}-{100 * high:.1f}) "
           f"in {time.perf_counter() - t0:.0f} s", flush=True)

@@ -578,8 +578,14 @@ def _flush_output() -> None:
             continue
 
 
+def _with_options(factory: BotFactory, options: dict[str, Any]) -> BotFactory:
+    """A factory that passes ``options`` to the bot's constructor (a built-in's spec options)."""
+    return lambda: factory(**options)
+
+
 def main(argv: list[str]) -> None:
-    """``bot_runner.py [--confine JSON] (--file PATH [--entry NAME] | --exec CMD... | --probe)``.
+    """``bot_runner.py [--confine JSON] (--file PATH [--entry NAME] [--options JSON] | --exec CMD... |
+    --probe)``.
 
     The first line on the protocol output is the runner's own ``confined`` report (what the
     confinement achieved), written before any bot code runs, so the referee learns it from the
@@ -631,6 +637,8 @@ def main(argv: list[str]) -> None:
             factory = load_bot_file(path, entry, module_name="bot", allowed=allowed)
     except BotLoadError as exc:
         error = f"could not load bot: {exc}"
+    if factory is not None and "--options" in args:  # keyword arguments for the constructor
+        factory = _with_options(factory, json.loads(args[args.index("--options") + 1]))
     serve(factory, error, wire)
     _flush_output()
     os._exit(0)  # do not wait for threads the bot may have left running

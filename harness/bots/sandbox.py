@@ -314,6 +314,8 @@ class SandboxedAgent:
                 argv += ["--entry", self.source.entry]
             if self.source.is_directory:
                 argv += ["--module", self.source.module]
+            if self.source.options:  # a built-in's options, as its constructor's keywords
+                argv += ["--options", json.dumps(self.source.kwargs())]
             cwd = "/"
         log_r, log_w = os.pipe()
         try:

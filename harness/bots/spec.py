@@ -4,7 +4,11 @@ A bot spec names a bot:
 
 * ``path/to/bot.py``: a Python bot file with exactly one bot (a class with ``act``, or a plain
   ``act`` function); ``path/to/bot.py:ClassName`` picks one when the file defines several.
-* ``random``, ``greedy``: the built-in bots (ordinary bot files in the ``agents`` package).
+* ``random``, ``greedy``, ``mcts``: the built-in bots (ordinary bot files in the ``agents``
+  package). A built-in takes options as ``NAME:key=value,...`` (``greedy:p=0.3``,
+  ``mcts:ms=200``, ``mcts:iters=2000,c=0.5``), passed to its constructor as keyword arguments;
+  :data:`BUILTIN_OPTIONS` lists each built-in's options. The options are part of the spec's text
+  and of the bot's default name, so ``greedy`` and ``greedy:p=0.3`` are different bots in a league.
 * ``path/to/mybot/``: a bot directory (its modules and data files; the entry point is ``bot.py``
   or the module a ``bot.toml`` manifest names); ``mybot/:ClassName`` picks the class.
 * ``cmd:<command line>``: any executable that speaks the wire protocol on stdin/stdout;
@@ -23,20 +27,56 @@ import os
 import re
 import shlex
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from harness.records import TourneyError
 
 AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
-BUILTINS = ("random", "greedy")
+BUILTINS = ("random", "greedy", "mcts")
 SPEC_HELP = ("a .py bot file, file.py:ClassName, a bot directory DIR/, a built-in (random, "
-             "greedy) or cmd:COMMAND")
+             "greedy, mcts; options as greedy:p=0.3 or mcts:ms=200) or cmd:COMMAND")
 MANIFEST = "bot.toml"  # a bot directory's optional manifest
 DEFAULT_MODULE = "bot"  # a bot directory's entry module without a manifest (bot.py)
 MAX_DIR_BYTES = 64 << 20  # largest bot directory (its files' total size)
 MAX_DIR_FILES = 2000  # most files in a bot directory
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")  # a display name (as a league's NAME=SPEC)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a built-in: how its text becomes a value, and which values are allowed."""
+
+    kind: Callable[[str], Any]  # int, float or str
+    allowed: Callable[[Any], bool]
+    rule: str  # the allowed values in words, for the error message
+
+
+def _choice(*words: str) -> Option:
+    return Option(str, lambda v: v in words, "one of " + ", ".join(words))
+
+
+_POSITIVE_INT = Option(int, lambda v: v >= 1, "a whole number >= 1")
+_COUNT = Option(int, lambda v: v >= 0, "a whole number >= 0")
+
+# The keyword arguments each built-in's constructor takes (agents/<name>.py documents them).
+BUILTIN_OPTIONS: dict[str, dict[str, Option]] = {
+    "random": {},
+    "greedy": {"p": Option(float, lambda v: 0.0 <= v <= 1.0, "a probability from 0 to 1")},
+    "mcts": {
+        "iters": _POSITIVE_INT,
+        "ms": Option(float, lambda v: v > 0, "a positive number of milliseconds"),
+        "c": Option(float, lambda v: v >= 0, "a number >= 0"),
+        "depth": _COUNT,
+        "worlds": _COUNT,
+        "rollout": _choice("policy", "random", "greedy"),
+        "prior": _COUNT,
+        "bias": _COUNT,
+        "top": _COUNT,
+    },
+}
 
 
 class BotSpecError(TourneyError, ValueError):
@@ -62,6 +102,7 @@ class BotSpec:
     module: str = ""  # a bot directory's entry module (then ``path`` is the directory)
     given_name: str = ""  # the display name a bot directory's manifest gives
     cwd: Path | None = None  # a cmd: bot's working directory, when chosen (cmd[cwd=DIR]:)
+    options: tuple[tuple[str, str], ...] = ()  # a built-in's options, canonical text, in order
 
     @property
     def prefix(self) -> str:
@@ -76,23 +117,39 @@ class BotSpec:
         return bool(self.module)
 
     @property
+    def builtin_text(self) -> str:
+        """The built-in with its options, e.g. ``greedy:p=0.3`` (empty for other bots)."""
+        if not self.builtin or not self.options:
+            return self.builtin
+        return self.builtin + ":" + ",".join(f"{k}={v}" for k, v in self.options)
+
+    def kwargs(self) -> dict[str, Any]:
+        """The options as the bot's constructor takes them (typed values).
+
+        >>> parse_spec("mcts:iters=50,rollout=greedy").kwargs()
+        {'iters': 50, 'rollout': 'greedy'}
+        """
+        table = BUILTIN_OPTIONS.get(self.builtin, {})
+        return {key: table[key].kind(value) for key, value in self.options}
+
+    @property
     def label(self) -> str:
         if self.is_directory:
             return _directory_text(self, full=False)
         if self.builtin:
-            return self.builtin
+            return self.builtin_text
         if self.path is not None:
             return self.path.name + (f":{self.entry}" if self.entry else "")
         return " ".join(self.command)
 
     @property
     def name(self) -> str:
-        """A default display name: the built-in's, the file's stem (``mybot.py:Fast`` gives
-        ``mybot.Fast``) or the command's program name."""
+        """A default display name: the built-in's with its options (``greedy:p=0.3``), the
+        file's stem (``mybot.py:Fast`` gives ``mybot.Fast``) or the command's program name."""
         if self.is_directory:
             return _directory_name(self)
         if self.builtin:
-            return self.builtin
+            return self.builtin_text
         if self.path is not None:
             return self.path.stem + (f".{self.entry}" if self.entry else "")
         return Path(self.command[0]).name
@@ -103,7 +160,7 @@ class BotSpec:
         if self.is_directory:
             return self.prefix + _directory_text(self)
         if self.builtin:
-            return f"{self.prefix}{self.builtin}"
+            return f"{self.prefix}{self.builtin_text}"
         return f"{self.prefix}{self.path}" + (f":{self.entry}" if self.entry else "")
 
     def in_sandbox(self) -> BotSpec:
@@ -139,9 +196,12 @@ def parse_spec(spec: str, *, check: bool = True) -> BotSpec:
         if force is False:
             raise BotSpecError(f"{spec!r}: an external command always runs in its own process")
         return _parse_command(spec, text, check)
-    if text in BUILTINS:
-        path = AGENTS_DIR / f"{text}.py"
-        return BotSpec(path, None, (), text, force is True, forced=force is not None)
+    builtin, sep, option_text = text.partition(":")
+    if builtin in BUILTINS:
+        options = parse_options(builtin, option_text) if sep else ()
+        path = AGENTS_DIR / f"{builtin}.py"
+        return BotSpec(path, None, (), builtin, force is True, forced=force is not None,
+                       options=options)
     directory = _parse_directory(spec, text, force, check)
     if directory is not None:
         return directory
@@ -158,6 +218,46 @@ def parse_spec(spec: str, *, check: bool = True) -> BotSpec:
                 f"bot file {file_part!r} not found; check the path (or use {SPEC_HELP})")
         path = path.resolve()
     return BotSpec(path, entry, (), "", force is not False, forced=force is not None)
+
+
+def parse_options(builtin: str, text: str) -> tuple[tuple[str, str], ...]:
+    """``"ms=200.0,c=.5"`` for ``builtin`` -> its options as canonical text (``ms=200``), in the
+    order written; :class:`BotSpecError` names an unknown option or a bad value.
+
+    >>> parse_options("greedy", "p=.3")
+    (('p', '0.3'),)
+    """
+    table = BUILTIN_OPTIONS[builtin]
+    known = ", ".join(table) or "none"
+    out: dict[str, str] = {}
+    parts = [p.strip() for p in text.split(",")]
+    if not any(parts):
+        raise BotSpecError(f"{builtin}:{text} gives no options; write {builtin} alone or "
+                           f"{builtin}:key=value (options: {known})")
+    for part in parts:
+        key, sep, value = (s.strip() for s in part.partition("="))
+        if key not in table:
+            raise BotSpecError(f"{builtin} has no option {key!r}; its options: {known}")
+        if not sep or not value:
+            raise BotSpecError(f"{builtin} option {key!r} needs a value: write {key}=VALUE")
+        if key in out:
+            raise BotSpecError(f"{builtin} option {key!r} is given twice; give it once")
+        option = table[key]
+        try:
+            typed = option.kind(value)
+        except ValueError:
+            typed = None
+        if typed is None or not option.allowed(typed):
+            raise BotSpecError(f"{builtin} option {key}={value}: give {option.rule}")
+        out[key] = _canonical(typed)
+    return tuple(out.items())
+
+
+def _canonical(value: Any) -> str:
+    """An option's value as the spec's text: ``200.0`` is written ``200``, ``.3`` as ``0.3``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def is_sandboxed(spec: str) -> bool:

@@ -117,8 +117,8 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
 def play_cmd(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. battleline, wc.")],
     bots: Annotated[list[str], typer.Argument(
-        help="One bot per seat: file.py, file.py:Class, DIR/ (a bot directory), random, "
-             "greedy or cmd:COMMAND.")],
+        help="One bot per seat: file.py, file.py:Class, DIR/ (a bot directory), a built-in "
+             "(random, greedy, mcts; options as greedy:p=0.3 or mcts:ms=200) or cmd:COMMAND.")],
     seed: Annotated[int | None, typer.Option(help="Deal seed (default: a random one).")] = None,
     variant: VariantOpt = None,
     show: Annotated[bool, typer.Option("--show", help="Draw the board after every move.")] = False,

@@ -34,6 +34,7 @@ from harness.cli.options import (
 )
 from harness.cli.report import LeagueReport, ReportOpt, write_replay_html
 from harness.cli.sprt import SprtFormatOpt, SprtOpt, cap, run_sprt_command, sprt_params
+from harness.league.ladder import DEFAULT_GAMES as DEFAULT_LADDER_GAMES
 from harness.league.service import BATCH_SIZE, League, ratings_text, replay_lines
 
 
@@ -76,8 +77,10 @@ def league_cmd(
     game: Annotated[str | None, typer.Argument(help="Game name or alias (see `tourney games`).")]
     = None,
     bots: Annotated[list[str] | None, typer.Argument(
-        help="Two or more bots: built-in name, bot.py, bot.py:Class, cmd:COMMAND; NAME=SPEC "
-             "names one; SPEC@move-time=0.5,memory-mb=512 gives it limits of its own.")] = None,
+        help="Two or more bots: a built-in (random, greedy, mcts, with options as "
+             "greedy:p=0.3), bot.py, bot.py:Class, DIR/ (a bot directory), cmd:COMMAND; "
+             "NAME=SPEC names one; SPEC@move-time=0.5,memory-mb=512 gives it limits of its "
+             "own.")] = None,
     games: GamesOpt = None,
     out: OutOpt = Path("results/league"),
     workers: WorkersOpt = None,
@@ -180,6 +183,41 @@ def gauntlet_cmd(
                                         startup_time=startup_time, memory_mb=memory_mb,
                                         cpu_seconds=cpu_seconds),
                  workers, cluster, quiet, batch_size, game_timeout, report, strict, as_json)
+
+
+def ladder_cmd(
+    game: Annotated[str, typer.Argument(help="Game name or alias (see `tourney games`).")],
+    bot: Annotated[str, typer.Argument(help="The bot to place (any bot spec; NAME=SPEC names "
+                                            "it).")],
+    rungs: Annotated[list[str] | None, typer.Option(
+        "--rung", help="A rung to play instead of the built-in ones (repeat the option).")]
+    = None,
+    games: Annotated[int, typer.Option(help="Games against each rung (duplicate pairs).")]
+    = DEFAULT_LADDER_GAMES,
+    out: Annotated[Path | None, typer.Option(
+        help="Results folder (default results/ladder/GAME-BOT; rerunning resumes it).")] = None,
+    workers: WorkersOpt = None,
+    seed: SeedOpt = None,
+    variant: VariantOpt = None,
+    move_time: LeagueMoveTimeOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Place a bot on the ladder: a gauntlet against random, greedy and mcts, then its batch
+    Elo (greedy = 0) with intervals, its rank and its points against each rung."""
+    from harness.league.ladder import RUNGS, default_out, placement_of, rungs_for
+    from harness.league.service import bot_ref
+
+    name = bot_ref(bot).name
+    folder = out if out is not None else default_out(game, name)
+    opponents = rungs_for(name, rungs or RUNGS)
+    if not opponents:
+        fail(f"{name} is the only rung; name other rungs with --rung")
+    _run_command(lambda: League.prepare(game, [bot, *opponents], out=folder, games=games,
+                                        seed=seed, variants=variant or [],
+                                        move_time=move_time, kind="gauntlet"),
+                 workers, None, quiet)
+    for line in placement_of(folder, name).lines():
+        typer.echo(line)
 
 
 def ratings_cmd(

@@ -112,8 +112,9 @@ def test_a_fixed_budget_reproduces_the_same_game() -> None:
     def moves() -> list[str]:
         state = registry.get("battleline").new_game(3)
         bots = [MctsBot(iters=15), MctsBot(iters=15)]
-        for seat, bot in enumerate(bots):
-            bot.start({"game": "battleline", "seat": seat, "rng_seed": seat})
+        for seat, bot in enumerate(bots):  # a generous move time: the budget, not the clock
+            bot.start({"game": "battleline", "seat": seat, "rng_seed": seat,
+                       "limits": {"move_time": 60.0, "overage": 0.0}})
         while not state.is_terminal() and len(state.history) < 40:
             seat = state.current_player
             state.apply(bots[seat].act(state.observation(seat), state.legal_actions()))
@@ -197,3 +198,49 @@ def test_the_answer_is_one_of_the_offered_actions_even_when_the_world_allows_mor
     bot.start({"game": "battleline", "seat": 0, "rng_seed": 0})
     for _ in range(3):
         assert bot.act(state.observation(0), offered) in offered
+
+
+def test_the_builtin_spec_options_are_the_constructors_keywords() -> None:
+    import inspect
+
+    from agents.greedy import GreedyBot
+    from harness.bots.spec import BUILTIN_OPTIONS
+
+    for name, cls in (("mcts", MctsBot), ("greedy", GreedyBot), ("random", RandomBot)):
+        assert set(BUILTIN_OPTIONS[name]) == set(inspect.signature(cls).parameters), name
+
+
+@pytest.mark.parametrize("game", ["battleline", "warchest"])
+def test_ranked_lists_every_action_once_with_greedys_choice_first(game: str) -> None:
+    import random
+
+    from agents.greedy import chooser_for, ranker_for
+
+    rank = ranker_for(game)
+    assert rank is not None
+    state = registry.get(game).new_game(11)
+    for ply in range(30):
+        if state.is_terminal():
+            break
+        seat, legal = state.current_player, state.legal_actions()
+        observation = state.observation(seat)
+        order = rank(observation, list(legal), random.Random(ply))
+        assert sorted(order) == sorted(legal)
+        assert order[0] == chooser_for(game)(observation, list(legal), random.Random(ply))
+        state.apply(order[-1] if ply % 3 else order[0])
+
+
+def test_top_one_plays_the_heuristics_choice() -> None:
+    import random
+
+    from agents.greedy_battleline import ranked
+
+    state = registry.get("battleline").new_game(5)
+    for ply in range(20):
+        seat, legal = state.current_player, state.legal_actions()
+        bot = MctsBot(iters=3, top=1)
+        bot.start({"game": "battleline", "seat": seat, "rng_seed": ply})
+        answer = bot.act(state.observation(seat), list(legal))
+        if len(legal) > 1:
+            assert answer == ranked(state.observation(seat), list(legal), random.Random(ply))[0]
+        state.apply(answer)

@@ -33,6 +33,17 @@ def test_builtins_play_every_registered_game_and_the_record_replays(name: str) -
         assert [float(r) for r in state.returns()] == record.returns
 
 
+def test_builtin_options_reach_the_bot_in_process_and_in_the_sandbox() -> None:
+    # greedy:p=1 plays uniformly at random: not greedy's game, and the same game sandboxed
+    def moves(spec: str) -> list[str]:
+        seats = (BotRef("a", spec), BotRef("b", "random"))
+        return [m.action for m in play_game(GameSpec("bl", "battleline", {}, 4, seats)).moves]
+
+    noisy = moves("greedy:p=1")
+    assert noisy == moves("sandbox:greedy:p=1") != moves("greedy")
+    assert moves("greedy:p=0") == moves("greedy")
+
+
 def test_sandboxed_builtins_reproduce_the_in_process_game_on_battle_line() -> None:
     trusted = (BotRef("r", "random"), BotRef("g", "greedy"))
     boxed = (BotRef("r", "sandbox:random"), BotRef("g", "sandbox:greedy"))

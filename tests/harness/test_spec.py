@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.bots.spec import BUILTINS, BotSpec, BotSpecError, is_sandboxed, parse_spec
+from harness.bots.spec import (
+    BUILTIN_OPTIONS,
+    BUILTINS,
+    BotSpec,
+    BotSpecError,
+    is_sandboxed,
+    parse_spec,
+)
 
 BOT_DIR = Path(tempfile.mkdtemp(prefix="tourney-spec-test-"))
 for stem in ("alpha", "beta_2", "with space"):
@@ -27,11 +34,19 @@ words = st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_chara
                 min_size=1, max_size=8)
 
 
+OPTION_VALUES = {"p": ".25", "iters": "300", "ms": "50.0", "c": "0.5", "depth": "2",
+                 "worlds": "0", "rollout": "greedy", "prior": "4", "bias": "20", "top": "3"}
+
+
 @st.composite
 def spec_texts(draw: st.DrawFn) -> str:
     kind = draw(st.sampled_from(["builtin", "file", "cmd", "dir"]))
     if kind == "builtin":
-        return draw(prefixes) + draw(st.sampled_from(BUILTINS))
+        name = draw(st.sampled_from(BUILTINS))
+        keys = draw(st.lists(st.sampled_from(sorted(BUILTIN_OPTIONS[name]) or [""]),
+                             unique=True, max_size=3))
+        options = ",".join(f"{k}={OPTION_VALUES[k]}" for k in keys if k)
+        return draw(prefixes) + name + (f":{options}" if options else "")
     if kind == "file":
         entry = draw(entries)
         return draw(prefixes) + str(draw(files)) + (f":{entry}" if entry else "")
@@ -73,6 +88,34 @@ def test_what_a_spec_says() -> None:
     assert spec.label == "alpha.py:Fast" and str(spec) == f"{bot.resolve()}:Fast"
     assert parse_spec("cmd:./engine --fast").name == "engine"
     assert len(parse_spec(str(bot)).sha256()) == 64 and parse_spec("cmd:x").sha256() == ""
+
+
+def test_a_builtin_takes_options_that_name_it_and_reach_its_constructor() -> None:
+    spec = parse_spec("sandbox:mcts:ms=200.0,iters=50,rollout=greedy")
+    assert spec.builtin == "mcts" and spec.sandboxed
+    assert str(spec) == "sandbox:mcts:ms=200,iters=50,rollout=greedy"
+    assert spec.name == spec.label == "mcts:ms=200,iters=50,rollout=greedy"
+    assert spec.kwargs() == {"ms": 200.0, "iters": 50, "rollout": "greedy"}
+    assert parse_spec("greedy:p=.3").name == "greedy:p=0.3"
+    assert parse_spec("greedy") != parse_spec("greedy:p=0") and parse_spec("mcts").kwargs() == {}
+    assert set(BUILTIN_OPTIONS) == set(BUILTINS)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("greedy:q=1", "greedy has no option 'q'; its options: p"),
+    ("random:p=1", "random has no option 'p'; its options: none"),
+    ("greedy:p=1.5", "greedy option p=1.5: give a probability from 0 to 1"),
+    ("greedy:p=lots", "greedy option p=lots: give a probability"),
+    ("mcts:iters=0", "mcts option iters=0: give a whole number >= 1"),
+    ("mcts:iters=2.5", "give a whole number >= 1"),
+    ("mcts:rollout=smart", "give one of policy, random, greedy"),
+    ("mcts:iters", "option 'iters' needs a value: write iters=VALUE"),
+    ("mcts:", "gives no options; write mcts alone"),
+    ("mcts:ms=5,ms=6", "option 'ms' is given twice"),
+])
+def test_a_bad_builtin_option_says_what_to_write(text: str, message: str) -> None:
+    with pytest.raises(BotSpecError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        parse_spec(text)
 
 
 @pytest.mark.parametrize(("text", "message"), [

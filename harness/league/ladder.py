@@ -1,0 +1,145 @@
+"""The ladder: where a bot places among the built-in rungs, with intervals.
+
+``tourney ladder GAME BOT`` plays a gauntlet of ``BOT`` against the rungs (by default
+:data:`RUNGS`: ``random``, ``greedy``, ``mcts``) in duplicate pairs, then fits batch Elo
+(:func:`harness.league.elo.fit_elo`) over the stored games, anchored at ``greedy`` = 0 when it
+takes part (the middle rung: a rung that wins or loses every game gets a wide interval, and the
+anchor's uncertainty would spread to everyone), and reports the bot's rank, its neighbours with
+the likelihood of superiority, and its points against each rung with a Wilson interval.
+
+>>> wilson(15, 20)
+(0.75, 0.531, 0.888)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.league.elo import EloFit, Result, fit_elo, z_value
+
+RUNGS = ("random", "greedy", "mcts")
+ANCHOR = "greedy"
+DEFAULT_GAMES = 20  # per rung: 10 duplicate pairs
+
+
+def wilson(points: float, games: int, level: float = 0.95) -> tuple[float, float, float]:
+    """The share of points and its Wilson score interval (a draw counts as half a point)."""
+    if games == 0:
+        return 0.0, 0.0, 1.0
+    z = z_value(level)
+    p = points / games
+    denominator = 1.0 + z * z / games
+    centre = (p + z * z / (2 * games)) / denominator
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
+    return round(p, 3), round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3)
+
+
+def default_out(game: str, bot: str) -> Path:
+    """``results/ladder/<game>-<bot>``: one folder per game and bot, so rerunning resumes."""
+    return Path("results") / "ladder" / f"{game}-{re.sub(r'[^A-Za-z0-9_.+=-]', '_', bot)}"
+
+
+def rungs_for(bot: str, rungs: Sequence[str] = RUNGS) -> list[str]:
+    """The rungs ``bot`` plays: all but one that is the bot itself."""
+    return [r for r in rungs if r != bot]
+
+
+def results_of(rows: Iterable[dict[str, Any]]) -> list[Result]:
+    """Rows of the games table (``bots``, ``result``, ``teams``, ``pair_id``, ``rated``) as
+    the statistics' results: one side per team."""
+    out = []
+    for row in rows:
+        bots = [str(b) for b in row["bots"]]
+        teams: dict[int, list[int]] = {}
+        for seat, team in enumerate(row["teams"] or range(len(bots))):
+            teams.setdefault(int(team), []).append(seat)
+        out.append(Result.from_seats(bots, row["result"],
+                                     teams=list(teams.values()), pair_id=str(row["pair_id"]),
+                                     void=not row["rated"]))
+    return out
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where ``bot`` places in ``fit``; ``versus`` maps a rung to (points, games) of the bot."""
+
+    bot: str
+    fit: EloFit
+    versus: dict[str, tuple[float, int]]
+
+    @property
+    def rank(self) -> int:
+        return [b.name for b in self.fit.bots].index(self.bot) + 1
+
+    def lines(self) -> list[str]:
+        fit = self.fit
+        anchor = f"{fit.anchor} = 0" if fit.anchor else "mean 0"
+        out = [f"ladder: {fit.rated_games} rated games, batch Elo ({anchor}), "
+               f"{100 * fit.level:g} % intervals",
+               f"  {'':2} {'bot':<28} {'elo':>6}  {'interval':<15} {'games':>5}  "
+               f"{'points of ' + self.bot + ' vs it':<24}"]
+        for b in fit.bots:
+            mark = "->" if b.name == self.bot else ""
+            span = f"[{b.low:+.0f}, {b.high:+.0f}]"
+            versus = ""
+            if b.name in self.versus:
+                points, games = self.versus[b.name]
+                p, low, high = wilson(points, games, fit.level)
+                versus = f"{points:g}/{games} = {100 * p:.0f} % ({100 * low:.0f}-{100 * high:.0f})"
+            flag = f"  ({b.perfect})" if b.perfect else ""
+            out.append(f"  {mark:2} {b.name:<28} {b.elo:+6.0f}  {span:<15} {b.games:>5}  "
+                       f"{versus}{flag}")
+        names = [b.name for b in fit.bots]
+        i = self.rank - 1
+        where = [f"{self.bot} places {self.rank} of {len(names)}"]
+        if i + 1 < len(names):
+            where.append(f"above {names[i + 1]} (LOS {100 * (fit.los[i][i + 1] or 0):.0f} %)")
+        if i > 0:
+            where.append(f"below {names[i - 1]} (LOS {100 * (fit.los[i - 1][i] or 0):.0f} %)")
+        out.append(", ".join(where))
+        return out
+
+
+def place(bot: str, results: Sequence[Result], level: float = 0.95) -> Placement:
+    """Fit the ratings of ``results`` and say where ``bot`` places.
+
+    >>> games = [Result((("a",), ("b",)), (1.0, -1.0), f"p{i // 2}") for i in range(6)]
+    >>> where = place("b", games)
+    >>> where.rank, where.versus
+    (2, {'a': (0.0, 6)})
+    """
+    from harness.league.service import LeagueError
+
+    names = {name for r in results for side in r.sides for name in side}
+    if bot not in names:
+        raise LeagueError(f"no game of {bot!r} is stored; play the ladder first")
+    fit = fit_elo(results, anchor=ANCHOR if ANCHOR in names else None, level=level)
+    versus: dict[str, list[float]] = {}
+    for r in results:
+        if r.void or len(r.sides) != 2:
+            continue
+        mine = [i for i, side in enumerate(r.sides) if bot in side]
+        if len(mine) != 1:
+            continue
+        other = r.sides[1 - mine[0]]
+        if len(set(other)) != 1:
+            continue
+        acc = versus.setdefault(other[0], [0.0, 0.0])
+        mine_score, other_score = r.scores[mine[0]], r.scores[1 - mine[0]]
+        acc[0] += 1.0 if mine_score > other_score else 0.5 if mine_score == other_score else 0.0
+        acc[1] += 1
+    return Placement(bot, fit, {k: (v[0], int(v[1])) for k, v in versus.items()})
+
+
+def placement_of(folder: Path, bot: str, level: float = 0.95) -> Placement:
+    """Where ``bot`` places among the games stored in ``folder``."""
+    from harness.league import store
+
+    table = store.load_games([folder]).games
+    rows = table.select(["bots", "result", "teams", "pair_id", "rated"]).to_pylist()
+    return place(bot, results_of(rows), level)

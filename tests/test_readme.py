@@ -218,7 +218,7 @@ def test_the_duckdb_example_gives_seat_0s_win_rate(folder: Path) -> None:
         (bot, pytest.approx(sum(wins) / len(wins)), len(wins))
         for bot, wins in sorted(expected.items())
     ]
-    assert len(rows) == 2
+    assert len(rows) == len(expected) > 1  # every bot of the demo league seated at 0
 
 
 def _free_port() -> int:

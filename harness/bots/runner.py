@@ -584,8 +584,8 @@ def _with_options(factory: BotFactory, options: dict[str, Any]) -> BotFactory:
 
 
 def main(argv: list[str]) -> None:
-    """``bot_runner.py [--confine JSON] (--file PATH [--entry NAME] [--options JSON] | --exec CMD... |
-    --probe)``.
+    """``bot_runner.py [--confine JSON] (--file PATH [--entry NAME] [--options JSON] |
+    --exec CMD... | --probe)``.
 
     The first line on the protocol output is the runner's own ``confined`` report (what the
     confinement achieved), written before any bot code runs, so the referee learns it from the

@@ -115,7 +115,9 @@ def league_cmd(
                      workers=workers, seed=seed, variant=variant, move_time=move_time,
                      overage=overage, resume=resume, cluster=cluster, quiet=quiet,
                      batch_size=batch_size, game_timeout=game_timeout,
-                     require_isolation=require_isolation, sprt=sprt)
+                     require_isolation=require_isolation, sprt=sprt,
+                     startup_time=startup_time, memory_mb=memory_mb, cpu_seconds=cpu_seconds,
+                     report=report, strict=strict, as_json=as_json)
         return
     _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
                                         variants=variant or [], move_time=move_time,
@@ -160,6 +162,11 @@ def gauntlet_cmd(
     """
     if sprt is not None:
         params = sprt_params(sprt, fmt)
+        asked = [name for name, on in (("--report", report), ("--strict", strict),
+                                       ("--json", as_json)) if on]
+        if asked:
+            fail(f"{', '.join(asked)} do not apply to an SPRT run, which stops on its own "
+                 f"verdict; drop them (--format json prints the verdict as JSON)")
         if len(opponents) != 1:
             fail(f"an SPRT tests one new bot against one old bot, not {1 + len(opponents)} "
                  f"bots; name one opponent: tourney gauntlet GAME NEW OLD --sprt {sprt}")

@@ -30,7 +30,7 @@ import io
 import itertools
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,15 +54,19 @@ class GameRow:
     rated: bool = True
     teams: Sequence[int] | None = None  # team per seat; None: every seat for itself
 
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> GameRow:
+        """The row of the games table as a mapping (``to_pylist``) -> the ratings' view of it."""
+        return cls(row["game_id"], list(row["bots"]), list(row["result"]), row["termination"],
+                   row["offender"], row["rated"], row["teams"])
+
 
 GAME_ROW_COLUMNS = ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
 
 
 def game_rows(table: Any) -> list[GameRow]:
     """The rows of a stored games table (pyarrow) as the ratings read them."""
-    return [GameRow(r["game_id"], r["bots"], r["result"], r["termination"], r["offender"],
-                    r["rated"], r["teams"])
-            for r in table.select(GAME_ROW_COLUMNS).to_pylist()]
+    return [GameRow.of(r) for r in table.select(GAME_ROW_COLUMNS).to_pylist()]
 
 
 @dataclass

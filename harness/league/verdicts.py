@@ -81,10 +81,7 @@ def rate(rows: Sequence[Row], *, anchor: str | None = None, level: float = 0.95,
          interval: Interval = "curvature", draw_probability: float | None = None,
          bootstrap_samples: int = 1000) -> Rated:
     """TrueSkill, the Elo fit and the pair statistics of the stored ``rows``."""
-    board = ratings.leaderboard(
-        [ratings.GameRow(r["game_id"], list(r["bots"]), list(r["result"]), r["termination"],
-                         r["offender"], r["rated"], r["teams"]) for r in rows],
-        draw_probability)
+    board = ratings.leaderboard([ratings.GameRow.of(r) for r in rows], draw_probability)
     results = [result_of(r) for r in rows]
     try:
         fit = fit_elo(results, anchor=anchor, level=level, interval=interval,

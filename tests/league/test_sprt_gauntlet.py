@@ -143,6 +143,10 @@ def test_rerunning_continues_the_test_from_the_stored_games(tmp_path: Path) -> N
      "beta must be within (0, 0.5)"),
     (["gauntlet", "bl", "random", "greedy", "--sprt", "elo0=0,elo1=10", "--format", "xml"],
      "unknown --format"),
+    (["league", "bl", "random", "greedy", "--sprt", "elo0=0,elo1=10", "--report"],
+     "--report do not apply to an SPRT run"),
+    (["gauntlet", "bl", "random", "greedy", "--sprt", "elo0=0,elo1=10", "--strict", "--json"],
+     "--strict, --json do not apply to an SPRT run"),
 ])
 def test_bad_sprt_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str],
                                                message: str) -> None:
@@ -194,3 +198,15 @@ def test_ctrl_c_keeps_finished_games_and_the_printed_command_continues_the_test(
     assert (again["accepted"], again["decided_after"], again["llr"]) == \
         (full["accepted"], full["decided_after"], full["llr"])
     assert set(stored_ids(whole)) <= set(stored_ids(cut))  # plus any game Ctrl-C kept
+
+
+def test_league_sprt_keeps_the_limits_it_was_given(tmp_path: Path) -> None:
+    """`tourney league A B --sprt` hands over to the gauntlet with every option, limits too."""
+    out = tmp_path / "limits"
+    code, text = tourney("league", "bl", "greedy", "random", "--sprt", "elo0=0,elo1=400",
+                         "--games", "4", "--memory-mb", "512", "--startup-time", "20",
+                         "--cpu-seconds", "90", "--out", out, "--workers", "0", "-q")
+    assert code == 0, text
+    limits = json.loads((out / "league.json").read_text())["limits"]
+    assert (limits["memory_bytes"], limits["startup_time"], limits["cpu_seconds"]) == (
+        512 << 20, 20.0, 90)

@@ -11,6 +11,7 @@ A bot is written ``greedy``, ``random`` or ``mcts[:options]``, e.g. ``mcts:iters
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import time
 from collections.abc import Callable
@@ -61,20 +62,31 @@ def play(game: str, variant: dict[str, str], seed: int, bots: list[Any],
     return list(state.returns())
 
 
-def duel(game: str, variant: dict[str, str], a: str, b: str, seeds: range,
-         move_time: float = 1.0) -> tuple[float, int]:
-    """Duplicate pairs: ``a``'s points (win 1, draw 1/2) and the number of games."""
+def _pair(game: str, variant: dict[str, str], a: str, b: str, seed: int,
+          move_time: float) -> float:
+    """One duplicate pair (the seed twice, ``a`` on each team in turn): ``a``'s points."""
     make_a, make_b = make_bot(a), make_bot(b)
     n = int(registry.get(game).info.resolve_variant(variant).get("players", "2"))
     points = 0.0
-    games = 0
-    for seed in seeds:
-        for a_team in (0, 1):
-            bots = [make_a() if seat % 2 == a_team else make_b() for seat in range(n)]
-            returns = play(game, variant, seed, bots, move_time)
-            points += (returns[a_team] + 1.0) / 2.0
-            games += 1
-    return points, games
+    for a_team in (0, 1):
+        bots = [make_a() if seat % 2 == a_team else make_b() for seat in range(n)]
+        returns = play(game, variant, seed, bots, move_time)
+        points += (returns[a_team] + 1.0) / 2.0
+    return points
+
+
+def duel(game: str, variant: dict[str, str], a: str, b: str, seeds: range,
+         move_time: float = 1.0, workers: int = 0) -> tuple[float, int]:
+    """Duplicate pairs: ``a``'s points (win 1, draw 1/2) and the number of games, the pairs
+    spread over ``workers`` processes (0: this one)."""
+    make_bot(a), make_bot(b)  # a bad spec fails here, before any worker starts
+    jobs = [(game, variant, a, b, seed, move_time) for seed in seeds]
+    if workers > 0:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            pairs = pool.starmap(_pair, jobs, chunksize=1)
+    else:
+        pairs = [_pair(*job) for job in jobs]
+    return sum(pairs), 2 * len(pairs)
 
 
 def positions(game: str, variant: dict[str, str], count: int) -> list[State]:
@@ -165,6 +177,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--variant", action="append", default=[], help="key=value")
     p.add_argument("--seeds", default="1000:1020", help="first:last (last excluded)")
     p.add_argument("--move-time", type=float, default=1.0)
+    p.add_argument("--workers", type=int, default=0, help="processes (0: this one)")
     q = sub.add_parser("calibrate", help="iterations an mcts configuration runs in MS")
     q.add_argument("game")
     q.add_argument("options", nargs="?", default="")
@@ -180,7 +193,8 @@ def main(argv: list[str] | None = None) -> None:
     variant = dict(v.split("=", 1) for v in args.variant)
     first, last = (int(x) for x in args.seeds.split(":"))
     t0 = time.perf_counter()
-    points, games = duel(args.game, variant, args.a, args.b, range(first, last), args.move_time)
+    points, games = duel(args.game, variant, args.a, args.b, range(first, last), args.move_time,
+                         args.workers)
     p_hat, low, high = wilson(points, games)
     print(f"{args.game} {variant or ''} {args.a} vs {args.b}: {points:g}/{games} = "
           f"{100 * p_hat:.1f} % (95 % {100 * low:.1f}-{100 * high:.1f}) "

@@ -57,6 +57,47 @@ _UNIT_TACTIC = tuple(None if u.royal_tactic or u.army_tactic else u.options for 
 _ARMY_TACTIC = tuple(u.options if u.army_tactic else None for u in UNITS)
 _TEAM_NAME = ("A", "B")
 _EMPTY_PILE = (0,) * NUM_COINS
+#: Move generation's per-coin strings (the board's hex-indexed ones are in :class:`_Notation`).
+_INIT_STR = tuple(f"{cn} initiative" for cn in COIN_NAMES)
+_PASS_STR = tuple(f"{cn} pass" for cn in COIN_NAMES)
+_RECRUIT_STR = tuple(tuple(f"{cn} recruit {u.name}" for u in UNITS) for cn in COIN_NAMES)
+#: Maneuver prefixes by payment: a coin's name, then :data:`PAY_STACK` and :data:`PAY_FREE`
+#: (indexed ``pay`` for a coin, ``NUM_COINS - 1 - pay`` for the others).
+_PAY_WORD = (*COIN_NAMES, "repeat", "free")
+
+
+class _Notation:
+    """One board's action strings, built once so move generation looks them up by index
+    instead of formatting them (every position formats dozens)."""
+
+    __slots__ = ("bolster", "control", "deploy", "nbr", "unit")
+
+    def __init__(self, b: Board) -> None:
+        names = b.name
+        hexes = range(b.size)
+        #: unit[p][h]: "<prefix p> <hex>", the start of a maneuver of the unit on h
+        self.unit = tuple(tuple(f"{w} {names[h]}" for h in hexes) for w in _PAY_WORD)
+        self.control = tuple(tuple(f"{u} control" for u in row) for row in self.unit)
+        #: nbr[p][h]: per neighbour d of h, (d, its move string, its attack string, (d,))
+        self.nbr = tuple(
+            tuple(tuple((d, f"{row[h]} move {names[d]}", f"{row[h]} attack {names[d]}", (d,))
+                        for d in b.neighbours[h]) for h in hexes)
+            for row in self.unit
+        )
+        self.deploy = tuple(tuple(f"{cn} deploy {names[h]}" for h in hexes) for cn in COIN_NAMES)
+        self.bolster = tuple(tuple(f"{cn} bolster {names[h]}" for h in hexes)
+                             for cn in COIN_NAMES)
+
+
+_NOTATION: dict[Board, _Notation] = {}
+
+
+def _notation(b: Board) -> _Notation:
+    """The action strings of board ``b`` (built on first use)."""
+    table = _NOTATION.get(b)
+    if table is None:
+        table = _NOTATION[b] = _Notation(b)
+    return table
 
 
 def splitmix64(x: int) -> int:
@@ -188,11 +229,13 @@ class WarChestState:
             up[:] = _EMPTY_PILE
             down[:] = _EMPTY_PILE
         r = self.rand_below(total)
-        for c in range(NUM_COINS):
-            r -= bag[c]
+        c = 0
+        for k in bag:
+            r -= k
             if r < 0:
                 bag[c] -= 1
                 return c
+            c += 1
         raise AssertionError("bag count out of sync")
 
     # ------------------------------------------------------------------ protocol: status
@@ -215,11 +258,11 @@ class WarChestState:
         return MARKERS[self.n]
 
     def is_terminal(self) -> bool:
-        return self.winner >= 0 or self.decisions >= MAX_DECISIONS
+        return self.winner >= 0 or self.offset + len(self.history) >= MAX_DECISIONS
 
     @property
     def current_player(self) -> int:
-        if self.is_terminal():
+        if self.winner >= 0 or self.offset + len(self.history) >= MAX_DECISIONS:
             return -1
         if self.draft_order:
             return self.draft_order[0]
@@ -272,8 +315,11 @@ class WarChestState:
 
     def units_of(self, seat: int, t: int) -> list[int]:
         """The hexes of ``seat``'s units of type ``t``."""
-        cu, co = self.cell_unit, self.cell_owner
-        return [h for h in range(len(cu)) if cu[h] == t and co[h] == seat]
+        cu = self.cell_unit
+        if t not in cu:
+            return []
+        co = self.cell_owner
+        return [h for h, u in enumerate(cu) if u == t and co[h] == seat]
 
     # ------------------------------------------------------------------ legal actions
 
@@ -284,7 +330,7 @@ class WarChestState:
         legal = self._legal
         if legal is None:
             legal = {}
-            if not self.is_terminal():
+            if self.winner < 0 and self.offset + len(self.history) < MAX_DECISIONS:
                 if self.draft_order:
                     seat = self.draft_order[0]
                     for t in self.draft_pool:
@@ -317,78 +363,89 @@ class WarChestState:
     def _coin_actions(self, seat: int, c: int, out: dict[str, Op]) -> None:
         """Every action paid with a coin of type ``c`` from ``seat``'s hand."""
         b = self.board
-        names = b.name
-        cn = COIN_NAMES[c]
         team = seat % 2
         if self.initiative % 2 != team and not self.init_changed:
-            out[f"{cn} initiative"] = ("init", seat, c)
-        out[f"{cn} pass"] = ("pass", seat, c)
+            out[_INIT_STR[c]] = ("init", seat, c)
+        out[_PASS_STR[c]] = ("pass", seat, c)
         supply = self.supply[seat]
-        for t in self.cards[seat]:
+        cards = self.cards[seat]
+        recruit = _RECRUIT_STR[c]
+        for t in cards:
             if supply[t]:
-                out[f"{cn} recruit {UNITS[t].name}"] = ("recruit", seat, c, t)
+                out[recruit[t]] = ("recruit", seat, c, t)
+        cu = self.cell_unit
         if c == ROYAL:
-            for t in self.cards[seat]:
+            names = b.name
+            for t in cards:
                 spec = UNITS[t]
-                if spec.royal_tactic and spec.options is not None:
+                if spec.royal_tactic and spec.options is not None and t in cu:
                     for h in self.units_of(seat, t):
                         for args in spec.options(self, seat, h):
                             tail = " ".join(names[a] for a in args)
                             out[f"royal {names[h]} tactic {tail}"] = (
                                 "man", seat, ROYAL, h, "tactic", args)
             return
-        spec = UNITS[c]
+        table = _notation(b)
         mine = self.units_of(seat, c)
-        cu = self.cell_unit
-        if len(mine) < spec.max_units:
+        if len(mine) < UNITS[c].max_units:
+            deploy = table.deploy[c]
             ctrl = self.ctrl
             for h in b.locations:
                 if cu[h] < 0 and ctrl[h] == team:
-                    out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
-            if spec.deploy_next_to_friend:
-                for h in range(b.size):
-                    if cu[h] < 0 and any(self.is_friend_at(seat, x) for x in b.neighbours[h]):
-                        out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
+                    out[deploy[h]] = ("deploy", seat, c, h)
+            if UNITS[c].deploy_next_to_friend:
+                co = self.cell_owner
+                friend = [u >= 0 and (co[x] - seat) % 2 == 0 for x, u in enumerate(cu)]
+                for h, nb in enumerate(b.neighbours):
+                    if cu[h] < 0 and any(friend[x] for x in nb):
+                        out[deploy[h]] = ("deploy", seat, c, h)
         if not mine:
             return
         own_tactic = _UNIT_TACTIC[c]
+        bolster = table.bolster[c]
+        cell_h = self.cell_h
         for h in mine:
-            out[f"{cn} bolster {names[h]}"] = ("bolster", seat, c, h)
-            prefix = f"{cn} {names[h]}"
-            self._maneuvers(seat, h, c, prefix, self.cell_h[h], out, moves_only=False)
+            out[bolster[h]] = ("bolster", seat, c, h)
+            self._maneuvers(seat, h, c, cell_h[h], out, False)
             if own_tactic is not None:
+                prefix = table.unit[c][h]
                 for args in own_tactic(self, seat, h):
-                    tail = "".join(" " + names[a] for a in args)
+                    tail = "".join([" " + b.name[a] for a in args])
                     out[f"{prefix} tactic{tail}"] = ("man", seat, c, h, "tactic", args)
         army_tactic = _ARMY_TACTIC[c]
         if army_tactic is not None:
             for args in army_tactic(self, seat, mine[0]):  # one decision for the whole army
-                out[f"{cn} tactic"] = ("man", seat, c, mine[0], "tactic", args)
+                out[f"{COIN_NAMES[c]} tactic"] = ("man", seat, c, mine[0], "tactic", args)
 
     def _maneuvers(
-        self, seat: int, h: int, pay: int, prefix: str, height: int, out: dict[str, Op],
-        moves_only: bool,
+        self, seat: int, h: int, pay: int, height: int, out: dict[str, Op], moves_only: bool,
     ) -> None:
-        """Move, control and attack options of the unit on ``h`` (attack height ``height``)."""
+        """Move, control and attack options of the unit on ``h`` (attack height ``height``),
+        paid with ``pay`` (a coin, :data:`PAY_STACK` or :data:`PAY_FREE`: the prefix of the
+        action strings)."""
         b = self.board
-        names = b.name
         cu = self.cell_unit
-        for d in b.neighbours[h]:
+        p = pay if pay >= 0 else NUM_COINS - 1 - pay
+        table = _notation(b)
+        row = table.nbr[p][h]
+        for d, move, _attack, args in row:
             if cu[d] < 0:
-                out[f"{prefix} move {names[d]}"] = ("man", seat, pay, h, "move", (d,))
+                out[move] = ("man", seat, pay, h, "move", args)
         if moves_only:
             return
         if b.is_location[h] and self.ctrl[h] != seat % 2:
-            out[f"{prefix} control"] = ("man", seat, pay, h, "control", ())
+            out[table.control[p][h]] = ("man", seat, pay, h, "control", ())
         if _NORMAL_ATTACK[cu[h]]:
-            for t in b.neighbours[h]:
-                if self.is_enemy_at(seat, t) and self.can_hit(height, t):
-                    out[f"{prefix} attack {names[t]}"] = ("man", seat, pay, h, "attack", (t,))
+            co = self.cell_owner
+            for t, _move, attack, args in row:
+                u = cu[t]
+                if u >= 0 and (co[t] - seat) % 2 == 1 and (
+                        height >= 2 or not _NEEDS_BOLSTERED[u]):
+                    out[attack] = ("man", seat, pay, h, "attack", args)
 
     def _frame_actions(self, frame: Frame, out: dict[str, Op]) -> None:
         """The decisions a pending frame offers."""
         seat = frame[1]
-        names = self.board.name
         if frame[0] == "use":
             self._coin_actions(seat, frame[2], out)
             return
@@ -401,16 +458,13 @@ class WarChestState:
         if frame[0] == "repeat":
             h = frame[2]
             if self.cell_h[h] >= 2:
-                self._maneuvers(seat, h, PAY_STACK, f"repeat {names[h]}", self.cell_h[h] - 1,
-                                out, moves_only=False)
+                self._maneuvers(seat, h, PAY_STACK, self.cell_h[h] - 1, out, False)
         elif frame[0] == "sword":
-            h = frame[2]
-            self._maneuvers(seat, h, PAY_FREE, f"free {names[h]}", 0, out, moves_only=True)
+            self._maneuvers(seat, frame[2], PAY_FREE, 0, out, True)
         else:  # footman, merc: one free maneuver by one of the listed units
             for h in frame[2:]:
                 if self.cell_owner[h] == seat and self.cell_unit[h] >= 0:
-                    self._maneuvers(seat, h, PAY_FREE, f"free {names[h]}", self.cell_h[h], out,
-                                    moves_only=False)
+                    self._maneuvers(seat, h, PAY_FREE, self.cell_h[h], out, False)
 
     def _push_if_choice(self, frame: Frame) -> None:
         """Push an effect's frame only if it offers something besides ``stop``."""
@@ -503,7 +557,7 @@ class WarChestState:
         n = self.n
         for k in range(1, n + 1):
             seat = (self.turn + k) % n
-            if sum(self.hand[seat]):
+            if any(self.hand[seat]):
                 self.turn = seat
                 return
         self.new_round()
@@ -692,35 +746,39 @@ class WarChestState:
     def clone(self) -> WarChestState:
         new = WarChestState.__new__(WarChestState)
         new.seed = self.seed
-        new.variant = dict(self.variant)
-        new.history = list(self.history)
+        new.variant = self.variant.copy()
+        new.history = self.history[:]
         new.offset = self.offset
-        new.log = self.log.copy()
-        new.seen = self.seen.copy()
+        new.log = self.log[:]
+        new.seen = self.seen[:]
         new.n = self.n
         new.board = self.board
         new.rg_original = self.rg_original
-        new.cards = [list(x) for x in self.cards]
-        new.cell_unit = list(self.cell_unit)
-        new.cell_owner = list(self.cell_owner)
-        new.cell_h = list(self.cell_h)
-        new.ctrl = list(self.ctrl)
-        new.bag = [list(x) for x in self.bag]
-        new.hand = [list(x) for x in self.hand]
-        new.faceup = [list(x) for x in self.faceup]
-        new.facedown = [list(x) for x in self.facedown]
-        new.supply = [list(x) for x in self.supply]
-        new.box = [list(x) for x in self.box]
+        copy = list.copy
+        new.cards = list(map(copy, self.cards))
+        new.cell_unit = self.cell_unit[:]
+        new.cell_owner = self.cell_owner[:]
+        new.cell_h = self.cell_h[:]
+        new.ctrl = self.ctrl[:]
+        new.bag = list(map(copy, self.bag))
+        new.hand = list(map(copy, self.hand))
+        new.faceup = list(map(copy, self.faceup))
+        new.facedown = list(map(copy, self.facedown))
+        new.supply = list(map(copy, self.supply))
+        new.box = list(map(copy, self.box))
         new.initiative = self.initiative
         new.init_changed = self.init_changed
         new.turn = self.turn
         new.round = self.round
-        new.pending = list(self.pending)
+        new.pending = self.pending[:]
         new.rng = self.rng
-        new.draft_pool = list(self.draft_pool)
-        new.draft_order = list(self.draft_order)
+        new.draft_pool = self.draft_pool[:]
+        new.draft_order = self.draft_order[:]
         new.winner = self.winner
-        new._legal = None
+        # the same position has the same legal actions: a copy of the map (its operations are
+        # tuples) spares the clone's ``apply`` the move generation
+        legal = self._legal
+        new._legal = None if legal is None else legal.copy()
         return new
 
     def __getstate__(self) -> JSON:

@@ -19,26 +19,56 @@ from games.warchest.units import ROYAL
 WIN = 1_000_000.0
 
 
+#: Per board and set of target locations: each hex's distance to the nearest target.
+_NEAREST: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+
+
+def _nearest(s: WarChestState, targets: tuple[int, ...]) -> list[int]:
+    """Each hex's distance to the nearest of ``targets`` (cached: a board has few such sets)."""
+    key = (s.board.players, targets)
+    near = _NEAREST.get(key)
+    if near is None:
+        dist = s.board.dist
+        near = _NEAREST[key] = [min(dist[h][x] for x in targets) for h in range(s.board.size)]
+    return near
+
+
 def evaluate(s: WarChestState, team: int) -> float:
     """Score of a position for ``team`` (higher is better)."""
     if s.winner >= 0:
         return WIN if s.winner == team else -WIN
     b = s.board
     ctrl = s.ctrl
-    score = 100.0 * (s.markers_placed(team) - s.markers_placed(1 - team))
-    targets = [h for h in b.locations if ctrl[h] != team]
-    for h, _t, owner, height in s.iter_units():
-        sign = 1.0 if owner % 2 == team else -1.0
-        value = 12.0 + 5.0 * height
-        if b.is_location[h] and ctrl[h] != owner % 2:
+    mine = theirs = 0
+    targets = []
+    for h in b.locations:
+        k = ctrl[h]
+        if k == team:
+            mine += 1
+        else:
+            targets.append(h)
+            if k >= 0:
+                theirs += 1
+    score = 100.0 * (mine - theirs)
+    near = _nearest(s, tuple(targets)) if targets else None
+    is_location = b.is_location
+    cell_owner, cell_h = s.cell_owner, s.cell_h
+    for h, t in enumerate(s.cell_unit):
+        if t < 0:
+            continue
+        side = cell_owner[h] % 2
+        sign = 1.0 if side == team else -1.0
+        value = 12.0 + 5.0 * cell_h[h]
+        if is_location[h] and ctrl[h] != side:
             value += 25.0  # one control action away from a marker
-        elif targets and sign > 0:
-            value -= 3.0 * min(b.dist[h][x] for x in targets)
+        elif near is not None and sign > 0:
+            value -= 3.0 * near[h]
         score += sign * value
     for seat in range(s.n):
         sign = 1.0 if seat % 2 == team else -1.0
-        owned = sum(s.bag[seat]) + sum(s.hand[seat]) + sum(s.faceup[seat]) + sum(
-            s.facedown[seat]) - (1 if s.bag[seat][ROYAL] + s.hand[seat][ROYAL] else 0)
+        bag, hand = s.bag[seat], s.hand[seat]
+        owned = sum(bag) + sum(hand) + sum(s.faceup[seat]) + sum(
+            s.facedown[seat]) - (1 if bag[ROYAL] + hand[ROYAL] else 0)
         score += sign * 2.0 * owned
     return score
 

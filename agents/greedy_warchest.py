@@ -10,6 +10,7 @@ broken at random. Uses only the public games package.
 from __future__ import annotations
 
 import random
+from itertools import compress
 from typing import Any
 
 from games import registry
@@ -19,18 +20,39 @@ from games.warchest.units import ROYAL
 WIN = 1_000_000.0
 
 
+#: Per board, team and control markers on the locations: the markers term's difference and
+#: each hex's distance to the nearest location the team does not hold (None: it holds all).
+_MARKERS: dict[tuple[int, int, tuple[int, ...]], tuple[int, list[int] | None]] = {}
+_MARKERS_CAP = 100_000  # entries kept before the cache starts afresh (bounds its memory)
 #: Per board and set of target locations: each hex's distance to the nearest target.
 _NEAREST: dict[tuple[int, tuple[int, ...]], list[int]] = {}
 
 
-def _nearest(s: WarChestState, targets: tuple[int, ...]) -> list[int]:
-    """Each hex's distance to the nearest of ``targets`` (cached: a board has few such sets)."""
-    key = (s.board.players, targets)
-    near = _NEAREST.get(key)
-    if near is None:
-        dist = s.board.dist
-        near = _NEAREST[key] = [min(dist[h][x] for x in targets) for h in range(s.board.size)]
-    return near
+def _markers(s: WarChestState, team: int, key: tuple[int, int, tuple[int, ...]]
+             ) -> tuple[int, list[int] | None]:
+    """Markers placed by ``team`` less the other team's, and the distance table to its
+    targets (the locations it does not control), for the control markers in ``key``."""
+    b = s.board
+    mine = theirs = 0
+    targets = []
+    for h, k in zip(b.locations, key[2], strict=True):
+        if k == team:
+            mine += 1
+        else:
+            targets.append(h)
+            if k >= 0:
+                theirs += 1
+    near = None
+    if targets:
+        where = (b.players, tuple(targets))
+        near = _NEAREST.get(where)
+        if near is None:
+            dist = b.dist
+            near = _NEAREST[where] = [min(dist[h][x] for x in targets) for h in range(b.size)]
+    if len(_MARKERS) >= _MARKERS_CAP:
+        _MARKERS.clear()
+    found = _MARKERS[key] = (mine - theirs, near)
+    return found
 
 
 def evaluate(s: WarChestState, team: int) -> float:
@@ -39,37 +61,31 @@ def evaluate(s: WarChestState, team: int) -> float:
         return WIN if s.winner == team else -WIN
     b = s.board
     ctrl = s.ctrl
-    mine = theirs = 0
-    targets = []
-    for h in b.locations:
-        k = ctrl[h]
-        if k == team:
-            mine += 1
-        else:
-            targets.append(h)
-            if k >= 0:
-                theirs += 1
-    score = 100.0 * (mine - theirs)
-    near = _nearest(s, tuple(targets)) if targets else None
+    key = (b.players, team, tuple(map(ctrl.__getitem__, b.locations)))
+    found = _MARKERS.get(key)
+    if found is None:
+        found = _markers(s, team, key)
+    markers, near = found
+    score = 100.0 * markers
     is_location = b.is_location
     cell_owner, cell_h = s.cell_owner, s.cell_h
-    for h, t in enumerate(s.cell_unit):
-        if t < 0:
-            continue
+    # the occupied hexes are those of non-zero height (an empty hex has height 0)
+    for h in compress(range(len(cell_h)), cell_h):
         side = cell_owner[h] % 2
-        sign = 1.0 if side == team else -1.0
         value = 12.0 + 5.0 * cell_h[h]
         if is_location[h] and ctrl[h] != side:
             value += 25.0  # one control action away from a marker
-        elif near is not None and sign > 0:
+        elif near is not None and side == team:
             value -= 3.0 * near[h]
-        score += sign * value
+        if side == team:
+            score += value
+        else:
+            score -= value
     for seat in range(s.n):
-        sign = 1.0 if seat % 2 == team else -1.0
         bag, hand = s.bag[seat], s.hand[seat]
         owned = sum(bag) + sum(hand) + sum(s.faceup[seat]) + sum(
             s.facedown[seat]) - (1 if bag[ROYAL] + hand[ROYAL] else 0)
-        score += sign * 2.0 * owned
+        score += (2.0 if seat % 2 == team else -2.0) * owned
     return score
 
 

@@ -26,6 +26,8 @@ is illegal) and :mod:`render` (``str``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import compress
+from operator import add
 
 from games.protocol import JSON, GameEnd, GameError, IllegalAction
 from games.warchest.board import Board, board_for
@@ -57,6 +59,7 @@ _UNIT_TACTIC = tuple(None if u.royal_tactic or u.army_tactic else u.options for 
 _ARMY_TACTIC = tuple(u.options if u.army_tactic else None for u in UNITS)
 _TEAM_NAME = ("A", "B")
 _EMPTY_PILE = (0,) * NUM_COINS
+_COINS = range(NUM_COINS)
 #: Move generation's per-coin strings (the board's hex-indexed ones are in :class:`_Notation`).
 _INIT_STR = tuple(f"{cn} initiative" for cn in COIN_NAMES)
 _PASS_STR = tuple(f"{cn} pass" for cn in COIN_NAMES)
@@ -225,10 +228,16 @@ class WarChestState:
             total = sum(up) + sum(down)
             if total == 0:
                 return -1
-            bag[:] = [a + b for a, b in zip(up, down, strict=True)]
+            bag[:] = map(add, up, down)
             up[:] = _EMPTY_PILE
             down[:] = _EMPTY_PILE
-        r = self.rand_below(total)
+        # rand_below(total), inlined (a new round draws several coins per seat)
+        x = self.rng
+        x ^= x >> 12
+        x ^= (x << 25) & MASK64
+        x ^= x >> 27
+        self.rng = x
+        r = ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * total) >> 32
         c = 0
         for k in bag:
             r -= k
@@ -316,10 +325,17 @@ class WarChestState:
     def units_of(self, seat: int, t: int) -> list[int]:
         """The hexes of ``seat``'s units of type ``t``."""
         cu = self.cell_unit
-        if t not in cu:
+        found = cu.count(t)
+        if not found:
             return []
         co = self.cell_owner
-        return [h for h, u in enumerate(cu) if u == t and co[h] == seat]
+        out = []
+        h = -1
+        for _ in range(found):
+            h = cu.index(t, h + 1)
+            if co[h] == seat:
+                out.append(h)
+        return out
 
     # ------------------------------------------------------------------ legal actions
 
@@ -339,10 +355,8 @@ class WarChestState:
                     self._frame_actions(self.pending[-1], legal)
                 else:
                     seat = self.turn
-                    hand = self.hand[seat]
-                    for c in range(NUM_COINS):
-                        if hand[c]:
-                            self._coin_actions(seat, c, legal)
+                    for c in compress(_COINS, self.hand[seat]):
+                        self._coin_actions(seat, c, legal)
             self._legal = legal
         return legal
 
@@ -505,7 +519,8 @@ class WarChestState:
         self._perform(op)
 
     def _perform(self, op: Op) -> None:
-        frame = self.pending.pop() if self.pending else None
+        pending = self.pending
+        frame = pending.pop() if pending else None
         if op[0] == "man":
             if frame is not None and frame[0] == "footman":
                 # The other Footman units keep their maneuver. Whether they have one is judged
@@ -513,7 +528,7 @@ class WarChestState:
                 rest = tuple(x for x in frame[2:] if x != op[3])
                 if rest:
                     left: FootmanFrame = ("footman", op[1], *rest)
-                    self.pending.append(left)
+                    pending.append(left)
             self._maneuver(op)
         elif op[0] == "pick":
             self._pick(op[1], op[2])
@@ -548,16 +563,22 @@ class WarChestState:
 
     def _settle(self) -> None:
         """After a decision: stop on a win, wait for pending decisions, or pass the turn."""
+        pending = self.pending
         if self.winner >= 0:
-            self.pending.clear()
+            pending.clear()
             return
-        self._drop_idle_footman_frame()
-        if self.pending or self.draft_order:
+        if pending:
+            if pending[-1][0] == "footman":
+                self._drop_idle_footman_frame()
+            if pending:
+                return
+        if self.draft_order:
             return
         n = self.n
+        hand = self.hand
         for k in range(1, n + 1):
             seat = (self.turn + k) % n
-            if any(self.hand[seat]):
+            if any(hand[seat]):
                 self.turn = seat
                 return
         self.new_round()

@@ -57,6 +57,10 @@ _NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
 _UNIT_TACTIC = tuple(None if u.royal_tactic or u.army_tactic else u.options for u in UNITS)
 #: Per unit type, the tactic that acts with every unit of the type (Footman), or None.
 _ARMY_TACTIC = tuple(u.options if u.army_tactic else None for u in UNITS)
+#: Per unit type, the tactic the Royal Coin pays (Royal Guard), or None.
+_ROYAL_OPTIONS = tuple(u.options if u.royal_tactic else None for u in UNITS)
+_MAX_UNITS = tuple(u.max_units for u in UNITS)
+_DEPLOY_NEXT_TO_FRIEND = tuple(u.deploy_next_to_friend for u in UNITS)
 _TEAM_NAME = ("A", "B")
 _EMPTY_PILE = (0,) * NUM_COINS
 _COINS = range(NUM_COINS)
@@ -238,13 +242,11 @@ class WarChestState:
         x ^= x >> 27
         self.rng = x
         r = ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * total) >> 32
-        c = 0
-        for k in bag:
+        for c, k in enumerate(bag):
             r -= k
             if r < 0:
                 bag[c] -= 1
                 return c
-            c += 1
         raise AssertionError("bag count out of sync")
 
     # ------------------------------------------------------------------ protocol: status
@@ -391,23 +393,26 @@ class WarChestState:
         if c == ROYAL:
             names = b.name
             for t in cards:
-                spec = UNITS[t]
-                if spec.royal_tactic and spec.options is not None and t in cu:
+                options = _ROYAL_OPTIONS[t]
+                if options is not None and t in cu:
                     for h in self.units_of(seat, t):
-                        for args in spec.options(self, seat, h):
+                        for args in options(self, seat, h):
                             tail = " ".join(names[a] for a in args)
                             out[f"royal {names[h]} tactic {tail}"] = (
                                 "man", seat, ROYAL, h, "tactic", args)
             return
-        table = _notation(b)
-        mine = self.units_of(seat, c)
-        if len(mine) < UNITS[c].max_units:
+        try:
+            table = _NOTATION[b]
+        except KeyError:
+            table = _notation(b)
+        mine = self.units_of(seat, c) if c in cu else []
+        if len(mine) < _MAX_UNITS[c]:
             deploy = table.deploy[c]
             ctrl = self.ctrl
             for h in b.locations:
                 if cu[h] < 0 and ctrl[h] == team:
                     out[deploy[h]] = ("deploy", seat, c, h)
-            if UNITS[c].deploy_next_to_friend:
+            if _DEPLOY_NEXT_TO_FRIEND[c]:
                 co = self.cell_owner
                 friend = [u >= 0 and (co[x] - seat) % 2 == 0 for x, u in enumerate(cu)]
                 for h, nb in enumerate(b.neighbours):
@@ -440,7 +445,10 @@ class WarChestState:
         b = self.board
         cu = self.cell_unit
         p = pay if pay >= 0 else NUM_COINS - 1 - pay
-        table = _notation(b)
+        try:
+            table = _NOTATION[b]
+        except KeyError:
+            table = _notation(b)
         row = table.nbr[p][h]
         for d, move, _attack, args in row:
             if cu[d] < 0:

@@ -216,12 +216,40 @@ class WarChestState:
         self.init_changed = False
         for seat in range(self.n):
             hand = self.hand[seat]
-            for _ in range(3 - sum(hand)):
-                c = self.draw(seat)
-                if c < 0:
-                    break
-                hand[c] += 1
+            want = 3 - sum(hand)
+            if want > 0:
+                self._draw_to_hand(seat, want)
         self.turn = self.initiative
+
+    def _draw_to_hand(self, seat: int, count: int) -> None:
+        """:meth:`draw` ``count`` coins into ``seat``'s hand (fewer if none are left), in one
+        loop: the same draws from the generator, without a call and a bag count per coin."""
+        bag, hand = self.bag[seat], self.hand[seat]
+        total = sum(bag)
+        x = self.rng
+        for _ in range(count):
+            if total == 0:
+                up, down = self.faceup[seat], self.facedown[seat]
+                total = sum(up) + sum(down)
+                if total == 0:
+                    break
+                bag[:] = map(add, up, down)
+                up[:] = _EMPTY_PILE
+                down[:] = _EMPTY_PILE
+            x ^= x >> 12
+            x ^= (x << 25) & MASK64
+            x ^= x >> 27
+            r = ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * total) >> 32
+            for c, k in enumerate(bag):
+                r -= k
+                if r < 0:
+                    break
+            else:
+                raise AssertionError("bag count out of sync")
+            bag[c] -= 1
+            hand[c] += 1
+            total -= 1
+        self.rng = x
 
     def draw(self, seat: int) -> int:
         """Draw one coin from ``seat``'s bag (refilled from the discards if empty); -1: none."""
@@ -357,8 +385,9 @@ class WarChestState:
                     self._frame_actions(self.pending[-1], legal)
                 else:
                     seat = self.turn
+                    shared = self._turn_options(seat)
                     for c in compress(_COINS, self.hand[seat]):
-                        self._coin_actions(seat, c, legal)
+                        self._coin_actions(seat, c, legal, shared)
             self._legal = legal
         return legal
 
@@ -376,23 +405,35 @@ class WarChestState:
             self._coin_actions(self.turn, c, out)
         return out
 
-    def _coin_actions(self, seat: int, c: int, out: dict[str, Op]) -> None:
-        """Every action paid with a coin of type ``c`` from ``seat``'s hand."""
-        b = self.board
+    def _turn_options(self, seat: int) -> tuple[bool, list[int], list[int]]:
+        """What every coin of ``seat``'s hand may do alike: whether it may take the initiative,
+        the unit types it may recruit, and the empty locations ``seat``'s team controls (where
+        a unit may deploy)."""
         team = seat % 2
-        if self.initiative % 2 != team and not self.init_changed:
+        supply = self.supply[seat]
+        cu, ctrl = self.cell_unit, self.ctrl
+        return (
+            self.initiative % 2 != team and not self.init_changed,
+            [t for t in self.cards[seat] if supply[t]],
+            [h for h in self.board.locations if cu[h] < 0 and ctrl[h] == team],
+        )
+
+    def _coin_actions(self, seat: int, c: int, out: dict[str, Op],
+                      shared: tuple[bool, list[int], list[int]] | None = None) -> None:
+        """Every action paid with a coin of type ``c`` from ``seat``'s hand (``shared``:
+        :meth:`_turn_options` of ``seat``, if the caller has it)."""
+        b = self.board
+        can_init, recruits, free = self._turn_options(seat) if shared is None else shared
+        if can_init:
             out[_INIT_STR[c]] = ("init", seat, c)
         out[_PASS_STR[c]] = ("pass", seat, c)
-        supply = self.supply[seat]
-        cards = self.cards[seat]
         recruit = _RECRUIT_STR[c]
-        for t in cards:
-            if supply[t]:
-                out[recruit[t]] = ("recruit", seat, c, t)
+        for t in recruits:
+            out[recruit[t]] = ("recruit", seat, c, t)
         cu = self.cell_unit
         if c == ROYAL:
             names = b.name
-            for t in cards:
+            for t in self.cards[seat]:
                 options = _ROYAL_OPTIONS[t]
                 if options is not None and t in cu:
                     for h in self.units_of(seat, t):
@@ -408,15 +449,18 @@ class WarChestState:
         mine = self.units_of(seat, c) if c in cu else []
         if len(mine) < _MAX_UNITS[c]:
             deploy = table.deploy[c]
-            ctrl = self.ctrl
-            for h in b.locations:
-                if cu[h] < 0 and ctrl[h] == team:
-                    out[deploy[h]] = ("deploy", seat, c, h)
+            for h in free:
+                out[deploy[h]] = ("deploy", seat, c, h)
             if _DEPLOY_NEXT_TO_FRIEND[c]:
                 co = self.cell_owner
-                friend = [u >= 0 and (co[x] - seat) % 2 == 0 for x, u in enumerate(cu)]
-                for h, nb in enumerate(b.neighbours):
-                    if cu[h] < 0 and any(friend[x] for x in nb):
+                nbs = b.neighbours
+                beside = [False] * b.size  # next to a unit of seat's team
+                for x, u in enumerate(cu):
+                    if u >= 0 and (co[x] - seat) % 2 == 0:
+                        for y in nbs[x]:
+                            beside[y] = True
+                for h in compress(range(b.size), beside):
+                    if cu[h] < 0:
                         out[deploy[h]] = ("deploy", seat, c, h)
         if not mine:
             return

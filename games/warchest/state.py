@@ -240,12 +240,11 @@ class WarChestState:
             x ^= (x << 25) & MASK64
             x ^= x >> 27
             r = ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * total) >> 32
-            for c, k in enumerate(bag):
-                r -= k
-                if r < 0:
-                    break
-            else:
-                raise AssertionError("bag count out of sync")
+            c = 0
+            r -= bag[0]
+            while r >= 0:  # an IndexError here: the bag count is out of sync
+                c += 1
+                r -= bag[c]
             bag[c] -= 1
             hand[c] += 1
             total -= 1

@@ -38,6 +38,7 @@ from games.warchest.ops import (
     FootmanFrame,
     Frame,
     GuardFrame,
+    Args,
     ManeuverOp,
     Op,
     Verb,
@@ -409,12 +410,16 @@ class WarChestState:
         the unit types it may recruit, and the empty locations ``seat``'s team controls (where
         a unit may deploy)."""
         team = seat % 2
-        supply = self.supply[seat]
+        cards = self.cards[seat]
         cu, ctrl = self.cell_unit, self.ctrl
+        free = []
+        for h in self.board.locations:
+            if cu[h] < 0 and ctrl[h] == team:
+                free.append(h)
         return (
             self.initiative % 2 != team and not self.init_changed,
-            [t for t in self.cards[seat] if supply[t]],
-            [h for h in self.board.locations if cu[h] < 0 and ctrl[h] == team],
+            list(compress(cards, map(self.supply[seat].__getitem__, cards))),
+            free,
         )
 
     def _coin_actions(self, seat: int, c: int, out: dict[str, Op],
@@ -492,21 +497,21 @@ class WarChestState:
             table = _NOTATION[b]
         except KeyError:
             table = _notation(b)
-        row = table.nbr[p][h]
-        for d, move, _attack, args in row:
-            if cu[d] < 0:
+        attacks = not moves_only and _NORMAL_ATTACK[cu[h]]
+        co = self.cell_owner
+        hits: list[tuple[str, Args]] = []  # added after the control action
+        for d, move, attack, args in table.nbr[p][h]:
+            u = cu[d]
+            if u < 0:
                 out[move] = ("man", seat, pay, h, "move", args)
+            elif attacks and (co[d] - seat) % 2 == 1 and (height >= 2 or not _NEEDS_BOLSTERED[u]):
+                hits.append((attack, args))
         if moves_only:
             return
         if b.is_location[h] and self.ctrl[h] != seat % 2:
             out[table.control[p][h]] = ("man", seat, pay, h, "control", ())
-        if _NORMAL_ATTACK[cu[h]]:
-            co = self.cell_owner
-            for t, _move, attack, args in row:
-                u = cu[t]
-                if u >= 0 and (co[t] - seat) % 2 == 1 and (
-                        height >= 2 or not _NEEDS_BOLSTERED[u]):
-                    out[attack] = ("man", seat, pay, h, "attack", args)
+        for attack, target in hits:
+            out[attack] = ("man", seat, pay, h, "attack", target)
 
     def _frame_actions(self, frame: Frame, out: dict[str, Op]) -> None:
         """The decisions a pending frame offers."""

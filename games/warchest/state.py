@@ -35,10 +35,10 @@ from games.warchest.notation import canonical
 from games.warchest.ops import (
     PAY_FREE,
     PAY_STACK,
+    Args,
     FootmanFrame,
     Frame,
     GuardFrame,
-    Args,
     ManeuverOp,
     Op,
     Verb,

@@ -3,7 +3,8 @@
 Everything is small ints and flat lists so that a clone is a handful of list copies:
 
 * a hex is its board index (:mod:`games.warchest.board`); the board is three parallel lists
-  ``cell_unit`` (unit type or -1), ``cell_owner`` (seat or -1) and ``cell_h`` (stack height);
+  ``cell_unit`` (unit type or -1), ``cell_owner`` (seat or -1) and ``cell_h`` (stack height,
+  0 exactly on the empty hexes);
 * ``ctrl[h]`` is the team controlling location ``h`` (-1: neutral); team = seat % 2, so with
   two players team and seat coincide and with four seats 0, 2 (faction A) face 1, 3 (faction B);
 * every pile of coins (bag, hand, face-up and face-down discard, supply, box) is a list of 17
@@ -16,7 +17,9 @@ Everything is small ints and flat lists so that a clone is a handful of list cop
 
 Legal actions are computed once per position into a map ``action string -> operation`` that
 ``apply`` reuses, so a caller that asks for the legal actions and applies one pays for move
-generation once.
+generation once; ``clone`` carries a copy of the map, so a look-ahead that applies each legal
+action to its own clone (the greedy heuristic, the ``mcts`` rollouts) pays for it once too. The
+action strings are looked up in per-board tables (:class:`_Notation`), not formatted.
 
 The rest of the engine lives beside this module: :mod:`setup` (a new game), :mod:`observe`
 (a seat's view and states sampled from it), :mod:`codec` (JSON), :mod:`explain` (why an action

@@ -10,6 +10,7 @@ broken at random. Uses only the public games package.
 from __future__ import annotations
 
 import random
+from itertools import compress
 from typing import Any
 
 from games import registry
@@ -19,27 +20,72 @@ from games.warchest.units import ROYAL
 WIN = 1_000_000.0
 
 
+#: Per board, team and control markers on the locations: the markers term's difference and
+#: each hex's distance to the nearest location the team does not hold (None: it holds all).
+_MARKERS: dict[tuple[int, int, tuple[int, ...]], tuple[int, list[int] | None]] = {}
+_MARKERS_CAP = 100_000  # entries kept before the cache starts afresh (bounds its memory)
+#: Per board and set of target locations: each hex's distance to the nearest target.
+_NEAREST: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+
+
+def _markers(s: WarChestState, team: int, key: tuple[int, int, tuple[int, ...]]
+             ) -> tuple[int, list[int] | None]:
+    """Markers placed by ``team`` less the other team's, and the distance table to its
+    targets (the locations it does not control), for the control markers in ``key``."""
+    b = s.board
+    mine = theirs = 0
+    targets = []
+    for h, k in zip(b.locations, key[2], strict=True):
+        if k == team:
+            mine += 1
+        else:
+            targets.append(h)
+            if k >= 0:
+                theirs += 1
+    near = None
+    if targets:
+        where = (b.players, tuple(targets))
+        near = _NEAREST.get(where)
+        if near is None:
+            dist = b.dist
+            near = _NEAREST[where] = [min(dist[h][x] for x in targets) for h in range(b.size)]
+    if len(_MARKERS) >= _MARKERS_CAP:
+        _MARKERS.clear()
+    found = _MARKERS[key] = (mine - theirs, near)
+    return found
+
+
 def evaluate(s: WarChestState, team: int) -> float:
     """Score of a position for ``team`` (higher is better)."""
     if s.winner >= 0:
         return WIN if s.winner == team else -WIN
     b = s.board
     ctrl = s.ctrl
-    score = 100.0 * (s.markers_placed(team) - s.markers_placed(1 - team))
-    targets = [h for h in b.locations if ctrl[h] != team]
-    for h, _t, owner, height in s.iter_units():
-        sign = 1.0 if owner % 2 == team else -1.0
-        value = 12.0 + 5.0 * height
-        if b.is_location[h] and ctrl[h] != owner % 2:
+    key = (b.players, team, tuple(map(ctrl.__getitem__, b.locations)))
+    found = _MARKERS.get(key)
+    if found is None:
+        found = _markers(s, team, key)
+    markers, near = found
+    score = 100.0 * markers
+    is_location = b.is_location
+    cell_owner, cell_h = s.cell_owner, s.cell_h
+    # the occupied hexes are those of non-zero height (an empty hex has height 0)
+    for h in compress(range(len(cell_h)), cell_h):
+        side = cell_owner[h] % 2
+        value = 12.0 + 5.0 * cell_h[h]
+        if is_location[h] and ctrl[h] != side:
             value += 25.0  # one control action away from a marker
-        elif targets and sign > 0:
-            value -= 3.0 * min(b.dist[h][x] for x in targets)
-        score += sign * value
+        elif near is not None and side == team:
+            value -= 3.0 * near[h]
+        if side == team:
+            score += value
+        else:
+            score -= value
     for seat in range(s.n):
-        sign = 1.0 if seat % 2 == team else -1.0
-        owned = sum(s.bag[seat]) + sum(s.hand[seat]) + sum(s.faceup[seat]) + sum(
-            s.facedown[seat]) - (1 if s.bag[seat][ROYAL] + s.hand[seat][ROYAL] else 0)
-        score += sign * 2.0 * owned
+        bag, hand = s.bag[seat], s.hand[seat]
+        owned = sum(bag) + sum(hand) + sum(s.faceup[seat]) + sum(
+            s.facedown[seat]) - (1 if bag[ROYAL] + hand[ROYAL] else 0)
+        score += (2.0 if seat % 2 == team else -2.0) * owned
     return score
 
 

@@ -3,7 +3,8 @@
 Everything is small ints and flat lists so that a clone is a handful of list copies:
 
 * a hex is its board index (:mod:`games.warchest.board`); the board is three parallel lists
-  ``cell_unit`` (unit type or -1), ``cell_owner`` (seat or -1) and ``cell_h`` (stack height);
+  ``cell_unit`` (unit type or -1), ``cell_owner`` (seat or -1) and ``cell_h`` (stack height,
+  0 exactly on the empty hexes);
 * ``ctrl[h]`` is the team controlling location ``h`` (-1: neutral); team = seat % 2, so with
   two players team and seat coincide and with four seats 0, 2 (faction A) face 1, 3 (faction B);
 * every pile of coins (bag, hand, face-up and face-down discard, supply, box) is a list of 17
@@ -16,7 +17,9 @@ Everything is small ints and flat lists so that a clone is a handful of list cop
 
 Legal actions are computed once per position into a map ``action string -> operation`` that
 ``apply`` reuses, so a caller that asks for the legal actions and applies one pays for move
-generation once.
+generation once; ``clone`` carries a copy of the map, so a look-ahead that applies each legal
+action to its own clone (the greedy heuristic, the ``mcts`` rollouts) pays for it once too. The
+action strings are looked up in per-board tables (:class:`_Notation`), not formatted.
 
 The rest of the engine lives beside this module: :mod:`setup` (a new game), :mod:`observe`
 (a seat's view and states sampled from it), :mod:`codec` (JSON), :mod:`explain` (why an action
@@ -26,6 +29,8 @@ is illegal) and :mod:`render` (``str``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import compress
+from operator import add
 
 from games.protocol import JSON, GameEnd, GameError, IllegalAction
 from games.warchest.board import Board, board_for
@@ -33,6 +38,7 @@ from games.warchest.notation import canonical
 from games.warchest.ops import (
     PAY_FREE,
     PAY_STACK,
+    Args,
     FootmanFrame,
     Frame,
     GuardFrame,
@@ -55,8 +61,54 @@ _NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
 _UNIT_TACTIC = tuple(None if u.royal_tactic or u.army_tactic else u.options for u in UNITS)
 #: Per unit type, the tactic that acts with every unit of the type (Footman), or None.
 _ARMY_TACTIC = tuple(u.options if u.army_tactic else None for u in UNITS)
+#: Per unit type, the tactic the Royal Coin pays (Royal Guard), or None.
+_ROYAL_OPTIONS = tuple(u.options if u.royal_tactic else None for u in UNITS)
+_MAX_UNITS = tuple(u.max_units for u in UNITS)
+_DEPLOY_NEXT_TO_FRIEND = tuple(u.deploy_next_to_friend for u in UNITS)
 _TEAM_NAME = ("A", "B")
 _EMPTY_PILE = (0,) * NUM_COINS
+_COINS = range(NUM_COINS)
+#: Move generation's per-coin strings (the board's hex-indexed ones are in :class:`_Notation`).
+_INIT_STR = tuple(f"{cn} initiative" for cn in COIN_NAMES)
+_PASS_STR = tuple(f"{cn} pass" for cn in COIN_NAMES)
+_RECRUIT_STR = tuple(tuple(f"{cn} recruit {u.name}" for u in UNITS) for cn in COIN_NAMES)
+#: Maneuver prefixes by payment: a coin's name, then :data:`PAY_STACK` and :data:`PAY_FREE`
+#: (indexed ``pay`` for a coin, ``NUM_COINS - 1 - pay`` for the others).
+_PAY_WORD = (*COIN_NAMES, "repeat", "free")
+
+
+class _Notation:
+    """One board's action strings, built once so move generation looks them up by index
+    instead of formatting them (every position formats dozens)."""
+
+    __slots__ = ("bolster", "control", "deploy", "nbr", "unit")
+
+    def __init__(self, b: Board) -> None:
+        names = b.name
+        hexes = range(b.size)
+        #: unit[p][h]: "<prefix p> <hex>", the start of a maneuver of the unit on h
+        self.unit = tuple(tuple(f"{w} {names[h]}" for h in hexes) for w in _PAY_WORD)
+        self.control = tuple(tuple(f"{u} control" for u in row) for row in self.unit)
+        #: nbr[p][h]: per neighbour d of h, (d, its move string, its attack string, (d,))
+        self.nbr = tuple(
+            tuple(tuple((d, f"{row[h]} move {names[d]}", f"{row[h]} attack {names[d]}", (d,))
+                        for d in b.neighbours[h]) for h in hexes)
+            for row in self.unit
+        )
+        self.deploy = tuple(tuple(f"{cn} deploy {names[h]}" for h in hexes) for cn in COIN_NAMES)
+        self.bolster = tuple(tuple(f"{cn} bolster {names[h]}" for h in hexes)
+                             for cn in COIN_NAMES)
+
+
+_NOTATION: dict[Board, _Notation] = {}
+
+
+def _notation(b: Board) -> _Notation:
+    """The action strings of board ``b`` (built on first use)."""
+    table = _NOTATION.get(b)
+    if table is None:
+        table = _NOTATION[b] = _Notation(b)
+    return table
 
 
 def splitmix64(x: int) -> int:
@@ -168,12 +220,39 @@ class WarChestState:
         self.init_changed = False
         for seat in range(self.n):
             hand = self.hand[seat]
-            for _ in range(3 - sum(hand)):
-                c = self.draw(seat)
-                if c < 0:
-                    break
-                hand[c] += 1
+            want = 3 - sum(hand)
+            if want > 0:
+                self._draw_to_hand(seat, want)
         self.turn = self.initiative
+
+    def _draw_to_hand(self, seat: int, count: int) -> None:
+        """:meth:`draw` ``count`` coins into ``seat``'s hand (fewer if none are left), in one
+        loop: the same draws from the generator, without a call and a bag count per coin."""
+        bag, hand = self.bag[seat], self.hand[seat]
+        total = sum(bag)
+        x = self.rng
+        for _ in range(count):
+            if total == 0:
+                up, down = self.faceup[seat], self.facedown[seat]
+                total = sum(up) + sum(down)
+                if total == 0:
+                    break
+                bag[:] = map(add, up, down)
+                up[:] = _EMPTY_PILE
+                down[:] = _EMPTY_PILE
+            x ^= x >> 12
+            x ^= (x << 25) & MASK64
+            x ^= x >> 27
+            r = ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * total) >> 32
+            c = 0
+            r -= bag[0]
+            while r >= 0:  # an IndexError here: the bag count is out of sync
+                c += 1
+                r -= bag[c]
+            bag[c] -= 1
+            hand[c] += 1
+            total -= 1
+        self.rng = x
 
     def draw(self, seat: int) -> int:
         """Draw one coin from ``seat``'s bag (refilled from the discards if empty); -1: none."""
@@ -184,12 +263,18 @@ class WarChestState:
             total = sum(up) + sum(down)
             if total == 0:
                 return -1
-            bag[:] = [a + b for a, b in zip(up, down, strict=True)]
+            bag[:] = map(add, up, down)
             up[:] = _EMPTY_PILE
             down[:] = _EMPTY_PILE
-        r = self.rand_below(total)
-        for c in range(NUM_COINS):
-            r -= bag[c]
+        # rand_below(total), inlined (a new round draws several coins per seat)
+        x = self.rng
+        x ^= x >> 12
+        x ^= (x << 25) & MASK64
+        x ^= x >> 27
+        self.rng = x
+        r = ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * total) >> 32
+        for c, k in enumerate(bag):
+            r -= k
             if r < 0:
                 bag[c] -= 1
                 return c
@@ -215,11 +300,11 @@ class WarChestState:
         return MARKERS[self.n]
 
     def is_terminal(self) -> bool:
-        return self.winner >= 0 or self.decisions >= MAX_DECISIONS
+        return self.winner >= 0 or self.offset + len(self.history) >= MAX_DECISIONS
 
     @property
     def current_player(self) -> int:
-        if self.is_terminal():
+        if self.winner >= 0 or self.offset + len(self.history) >= MAX_DECISIONS:
             return -1
         if self.draft_order:
             return self.draft_order[0]
@@ -272,8 +357,18 @@ class WarChestState:
 
     def units_of(self, seat: int, t: int) -> list[int]:
         """The hexes of ``seat``'s units of type ``t``."""
-        cu, co = self.cell_unit, self.cell_owner
-        return [h for h in range(len(cu)) if cu[h] == t and co[h] == seat]
+        cu = self.cell_unit
+        found = cu.count(t)
+        if not found:
+            return []
+        co = self.cell_owner
+        out = []
+        h = -1
+        for _ in range(found):
+            h = cu.index(t, h + 1)
+            if co[h] == seat:
+                out.append(h)
+        return out
 
     # ------------------------------------------------------------------ legal actions
 
@@ -284,7 +379,7 @@ class WarChestState:
         legal = self._legal
         if legal is None:
             legal = {}
-            if not self.is_terminal():
+            if self.winner < 0 and self.offset + len(self.history) < MAX_DECISIONS:
                 if self.draft_order:
                     seat = self.draft_order[0]
                     for t in self.draft_pool:
@@ -293,10 +388,9 @@ class WarChestState:
                     self._frame_actions(self.pending[-1], legal)
                 else:
                     seat = self.turn
-                    hand = self.hand[seat]
-                    for c in range(NUM_COINS):
-                        if hand[c]:
-                            self._coin_actions(seat, c, legal)
+                    shared = self._turn_options(seat)
+                    for c in compress(_COINS, self.hand[seat]):
+                        self._coin_actions(seat, c, legal, shared)
             self._legal = legal
         return legal
 
@@ -314,81 +408,117 @@ class WarChestState:
             self._coin_actions(self.turn, c, out)
         return out
 
-    def _coin_actions(self, seat: int, c: int, out: dict[str, Op]) -> None:
-        """Every action paid with a coin of type ``c`` from ``seat``'s hand."""
-        b = self.board
-        names = b.name
-        cn = COIN_NAMES[c]
+    def _turn_options(self, seat: int) -> tuple[bool, list[int], list[int]]:
+        """What every coin of ``seat``'s hand may do alike: whether it may take the initiative,
+        the unit types it may recruit, and the empty locations ``seat``'s team controls (where
+        a unit may deploy)."""
         team = seat % 2
-        if self.initiative % 2 != team and not self.init_changed:
-            out[f"{cn} initiative"] = ("init", seat, c)
-        out[f"{cn} pass"] = ("pass", seat, c)
-        supply = self.supply[seat]
-        for t in self.cards[seat]:
-            if supply[t]:
-                out[f"{cn} recruit {UNITS[t].name}"] = ("recruit", seat, c, t)
+        cards = self.cards[seat]
+        cu, ctrl = self.cell_unit, self.ctrl
+        free = []
+        for h in self.board.locations:
+            if cu[h] < 0 and ctrl[h] == team:
+                free.append(h)
+        return (
+            self.initiative % 2 != team and not self.init_changed,
+            list(compress(cards, map(self.supply[seat].__getitem__, cards))),
+            free,
+        )
+
+    def _coin_actions(self, seat: int, c: int, out: dict[str, Op],
+                      shared: tuple[bool, list[int], list[int]] | None = None) -> None:
+        """Every action paid with a coin of type ``c`` from ``seat``'s hand (``shared``:
+        :meth:`_turn_options` of ``seat``, if the caller has it)."""
+        b = self.board
+        can_init, recruits, free = self._turn_options(seat) if shared is None else shared
+        if can_init:
+            out[_INIT_STR[c]] = ("init", seat, c)
+        out[_PASS_STR[c]] = ("pass", seat, c)
+        recruit = _RECRUIT_STR[c]
+        for t in recruits:
+            out[recruit[t]] = ("recruit", seat, c, t)
+        cu = self.cell_unit
         if c == ROYAL:
+            names = b.name
             for t in self.cards[seat]:
-                spec = UNITS[t]
-                if spec.royal_tactic and spec.options is not None:
+                options = _ROYAL_OPTIONS[t]
+                if options is not None and t in cu:
                     for h in self.units_of(seat, t):
-                        for args in spec.options(self, seat, h):
+                        for args in options(self, seat, h):
                             tail = " ".join(names[a] for a in args)
                             out[f"royal {names[h]} tactic {tail}"] = (
                                 "man", seat, ROYAL, h, "tactic", args)
             return
-        spec = UNITS[c]
-        mine = self.units_of(seat, c)
-        cu = self.cell_unit
-        if len(mine) < spec.max_units:
-            ctrl = self.ctrl
-            for h in b.locations:
-                if cu[h] < 0 and ctrl[h] == team:
-                    out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
-            if spec.deploy_next_to_friend:
-                for h in range(b.size):
-                    if cu[h] < 0 and any(self.is_friend_at(seat, x) for x in b.neighbours[h]):
-                        out[f"{cn} deploy {names[h]}"] = ("deploy", seat, c, h)
+        try:
+            table = _NOTATION[b]
+        except KeyError:
+            table = _notation(b)
+        mine = self.units_of(seat, c) if c in cu else []
+        if len(mine) < _MAX_UNITS[c]:
+            deploy = table.deploy[c]
+            for h in free:
+                out[deploy[h]] = ("deploy", seat, c, h)
+            if _DEPLOY_NEXT_TO_FRIEND[c]:
+                co = self.cell_owner
+                nbs = b.neighbours
+                beside = [False] * b.size  # next to a unit of seat's team
+                for x, u in enumerate(cu):
+                    if u >= 0 and (co[x] - seat) % 2 == 0:
+                        for y in nbs[x]:
+                            beside[y] = True
+                for h in compress(range(b.size), beside):
+                    if cu[h] < 0:
+                        out[deploy[h]] = ("deploy", seat, c, h)
         if not mine:
             return
         own_tactic = _UNIT_TACTIC[c]
+        bolster = table.bolster[c]
+        cell_h = self.cell_h
         for h in mine:
-            out[f"{cn} bolster {names[h]}"] = ("bolster", seat, c, h)
-            prefix = f"{cn} {names[h]}"
-            self._maneuvers(seat, h, c, prefix, self.cell_h[h], out, moves_only=False)
+            out[bolster[h]] = ("bolster", seat, c, h)
+            self._maneuvers(seat, h, c, cell_h[h], out, False)
             if own_tactic is not None:
+                prefix = table.unit[c][h]
                 for args in own_tactic(self, seat, h):
-                    tail = "".join(" " + names[a] for a in args)
+                    tail = "".join([" " + b.name[a] for a in args])
                     out[f"{prefix} tactic{tail}"] = ("man", seat, c, h, "tactic", args)
         army_tactic = _ARMY_TACTIC[c]
         if army_tactic is not None:
             for args in army_tactic(self, seat, mine[0]):  # one decision for the whole army
-                out[f"{cn} tactic"] = ("man", seat, c, mine[0], "tactic", args)
+                out[f"{COIN_NAMES[c]} tactic"] = ("man", seat, c, mine[0], "tactic", args)
 
     def _maneuvers(
-        self, seat: int, h: int, pay: int, prefix: str, height: int, out: dict[str, Op],
-        moves_only: bool,
+        self, seat: int, h: int, pay: int, height: int, out: dict[str, Op], moves_only: bool,
     ) -> None:
-        """Move, control and attack options of the unit on ``h`` (attack height ``height``)."""
+        """Move, control and attack options of the unit on ``h`` (attack height ``height``),
+        paid with ``pay`` (a coin, :data:`PAY_STACK` or :data:`PAY_FREE`: the prefix of the
+        action strings)."""
         b = self.board
-        names = b.name
         cu = self.cell_unit
-        for d in b.neighbours[h]:
-            if cu[d] < 0:
-                out[f"{prefix} move {names[d]}"] = ("man", seat, pay, h, "move", (d,))
+        p = pay if pay >= 0 else NUM_COINS - 1 - pay
+        try:
+            table = _NOTATION[b]
+        except KeyError:
+            table = _notation(b)
+        attacks = not moves_only and _NORMAL_ATTACK[cu[h]]
+        co = self.cell_owner
+        hits: list[tuple[str, Args]] = []  # added after the control action
+        for d, move, attack, args in table.nbr[p][h]:
+            u = cu[d]
+            if u < 0:
+                out[move] = ("man", seat, pay, h, "move", args)
+            elif attacks and (co[d] - seat) % 2 == 1 and (height >= 2 or not _NEEDS_BOLSTERED[u]):
+                hits.append((attack, args))
         if moves_only:
             return
         if b.is_location[h] and self.ctrl[h] != seat % 2:
-            out[f"{prefix} control"] = ("man", seat, pay, h, "control", ())
-        if _NORMAL_ATTACK[cu[h]]:
-            for t in b.neighbours[h]:
-                if self.is_enemy_at(seat, t) and self.can_hit(height, t):
-                    out[f"{prefix} attack {names[t]}"] = ("man", seat, pay, h, "attack", (t,))
+            out[table.control[p][h]] = ("man", seat, pay, h, "control", ())
+        for attack, target in hits:
+            out[attack] = ("man", seat, pay, h, "attack", target)
 
     def _frame_actions(self, frame: Frame, out: dict[str, Op]) -> None:
         """The decisions a pending frame offers."""
         seat = frame[1]
-        names = self.board.name
         if frame[0] == "use":
             self._coin_actions(seat, frame[2], out)
             return
@@ -401,16 +531,13 @@ class WarChestState:
         if frame[0] == "repeat":
             h = frame[2]
             if self.cell_h[h] >= 2:
-                self._maneuvers(seat, h, PAY_STACK, f"repeat {names[h]}", self.cell_h[h] - 1,
-                                out, moves_only=False)
+                self._maneuvers(seat, h, PAY_STACK, self.cell_h[h] - 1, out, False)
         elif frame[0] == "sword":
-            h = frame[2]
-            self._maneuvers(seat, h, PAY_FREE, f"free {names[h]}", 0, out, moves_only=True)
+            self._maneuvers(seat, frame[2], PAY_FREE, 0, out, True)
         else:  # footman, merc: one free maneuver by one of the listed units
             for h in frame[2:]:
                 if self.cell_owner[h] == seat and self.cell_unit[h] >= 0:
-                    self._maneuvers(seat, h, PAY_FREE, f"free {names[h]}", self.cell_h[h], out,
-                                    moves_only=False)
+                    self._maneuvers(seat, h, PAY_FREE, self.cell_h[h], out, False)
 
     def _push_if_choice(self, frame: Frame) -> None:
         """Push an effect's frame only if it offers something besides ``stop``."""
@@ -451,7 +578,8 @@ class WarChestState:
         self._perform(op)
 
     def _perform(self, op: Op) -> None:
-        frame = self.pending.pop() if self.pending else None
+        pending = self.pending
+        frame = pending.pop() if pending else None
         if op[0] == "man":
             if frame is not None and frame[0] == "footman":
                 # The other Footman units keep their maneuver. Whether they have one is judged
@@ -459,7 +587,7 @@ class WarChestState:
                 rest = tuple(x for x in frame[2:] if x != op[3])
                 if rest:
                     left: FootmanFrame = ("footman", op[1], *rest)
-                    self.pending.append(left)
+                    pending.append(left)
             self._maneuver(op)
         elif op[0] == "pick":
             self._pick(op[1], op[2])
@@ -494,16 +622,22 @@ class WarChestState:
 
     def _settle(self) -> None:
         """After a decision: stop on a win, wait for pending decisions, or pass the turn."""
+        pending = self.pending
         if self.winner >= 0:
-            self.pending.clear()
+            pending.clear()
             return
-        self._drop_idle_footman_frame()
-        if self.pending or self.draft_order:
+        if pending:
+            if pending[-1][0] == "footman":
+                self._drop_idle_footman_frame()
+            if pending:
+                return
+        if self.draft_order:
             return
         n = self.n
+        hand = self.hand
         for k in range(1, n + 1):
             seat = (self.turn + k) % n
-            if sum(self.hand[seat]):
+            if any(hand[seat]):
                 self.turn = seat
                 return
         self.new_round()
@@ -692,35 +826,39 @@ class WarChestState:
     def clone(self) -> WarChestState:
         new = WarChestState.__new__(WarChestState)
         new.seed = self.seed
-        new.variant = dict(self.variant)
-        new.history = list(self.history)
+        new.variant = self.variant.copy()
+        new.history = self.history[:]
         new.offset = self.offset
-        new.log = self.log.copy()
-        new.seen = self.seen.copy()
+        new.log = self.log[:]
+        new.seen = self.seen[:]
         new.n = self.n
         new.board = self.board
         new.rg_original = self.rg_original
-        new.cards = [list(x) for x in self.cards]
-        new.cell_unit = list(self.cell_unit)
-        new.cell_owner = list(self.cell_owner)
-        new.cell_h = list(self.cell_h)
-        new.ctrl = list(self.ctrl)
-        new.bag = [list(x) for x in self.bag]
-        new.hand = [list(x) for x in self.hand]
-        new.faceup = [list(x) for x in self.faceup]
-        new.facedown = [list(x) for x in self.facedown]
-        new.supply = [list(x) for x in self.supply]
-        new.box = [list(x) for x in self.box]
+        copy = list.copy
+        new.cards = list(map(copy, self.cards))
+        new.cell_unit = self.cell_unit[:]
+        new.cell_owner = self.cell_owner[:]
+        new.cell_h = self.cell_h[:]
+        new.ctrl = self.ctrl[:]
+        new.bag = list(map(copy, self.bag))
+        new.hand = list(map(copy, self.hand))
+        new.faceup = list(map(copy, self.faceup))
+        new.facedown = list(map(copy, self.facedown))
+        new.supply = list(map(copy, self.supply))
+        new.box = list(map(copy, self.box))
         new.initiative = self.initiative
         new.init_changed = self.init_changed
         new.turn = self.turn
         new.round = self.round
-        new.pending = list(self.pending)
+        new.pending = self.pending[:]
         new.rng = self.rng
-        new.draft_pool = list(self.draft_pool)
-        new.draft_order = list(self.draft_order)
+        new.draft_pool = self.draft_pool[:]
+        new.draft_order = self.draft_order[:]
         new.winner = self.winner
-        new._legal = None
+        # the same position has the same legal actions: a copy of the map (its operations are
+        # tuples) spares the clone's ``apply`` the move generation
+        legal = self._legal
+        new._legal = None if legal is None else legal.copy()
         return new
 
     def __getstate__(self) -> JSON:

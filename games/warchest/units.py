@@ -54,10 +54,17 @@ class UnitSpec:
 # --- tactic hooks ----------------------------------------------------------------------------
 
 
+# The options below test "an enemy the attacker may hit" inline: a unit of the other team
+# (``state.is_enemy_at``) that is not a Knight unless the attacker is bolstered
+# (``state.can_hit``); move generation runs them for every position.
+
+
 def _archer_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
-    height = s.cell_h[h]
+    bolstered = s.cell_h[h] >= 2
+    cu, co = s.cell_unit, s.cell_owner
     for t in s.board.ring2[h]:
-        if s.is_enemy_at(seat, t) and s.can_hit(height, t):
+        u = cu[t]
+        if u >= 0 and (co[t] - seat) % 2 == 1 and (bolstered or not _NEEDS_BOLSTERED[u]):
             yield (t,)
 
 
@@ -66,12 +73,15 @@ def _ranged_attack(s: WarChestState, seat: int, h: int, args: Args) -> None:
 
 
 def _cavalry_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
-    height = s.cell_h[h]
+    bolstered = s.cell_h[h] >= 2
+    cu, co = s.cell_unit, s.cell_owner
     nb = s.board.neighbours
     for m in nb[h]:
-        if s.cell_unit[m] < 0:
+        if cu[m] < 0:
             for t in nb[m]:
-                if t != h and s.is_enemy_at(seat, t) and s.can_hit(height, t):
+                u = cu[t]
+                if t != h and u >= 0 and (co[t] - seat) % 2 == 1 and (
+                        bolstered or not _NEEDS_BOLSTERED[u]):
                     yield (m, t)
 
 
@@ -81,24 +91,28 @@ def _move_then_attack(s: WarChestState, seat: int, h: int, args: Args) -> None:
 
 
 def _crossbow_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
-    height = s.cell_h[h]
+    bolstered = s.cell_h[h] >= 2
+    cu, co = s.cell_unit, s.cell_owner
     for line in s.board.step:
         m = line[h]
-        if m >= 0 and s.cell_unit[m] < 0:
+        if m >= 0 and cu[m] < 0:
             t = line[m]
-            if t >= 0 and s.is_enemy_at(seat, t) and s.can_hit(height, t):
+            if t >= 0 and cu[t] >= 0 and (co[t] - seat) % 2 == 1 and (
+                    bolstered or not _NEEDS_BOLSTERED[cu[t]]):
                 yield (t,)
 
 
 def _lancer_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
-    height = s.cell_h[h]
+    bolstered = s.cell_h[h] >= 2
+    cu, co = s.cell_unit, s.cell_owner
     for line in s.board.step:
         m = line[h]
         for _ in range(2):
-            if m < 0 or s.cell_unit[m] >= 0:
+            if m < 0 or cu[m] >= 0:
                 break
             t = line[m]
-            if t >= 0 and s.is_enemy_at(seat, t) and s.can_hit(height, t):
+            if t >= 0 and cu[t] >= 0 and (co[t] - seat) % 2 == 1 and (
+                    bolstered or not _NEEDS_BOLSTERED[cu[t]]):
                 yield (m, t)
             m = t
 
@@ -132,10 +146,12 @@ def _move_to(s: WarChestState, seat: int, h: int, args: Args) -> None:
 
 def _ensign_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
     b = s.board
+    cu, co = s.cell_unit, s.cell_owner
+    dist = b.dist[h]
     for u in b.within2[h]:
-        if s.is_friend_at(seat, u):
+        if cu[u] >= 0 and (co[u] - seat) % 2 == 0:
             for v in b.neighbours[u]:
-                if s.cell_unit[v] < 0 and b.dist[h][v] <= 2:
+                if cu[v] < 0 and dist[v] <= 2:
                     yield (u, v)
 
 
@@ -146,12 +162,15 @@ def _ensign_perform(s: WarChestState, seat: int, h: int, args: Args) -> None:
 
 def _marshall_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
     b = s.board
+    cu, co = s.cell_unit, s.cell_owner
     for u in b.within2[h]:
-        if s.is_friend_at(seat, u) and UNITS[s.cell_unit[u]].normal_attack:
-            height = s.cell_h[u]
-            owner = s.cell_owner[u]
+        if cu[u] >= 0 and (co[u] - seat) % 2 == 0 and UNITS[cu[u]].normal_attack:
+            bolstered = s.cell_h[u] >= 2
+            owner = co[u]
             for t in b.neighbours[u]:
-                if s.is_enemy_at(owner, t) and s.can_hit(height, t):
+                k = cu[t]
+                if k >= 0 and (co[t] - owner) % 2 == 1 and (
+                        bolstered or not _NEEDS_BOLSTERED[k]):
                     yield (u, t)
 
 
@@ -209,6 +228,8 @@ UNITS: tuple[UnitSpec, ...] = (
 )
 
 NUM_TYPES = len(UNITS)
+#: Per unit type: only a bolstered attacker may attack it (Knight; read by the options).
+_NEEDS_BOLSTERED = tuple(u.needs_bolstered_attacker for u in UNITS)
 #: The Royal Coin's coin number.
 ROYAL = NUM_TYPES
 NUM_COINS = NUM_TYPES + 1

@@ -98,13 +98,22 @@ def card_id(name: str) -> int:
     return CARD_IDS[name]
 
 
-def troop_mask(max_value: int) -> int:
-    """The mask of every troop with value at most ``max_value`` (9 for Schotten-Totten)."""
+def _troop_mask(max_value: int) -> int:
     mask = 0
     for colour in range(NUM_COLOURS):
         for value in range(1, max_value + 1):
             mask |= 1 << troop(colour, value)
     return mask
+
+
+_TROOP_MASKS = tuple(_troop_mask(v) for v in range(NUM_VALUES + 1))
+
+
+def troop_mask(max_value: int) -> int:
+    """The mask of every troop with value at most ``max_value`` (9 for Schotten-Totten)."""
+    if 0 <= max_value <= NUM_VALUES:
+        return _TROOP_MASKS[max_value]  # built once: every new state and sample asks
+    return _troop_mask(max_value)
 
 
 def mask_of(cards: Iterable[int]) -> int:

@@ -7,6 +7,7 @@ full state consistent with an observation, the hidden cards dealt at random.
 
 from __future__ import annotations
 
+import copy
 import random
 
 from games.battleline.cards import (
@@ -30,6 +31,8 @@ from games.battleline.notation import DECKS, NUM_FLAGS
 from games.battleline.state import (
     GAME_NAME,
     P_CLAIM,
+    P_PLAY,
+    P_SCOUT_RETURN,
     RULES_VERSION,
     BattleLineState,
 )
@@ -115,78 +118,187 @@ def sample(obs: JSON, rng: random.Random) -> BattleLineState:
     The observing seat's hand, the cards it knows in other hands and the deck tops it knows
     stay where they are; every other unseen card is shuffled into the opponents' hands
     (keeping their public troop/tactic counts), the unknown deck tops and the rest of the decks.
-    """
-    seat = int(obs["seat"])
-    state = BattleLineState(0, dict(obs["variant"]))
-    opponents = state.layout.opponents[seat]
-    three = state.n > 2
-    restore_common(state, obs)
-    ids = CARD_IDS
-    for f, flag in enumerate(obs["flags"]):
-        state.claimed[f] = int(flag["claimed"])
-        state.fog[f] = int(flag["fog"])
-        state.mud[f] = int(flag["mud"])
-        for s, cards in enumerate(flag["sides"]):
-            set_side(state, s * NUM_FLAGS + f, [(ids[n], int(p)) for n, p in cards])
-    state.discards = [[ids[n] for n in pile] for pile in obs["discards"]]
-    own = 0
-    for n in obs["hand"]:
-        own |= 1 << ids[n]
-    def mask(cards: list[str]) -> int:
-        return sum(1 << ids[n] for n in cards)
 
-    # per opponent: the cards of its hand this seat knows
-    known_in = {o: mask(obs["known_in_hands"][o] if three else obs["opponent_known"])
-                for o in opponents}
-    known = mask(obs["opponent_known"])
-    seen = own | known | face_up(state)
-    for f in range(NUM_FLAGS):
-        if state.fog[f] >= 0:
-            seen |= 1 << FOG
-        if state.mud[f] >= 0:
-            seen |= 1 << MUD
-    tops_named = [obs["deck_tops"][DECKS[d]] for d in (0, 1)]
-    for d in (0, 1):
-        for n in tops_named[d]:
-            if n != "?":
-                seen |= 1 << ids[n]
-    everything = state.troop_all | (ALL_TACTICS if state.tactics_on else 0)
-    unseen = everything & ~seen
-    pools = [list(iter_bits(unseen & ALL_TROOPS)), list(iter_bits(unseen & ALL_TACTICS))]
-    rng.shuffle(pools[0])
-    rng.shuffle(pools[1])
-    state.hands[seat] = own
-    state.known[seat] = known
-    for opp in opponents:
-        counts = obs["hand_counts"][opp]
-        opp_hand = known_in[opp]
+    A search samples the same observation many times, so the work that depends only on the
+    observation (the public position, what is unseen, who gets how many cards) is done once
+    and kept with a copy of the observation: a later call with an equal observation only
+    shuffles and deals (the same draws from ``rng`` as a fresh start, so the same state).
+    """
+    data = obs if type(obs) is dict else dict(obs)
+    plan = _last_plan
+    if plan is None or plan.snapshot != data:
+        plan = _Plan(data)
+        _remember(plan)
+    return plan.deal(rng)
+
+
+class _Plan:
+    """Everything a sample of one observation needs but the random part: a template state
+    (the public position, the observer's hand and knowledge, the opponents' knowledge), the
+    unseen cards of each deck kind in id order, and how many of them go where."""
+
+    __slots__ = ("decks", "hands", "pools", "seat_bit", "snapshot", "template")
+
+    def __init__(self, obs: JSON) -> None:
+        self.snapshot = _copy(obs)
+        seat = int(obs["seat"])
+        state = BattleLineState(0, dict(obs["variant"]))
+        opponents = state.layout.opponents[seat]
+        three = state.n > 2
+        restore_common(state, obs)
+        ids = CARD_IDS
+        for f, flag in enumerate(obs["flags"]):
+            state.claimed[f] = int(flag["claimed"])
+            state.fog[f] = int(flag["fog"])
+            state.mud[f] = int(flag["mud"])
+            for s, cards in enumerate(flag["sides"]):
+                if cards:
+                    set_side(state, s * NUM_FLAGS + f, [(ids[n], int(p)) for n, p in cards])
+        state.discards = [[ids[n] for n in pile] for pile in obs["discards"]]
+
+        def mask(cards: list[str]) -> int:
+            return sum(1 << ids[n] for n in cards)
+
+        own = mask(obs["hand"])
+        # per opponent: the cards of its hand this seat knows
+        known_in = {o: mask(obs["known_in_hands"][o] if three else obs["opponent_known"])
+                    for o in opponents}
+        known = mask(obs["opponent_known"])
+        seen = own | known | face_up(state)
+        for f in range(NUM_FLAGS):
+            if state.fog[f] >= 0:
+                seen |= 1 << FOG
+            if state.mud[f] >= 0:
+                seen |= 1 << MUD
+        tops_named = [obs["deck_tops"][DECKS[d]] for d in (0, 1)]
         for d in (0, 1):
-            kind = ALL_TROOPS if d == 0 else ALL_TACTICS
-            missing = int(counts[d]) - (opp_hand & kind).bit_count()
-            for _ in range(missing):
-                opp_hand |= 1 << pools[d].pop()
-        state.hands[opp] = opp_hand
-        # what this opponent knows of this seat's hand (of the third hand: nothing this seat
-        # could tell, so nothing)
-        state.known[opp] = mask(obs["known_by"][opp] if three else obs["known_by_opponent"])
-    for d in (0, 1):
-        size = int(obs["decks"][DECKS[d]])
-        named = list(reversed(tops_named[d]))  # bottom-most returned card first
-        by = (list(reversed(obs["deck_tops_by"][DECKS[d]])) if three
-              else [seat if n != "?" else opponents[0] for n in named])
-        top_cards: list[list[int]] = []
-        for n, owner in zip(named, by, strict=True):
-            if n == "?":
-                top_cards.append([pools[d].pop(), 1 << owner])
-            else:
-                top_cards.append([ids[n], 1 << seat])
-        rest = size - len(top_cards)
-        body = [pools[d].pop() for _ in range(rest)]
-        if pools[d]:
-            raise GameError("observation is inconsistent: unseen cards left over after dealing")
-        state.decks[d] = body + [c for c, _ in top_cards]
-        state.tops[d] = top_cards
-    state.history = []
-    state.log = [(int(e["seat"]), str(e["action"]), bool(e["auto"])) for e in obs["events"]]
-    finish_restore(state)
-    return state
+            for n in tops_named[d]:
+                if n != "?":
+                    seen |= 1 << ids[n]
+        everything = state.troop_all | (ALL_TACTICS if state.tactics_on else 0)
+        unseen = everything & ~seen
+        self.pools = (list(iter_bits(unseen & ALL_TROOPS)), list(iter_bits(unseen & ALL_TACTICS)))
+        state.hands[seat] = own
+        state.known[seat] = known
+        # per opponent: (seat, the cards of its hand this seat knows, troops and tactics to add)
+        hands: list[tuple[int, int, int, int]] = []
+        for opp in opponents:
+            counts = obs["hand_counts"][opp]
+            opp_hand = known_in[opp]
+            missing = [int(counts[d]) - (opp_hand & kind).bit_count()
+                       for d, kind in ((0, ALL_TROOPS), (1, ALL_TACTICS))]
+            hands.append((opp, opp_hand, missing[0], missing[1]))
+            # what this opponent knows of this seat's hand (of the third hand: nothing this
+            # seat could tell, so nothing)
+            state.known[opp] = mask(obs["known_by"][opp] if three else obs["known_by_opponent"])
+        self.hands = tuple(hands)
+        # per deck: the returned cards on top, bottom-most first, as (card or -1 when this
+        # seat does not know it, the bit of the seat that put it back), and the cards below
+        decks = []
+        for d in (0, 1):
+            size = int(obs["decks"][DECKS[d]])
+            named = list(reversed(tops_named[d]))  # bottom-most returned card first
+            by = (list(reversed(obs["deck_tops_by"][DECKS[d]])) if three
+                  else [seat if n != "?" else opponents[0] for n in named])
+            tops = tuple((-1 if n == "?" else ids[n], 1 << owner)
+                         for n, owner in zip(named, by, strict=True))
+            decks.append((tops, size - len(tops)))
+        self.decks = tuple(decks)
+        self.seat_bit = 1 << seat
+        state.history = []
+        state.log = [(int(e["seat"]), str(e["action"]), bool(e["auto"])) for e in obs["events"]]
+        finish_restore(state)
+        if state.turn == seat or state.phase not in (P_PLAY, P_SCOUT_RETURN):
+            # the legal actions depend on nothing hidden from this seat (the decks only by
+            # their sizes): the same in every sample
+            state.decks = [[-1] * (len(tops) + rest) for tops, rest in self.decks]
+            state.legal_actions()
+            state.decks = [[], []]
+        self.template = state
+
+    def deal(self, rng: random.Random) -> BattleLineState:
+        """A copy of the template with the unseen cards shuffled and dealt."""
+        pools = [self.pools[0].copy(), self.pools[1].copy()]
+        shuffle = _shuffle if _FAST_SHUFFLE and type(rng) is random.Random else _rng_shuffle
+        shuffle(rng, pools[0])
+        shuffle(rng, pools[1])
+        state = self.template.clone()
+        for opp, opp_hand, *missing in self.hands:
+            for d in (0, 1):
+                pool = pools[d]
+                for _ in range(missing[d]):
+                    opp_hand |= 1 << pool.pop()
+            state.hands[opp] = opp_hand
+        seat_bit = self.seat_bit
+        for d in (0, 1):
+            pool = pools[d]
+            tops, rest = self.decks[d]
+            top_cards = [[pool.pop() if card < 0 else card, by if card < 0 else seat_bit]
+                         for card, by in tops] if tops else []
+            body = [pool.pop() for _ in range(rest)]
+            if pool:
+                raise GameError("observation is inconsistent: unseen cards left over after dealing")
+            if top_cards:
+                body += [c for c, _ in top_cards]
+            state.decks[d] = body
+            state.tops[d] = top_cards
+        return state
+
+
+_last_plan: _Plan | None = None
+
+
+def _remember(plan: _Plan) -> None:
+    global _last_plan
+    _last_plan = plan
+
+
+def _copy(value: object) -> object:
+    """A deep copy of JSON data (dicts, lists, tuples; the leaves are immutable and shared)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copy(v) for k, v in value.items()}  # type: ignore[attr-defined]
+    if kind is list:
+        return [_copy(v) for v in value]  # type: ignore[attr-defined]
+    if kind is tuple:
+        return tuple(_copy(v) for v in value)  # type: ignore[attr-defined]
+    if kind in (str, int, bool, float) or value is None:
+        return value
+    return copy.deepcopy(value)
+
+
+def _rng_shuffle(rng: random.Random, cards: list[int]) -> None:
+    rng.shuffle(cards)
+
+
+_BIT_LENGTH = tuple(n.bit_length() for n in range(128))
+
+
+def _shuffle(rng: random.Random, cards: list[int]) -> None:
+    """``rng.shuffle(cards)`` for a plain :class:`random.Random`, inlined: the same draws and
+    the same result (checked against the library at import; see ``_FAST_SHUFFLE``)."""
+    getrandbits = rng.getrandbits
+    bit_length = _BIT_LENGTH
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = bit_length[n] if n < 128 else n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _shuffle_matches_library() -> bool:
+    """Does :func:`_shuffle` draw and permute exactly as this Python's ``Random.shuffle``?"""
+    for seed in range(20):
+        for size in (0, 1, 2, 3, 17, 54, 70, 150):
+            a, b = random.Random(seed), random.Random(seed)
+            x, y = list(range(size)), list(range(size))
+            a.shuffle(x)
+            _shuffle(b, y)
+            if x != y or a.getstate() != b.getstate():
+                return False
+    return True
+
+
+_FAST_SHUFFLE = _shuffle_matches_library()

@@ -18,7 +18,6 @@ from games.battleline.cards import (
     FOG,
     MUD,
     iter_bits,
-    names_of,
 )
 from games.battleline.codec import (
     face_up,
@@ -51,27 +50,50 @@ def observe(state: BattleLineState, seat: int) -> JSON:
     """
     names = CARD_NAMES
     n = state.n
-    seats = range(n)
     hands = state.hands
     known = state.known
+    claimed = state.claimed
+    fogs = state.fog
+    muds = state.mud
+    sides = state.sides
+    placed = state.placed
     flags = []
-    for f in range(NUM_FLAGS):
-        flag: JSON = {
-            "flag": f + 1,
-            "claimed": state.claimed[f],
-            "fog": state.fog[f],
-            "mud": state.mud[f],
-            "sides": [
-                [[names[c], state.placed[c]] for c in state.sides[s * NUM_FLAGS + f]]
-                for s in seats
-            ],
-        }
-        if n > 2:
-            flag["seats"] = list(state.layout.seats_at[f])
-        flags.append(flag)
+    # (plain loops and no comprehension for an empty side: this runs in every search rollout)
+    if n == 2:
+        for f in range(NUM_FLAGS):
+            a = sides[f]
+            b = sides[f + NUM_FLAGS]
+            flags.append({
+                "flag": f + 1,
+                "claimed": claimed[f],
+                "fog": fogs[f],
+                "mud": muds[f],
+                "sides": [
+                    [[names[c], placed[c]] for c in a] if a else [],
+                    [[names[c], placed[c]] for c in b] if b else [],
+                ],
+            })
+    else:
+        seats_at = state.layout.seats_at
+        for f in range(NUM_FLAGS):
+            per_seat = []
+            for s in range(n):
+                side = sides[s * NUM_FLAGS + f]
+                per_seat.append([[names[c], placed[c]] for c in side] if side else [])
+            flags.append({
+                "flag": f + 1,
+                "claimed": claimed[f],
+                "fog": fogs[f],
+                "mud": muds[f],
+                "sides": per_seat,
+                "seats": list(seats_at[f]),
+            })
+    mine = hands[seat]
     mine_known = 0  # cards of this hand some opponent knows
-    for o in state.layout.opponents[seat]:
-        mine_known |= known[o] & hands[seat]
+    for o in state.opponents[seat]:
+        mine_known |= known[o] & mine
+    tops = state.tops
+    decks = state.decks
     obs: JSON = {
         "game": GAME_NAME,
         "seat": seat,
@@ -80,21 +102,21 @@ def observe(state: BattleLineState, seat: int) -> JSON:
         "rules_version": RULES_VERSION,
         "decisions": state.ply,
         "flags": flags,
-        "discards": [[names[c] for c in d] for d in state.discards],
-        "decks": {"troops": len(state.decks[0]), "tactics": len(state.decks[1])},
+        "discards": [[names[c] for c in d] if d else [] for d in state.discards],
+        "decks": {"troops": len(decks[0]), "tactics": len(decks[1])},
         "deck_tops": {
-            DECKS[d]: [names[c] if k >> seat & 1 else "?" for c, k in reversed(state.tops[d])]
-            for d in (0, 1)
+            "troops": _top_names(tops[0], seat),
+            "tactics": _top_names(tops[1], seat),
         },
-        "hand": names_of(state.hands[seat]),
-        "hand_sizes": [h.bit_count() for h in state.hands],
+        "hand": _names(mine),
+        "hand_sizes": [h.bit_count() for h in hands],
         "hand_counts": [
-            [(h & ALL_TROOPS).bit_count(), (h & ALL_TACTICS).bit_count()] for h in state.hands
+            [(h & ALL_TROOPS).bit_count(), (h & ALL_TACTICS).bit_count()] for h in hands
         ],
-        "opponent_known": names_of(state.known[seat]),
+        "opponent_known": _names(known[seat]),
         # cards of this hand the opponent knows (it put them back with Scout, then this
         # seat drew them): this seat saw the "?" it drew, so it knows this too
-        "known_by_opponent": names_of(mine_known),
+        "known_by_opponent": _names(mine_known),
         **public_fields(state),
         "claimable": [f + 1 for f in state._claims] if state.phase == P_CLAIM else [],
         "events": [
@@ -103,13 +125,35 @@ def observe(state: BattleLineState, seat: int) -> JSON:
     }
     if n > 2:
         obs["known_in_hands"] = [
-            names_of(known[seat] & hands[s]) if s != seat else [] for s in seats
+            _names(known[seat] & hands[s]) if s != seat else [] for s in range(n)
         ]
-        obs["known_by"] = [names_of(known[o] & hands[seat]) if o != seat else [] for o in seats]
+        obs["known_by"] = [_names(known[o] & mine) if o != seat else [] for o in range(n)]
         obs["deck_tops_by"] = {
-            DECKS[d]: [k.bit_length() - 1 for _, k in reversed(state.tops[d])] for d in (0, 1)
+            DECKS[d]: [k.bit_length() - 1 for _, k in reversed(tops[d])] for d in (0, 1)
         }
     return obs
+
+
+def _names(mask: int) -> list[str]:
+    """The sorted names of the cards in a mask (:func:`names_of`, without a generator)."""
+    if not mask:
+        return []
+    names = CARD_NAMES
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(names[low.bit_length() - 1])
+        mask ^= low
+    out.sort()
+    return out
+
+
+def _top_names(tops: list[list[int]], seat: int) -> list[str]:
+    """The returned cards on a deck, top first: their names where ``seat`` knows them."""
+    if not tops:
+        return []
+    names = CARD_NAMES
+    return [names[c] if k >> seat & 1 else "?" for c, k in reversed(tops)]
 
 
 def sample(obs: JSON, rng: random.Random) -> BattleLineState:

@@ -31,6 +31,8 @@ the third seat at a flag stay empty, and every rule asks the flag for the oppone
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from games.battleline import formations as fm
 from games.battleline.cards import (
     ALL_TACTICS,
@@ -202,6 +204,19 @@ _TROOP_SEGMENTS = tuple(seg for seg in _PLAY_SEGMENTS if seg[0] >= 0)
 
 def _popcount(x: int) -> int:
     return x.bit_count()
+
+
+_OBSERVE: list[Callable[[BattleLineState, int], JSON]] = []
+
+
+def _observe() -> Callable[[BattleLineState, int], JSON]:
+    """:func:`games.battleline.observe.observe`, imported on first use (it imports this
+    module) and kept: a search asks for observations in every rollout."""
+    if not _OBSERVE:
+        from games.battleline.observe import observe
+
+        _OBSERVE.append(observe)
+    return _OBSERVE[0]
 
 
 class BattleLineState:
@@ -1008,9 +1023,7 @@ class BattleLineState:
 
     def observation(self, seat: int) -> JSON:
         """What ``seat`` may know (see :mod:`observe`)."""
-        from games.battleline.observe import observe
-
-        return observe(self, seat)
+        return _observe()(self, seat)
 
     # ------------------------------------------------------------------ readable forms
 

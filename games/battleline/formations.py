@@ -163,8 +163,8 @@ def _top_k_any(avail: int, k: int, max_value: int) -> int:
 class _Shape:
     """What a side's cards allow, independent of availability (memoised per side mask)."""
 
-    __slots__ = ("battalion", "colours", "distinct", "fixed_sum", "per_colour", "phalanx",
-                 "skirmish_runs", "wedge_runs", "wild_key")
+    __slots__ = ("battalion", "colour_shifts", "colours", "distinct", "fixed_sum", "per_colour",
+                 "phalanx", "skirmish_runs", "wedge_masks", "wedge_runs", "wild_key")
 
     def __init__(self, side: int, n: int, max_value: int) -> None:
         troops = side & ALL_TROOPS
@@ -183,6 +183,13 @@ class _Shape:
         self.wedge_runs = tuple(
             (run & ~fixed, total) for run, total in runs if not fixed & ~run
         ) if self.battalion else ()
+        self.colour_shifts = tuple(SHIFTS[c] for c in self.colours)
+        # without wild cards: per wedge run (best first), its rank and the troop masks that
+        # complete it, one per possible colour (complete when all of one mask is available)
+        self.wedge_masks = tuple(
+            (WEDGE * CAT_SHIFT + total, tuple(rest << s for s in self.colour_shifts))
+            for rest, total in self.wedge_runs
+        )
         # phalanx: one value, which every wild card must be able to take
         allowed = WILD_ALLOWED[wild_key]
         if _popcount(values) <= 1:
@@ -228,30 +235,32 @@ def best_rank(
     examined (their ranks are reported as :data:`NO_COMPLETION`), which lets a claim check stop
     early. Returns :data:`NO_COMPLETION` when no completion exists.
     """
-    shape = _shape(side, n, max_value)
+    shape = _SHAPES.get(side | (n << 72) | (max_value << 76))
+    if shape is None:
+        shape = _shape(side, n, max_value)
     if fog:
         return _host(shape, k, avail, max_value)
     wild_key = shape.wild_key
     if shape.wedge_runs and min_cat <= WEDGE:
-        colour_avail = [(avail >> SHIFTS[c]) & VALUE_BITS for c in shape.colours]
         if wild_key:
+            colour_avail = [(avail >> s) & VALUE_BITS for s in shape.colour_shifts]
             for rest, total in shape.wedge_runs:
                 for free in colour_avail:
                     if covers(wild_key, rest, rest & ~free):
                         return WEDGE * CAT_SHIFT + total
         else:
-            for rest, total in shape.wedge_runs:
-                for free in colour_avail:
-                    if not rest & ~free:
-                        return WEDGE * CAT_SHIFT + total
+            for rank, masks in shape.wedge_masks:
+                for need in masks:
+                    if avail & need == need:
+                        return rank
     if shape.phalanx and min_cat <= PHALANX:
         for v in shape.phalanx:
-            if _popcount(avail & COLUMN[v]) >= k:
+            if (avail & COLUMN[v]).bit_count() >= k:
                 return PHALANX * CAT_SHIFT + n * v
     if shape.battalion and min_cat <= BATTALION:
         best = -1
-        for c in shape.colours:
-            top = TOP_K[(avail >> SHIFTS[c]) & VALUE_BITS][k]
+        for s in shape.colour_shifts:
+            top = TOP_K[(avail >> s) & VALUE_BITS][k]
             if top > best:
                 best = top
         if best >= 0:
@@ -283,11 +292,39 @@ def complete_rank(side: int, n: int, fog: bool) -> int:
     key = side | ((n == 4) << 70) | (fog << 71)
     hit = _COMPLETE_CACHE.get(key)
     if hit is None:
-        hit = best_rank(side, 0, 0, n, fog)
+        if side >> 60 or _popcount(side) != n:  # wild cards (or a short side): the search
+            hit = best_rank(side, 0, 0, n, fog)
+        else:
+            hit = _troop_rank(side, n, fog)
         if len(_COMPLETE_CACHE) > _CACHE_LIMIT:
             _COMPLETE_CACHE.clear()
         _COMPLETE_CACHE[key] = hit
     return hit
+
+
+def _troop_rank(side: int, n: int, fog: bool) -> int:
+    """The rank of a complete side of ``n`` troops (no wild card), read off directly: what
+    :func:`best_rank` finds for it, without building (and memoising) its shape."""
+    values = 0
+    colours = 0
+    total = 0
+    for s in SHIFTS:
+        m = (side >> s) & VALUE_BITS
+        if m:
+            colours += 1
+            values |= m
+            total += VALUE_SUM[m]
+    if fog:
+        return total
+    count = _popcount(values)
+    run = count == n and values // (values & -values) == (1 << n) - 1  # n consecutive values
+    if colours == 1:
+        return (WEDGE if run else BATTALION) * CAT_SHIFT + total
+    if count == 1:
+        return PHALANX * CAT_SHIFT + total
+    if run:
+        return SKIRMISH * CAT_SHIFT + total
+    return HOST * CAT_SHIFT + total
 
 
 def can_beat(

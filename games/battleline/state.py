@@ -198,6 +198,7 @@ def _play_segments() -> tuple[tuple[int, int], ...]:
 
 
 _TROOPS_BY_NAME = _troops_by_name()
+_COMPLETE_RANKS = fm._COMPLETE_CACHE
 _PLAY_SEGMENTS = _play_segments()
 _TROOP_SEGMENTS = tuple(seg for seg in _PLAY_SEGMENTS if seg[0] >= 0)
 
@@ -429,22 +430,29 @@ class BattleLineState:
     def claimable(self, seat: int) -> list[int]:
         """Flags (0-based) ``seat`` could claim now."""
         # The same proof as can_claim, inlined: this runs after every play.
+        full = self.full[seat]
+        if not full:
+            return []
         sides = self.sides
         smask = self.smask
         mud = self.mud
         fogs = self.fog
         base = seat * NUM_FLAGS
         their_side = self.opponent_side[seat]
+        ranks = _COMPLETE_RANKS
         out: list[int] = []
         avail = -1
-        full = self.full[seat]
         while full:
             low = full & -full
             full ^= low
             f = low.bit_length() - 1
             n = 4 if mud[f] >= 0 else 3
             fog = fogs[f] >= 0
-            rank = fm.complete_rank(smask[base + f], n, fog)
+            mask = smask[base + f]
+            key = mask | (n == 4) << 70 | fog << 71  # complete_rank's memo, looked up here
+            rank = ranks.get(key)
+            if rank is None:
+                rank = fm.complete_rank(mask, n, fog)
             theirs = their_side[f]
             have = len(sides[theirs])
             if have == n:
@@ -456,7 +464,9 @@ class BattleLineState:
                 continue
             if avail < 0:
                 avail = self.troop_all & ~self.gone
-            if not fm.can_beat(smask[theirs], n - have, avail, n, fog, rank, self.max_value):
+            # can_beat, inlined
+            if fm.best_rank(smask[theirs], n - have, avail, n, fog,
+                            0 if fog else rank // fm.CAT_SHIFT, self.max_value) <= rank:
                 out.append(f)
         return out
 
@@ -466,9 +476,8 @@ class BattleLineState:
         """The actions the player to move may take now, sorted (cached until the next apply)."""
         legal = self._legal
         if legal is None:
-            legal = self._generate()
-            self._legal = legal
-        return list(legal)
+            legal = self._legal = self._generate()
+        return legal.copy()
 
     def _generate(self) -> list[str]:
         """Build the legal action list of the current phase."""
@@ -476,11 +485,15 @@ class BattleLineState:
         if phase == P_PLAY:
             return self._play_actions()
         if phase == P_CLAIM:
-            return [*(_CLAIM_STR[f] for f in self._claims), _DONE]
+            out = [_CLAIM_STR[f] for f in self._claims]
+            out.append(_DONE)
+            return out
+        # the cached list is never changed in place (legal_actions hands out copies), so the
+        # constant lists can be shared
         if phase == P_DRAW:
-            return list(_DRAW_BOTH)
+            return _DRAW_BOTH
         if phase == P_SCOUT_DRAW:
-            return list(_SCOUT_DRAW_BOTH)
+            return _SCOUT_DRAW_BOTH
         if phase == P_SCOUT_RETURN:
             out = [_RETURN_STR[c] for c in iter_bits(self.hands[self.turn])]
             out.sort()
@@ -648,15 +661,44 @@ class BattleLineState:
         # what the others see of this decision: all of it, but the card a Scout puts back
         log.append((me, _RETURN_PUBLIC[card] if kind == SCOUT_RETURN else action, False))
         seen[me] = len(log)
-        if kind == PLAY:
-            self._play_card(me, card, arg)
+        if kind == PLAY:  # _play_card and _place, inlined: half of all decisions are plays
+            bit = 1 << card
+            self.hands[me] ^= bit
+            known = self.known
+            for o in self.opponents[me]:
+                if known[o] & bit:
+                    known[o] ^= bit
+            side = me * NUM_FLAGS + arg
+            cards = (*self.sides[side], card)
+            self.sides[side] = cards
+            self.smask[side] |= bit
+            self.placed[card] = self.ply
+            self.where[card] = side
+            if card < NUM_TROOPS:
+                self.gone |= bit
+            else:
+                self.tactics_played[me] += 1
+                if bit & LEADER_MASK:
+                    self.leader_played[me] = True
+            have = len(cards)
+            cap = 4 if self.mud[arg] >= 0 else 3
+            if have >= cap:
+                flag_bit = 1 << arg
+                self.free[me] &= ~flag_bit
+                if have == cap and self.claimed[arg] < 0:
+                    self.full[me] |= flag_bit
+            self.passes = 0
+            self._after_play()
+        elif kind == DRAW:
+            if self.tops[arg]:
+                self._draw(me, arg)
+            else:
+                self.hands[me] |= 1 << self.decks[arg].pop()
+            self._end_turn()
         elif kind == CLAIM:
             self._claim(me, arg)
         elif kind == DONE:
             self._leave_claims()
-        elif kind == DRAW:
-            self._draw(me, arg)
-            self._end_turn()
         elif kind == PASS:
             self.passes += 1
             self.passed = True
@@ -672,21 +714,6 @@ class BattleLineState:
         self.ply += 1
         if self.phase != P_OVER and self.ply >= MAX_DECISIONS:
             self._finish(GameEnd.MOVE_CAP, -1, f"decision cap of {MAX_DECISIONS} reached: draw")
-
-    def _play_card(self, me: int, card: int, flag: int) -> None:
-        bit = 1 << card
-        self.hands[me] ^= bit
-        known = self.known
-        unknown = ~bit
-        for o in self.opponents[me]:
-            known[o] &= unknown
-        self._place(me, card, flag)
-        if card >= NUM_TROOPS:
-            self.tactics_played[me] += 1
-            if bit & LEADER_MASK:
-                self.leader_played[me] = True
-        self.passes = 0
-        self._after_play()
 
     def _place(self, seat: int, card: int, flag: int) -> None:
         side = seat * NUM_FLAGS + flag
@@ -879,13 +906,24 @@ class BattleLineState:
 
     def _after_play(self) -> None:
         """The card (or pass) is down: standard timing claims now, then the draw."""
-        if not self.advanced:
-            claims = self.claimable(self.turn)
+        me = self.turn
+        if not self.advanced and self.full[me]:  # claims need a complete side
+            claims = self.claimable(me)
             if claims:
                 self._claims = claims
                 self.phase = P_CLAIM
                 return
-        self._to_draw()
+        # _to_draw, inlined
+        if not (self.passed or self.scouted) and self.hands[me].bit_count() < self.hand_size:
+            d0, d1 = self.decks
+            if d0 and d1:
+                self.phase = P_DRAW
+                return
+            if d0 or d1:
+                deck = 0 if d0 else 1
+                self._draw(me, deck)
+                self.log.append((me, _AUTO_DRAW[deck], True))
+        self._end_turn()
 
     def _leave_claims(self) -> None:
         self._claims = []
@@ -908,7 +946,7 @@ class BattleLineState:
         self._end_turn()
 
     def _end_turn(self) -> None:
-        if self.passes >= self.n:
+        if self.passes >= self.n:  # (rare: checked first, the usual case follows)
             if self.n == 2:
                 self._finish(
                     GameEnd.STALEMATE, -1,
@@ -920,7 +958,10 @@ class BattleLineState:
         self.turn = self.next_seat[self.turn]
         self.passed = False
         self.scouted = False
-        self.start_turn()
+        if self.advanced:
+            self.start_turn()
+        else:
+            self.phase = P_PLAY
 
     def start_turn(self) -> None:
         if self.advanced:
@@ -994,8 +1035,7 @@ class BattleLineState:
         new.free = self.free.copy()
         new.full = self.full.copy()
         new._claims = self._claims.copy()
-        legal = self._legal
-        new._legal = None if legal is None else legal.copy()
+        new._legal = self._legal  # never changed in place: shared
         return new
 
     def __getstate__(self) -> JSON:

@@ -3,6 +3,7 @@ against brute-force enumeration on many random positions with wild cards, Mud an
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -215,6 +216,17 @@ def test_complete_ranks_match_brute_force() -> None:
         troops = _clustered(rng, n - len(wilds))
         cards = [*troops, *wilds]
         assert fm.complete_rank(_mask(cards), n, fog) == rank_of(cards, fog), cards
+
+
+def test_complete_troop_sides_read_directly_match_brute_force() -> None:
+    """complete_rank reads a side of troops only (no wild card) off directly, without the
+    search: every 3-troop side, and many 4-troop (Mud) sides, with and without Fog."""
+    rng = random.Random(12)
+    sides = [*itertools.combinations(range(60), 3),
+             *(tuple(rng.sample(range(60), 4)) for _ in range(20_000))]
+    for cards in sides:
+        for fog in (False, True):
+            assert fm._troop_rank(_mask(cards), len(cards), fog) == rank_of(list(cards), fog), cards
 
 
 def test_claim_proof_matches_brute_force_on_10000_positions() -> None:

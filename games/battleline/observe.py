@@ -18,6 +18,7 @@ from games.battleline.cards import (
     FOG,
     MUD,
     iter_bits,
+    shuffle,
 )
 from games.battleline.codec import (
     face_up,
@@ -263,7 +264,6 @@ class _Plan:
     def deal(self, rng: random.Random) -> BattleLineState:
         """A copy of the template with the unseen cards shuffled and dealt."""
         pools = [self.pools[0].copy(), self.pools[1].copy()]
-        shuffle = _shuffle if _FAST_SHUFFLE and type(rng) is random.Random else _rng_shuffle
         shuffle(rng, pools[0])
         shuffle(rng, pools[1])
         state = self.template.clone()
@@ -309,40 +309,3 @@ def _copy(value: object) -> object:
     if kind in (str, int, bool, float) or value is None:
         return value
     return copy.deepcopy(value)
-
-
-def _rng_shuffle(rng: random.Random, cards: list[int]) -> None:
-    rng.shuffle(cards)
-
-
-_BIT_LENGTH = tuple(n.bit_length() for n in range(128))
-
-
-def _shuffle(rng: random.Random, cards: list[int]) -> None:
-    """``rng.shuffle(cards)`` for a plain :class:`random.Random`, inlined: the same draws and
-    the same result (checked against the library at import; see ``_FAST_SHUFFLE``)."""
-    getrandbits = rng.getrandbits
-    bit_length = _BIT_LENGTH
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = bit_length[n] if n < 128 else n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
-def _shuffle_matches_library() -> bool:
-    """Does :func:`_shuffle` draw and permute exactly as this Python's ``Random.shuffle``?"""
-    for seed in range(20):
-        for size in (0, 1, 2, 3, 17, 54, 70, 150):
-            a, b = random.Random(seed), random.Random(seed)
-            x, y = list(range(size)), list(range(size))
-            a.shuffle(x)
-            _shuffle(b, y)
-            if x != y or a.getstate() != b.getstate():
-                return False
-    return True
-
-
-_FAST_SHUFFLE = _shuffle_matches_library()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from games.battleline.cards import NUM_CARDS, NUM_TROOPS, iter_bits
+from games.battleline.cards import NUM_CARDS, NUM_TROOPS, iter_bits, shuffle
 from games.battleline.state import BattleLineState
 
 
@@ -25,9 +25,9 @@ def deal(state: BattleLineState) -> None:
     """Shuffle both decks from the state's seed and deal the opening hands (seat 0 starts)."""
     rng = random.Random(state.seed)
     troops = list(iter_bits(state.troop_all))
-    rng.shuffle(troops)
+    shuffle(rng, troops)
     tactics = list(range(NUM_TROOPS, NUM_CARDS)) if state.tactics_on else []
-    rng.shuffle(tactics)
+    shuffle(rng, tactics)
     state.decks = [troops, tactics]
     for seat in range(state.n):
         for _ in range(state.hand_size):

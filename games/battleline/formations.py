@@ -335,6 +335,114 @@ def can_beat(
     return best_rank(side, k, avail, n, fog, min_cat, max_value) > target
 
 
+# COLUMNS[values]: every troop whose value is in a 10-bit value mask (bit v-1 for value v).
+COLUMNS = tuple(
+    sum(COLUMN[v + 1] for v in range(NUM_VALUES) if m >> v & 1) for m in range(1 << NUM_VALUES)
+)
+
+
+def beat_witness(
+    side: int, k: int, avail: int, n: int, fog: bool, target: int, max_value: int = NUM_VALUES
+) -> int:
+    """:func:`can_beat` with a proof: -1 when this incomplete side cannot be completed to a rank
+    above ``target``, else a *witness*, a mask of available troops with which it still can.
+
+    The witness holds for any later ``avail`` that contains it (the same completion stays
+    possible), so a claim check can remember it and skip the search while it holds: troops
+    only ever leave the available set. It walks exactly as :func:`best_rank` does and takes as
+    witness the available troops that the category found relied on: the missing troops of the
+    wedge's run in its colour, every troop of the phalanx value, every troop of the battalion
+    colour, every troop of the skirmish line's missing values, every troop of the values the
+    host's sum took.
+    """
+    shape = _SHAPES.get(side | (n << 72) | (max_value << 76))
+    if shape is None:
+        shape = _shape(side, n, max_value)
+    if fog:
+        return _host_witness(shape, k, avail, max_value, target)
+    min_cat = target // CAT_SHIFT
+    wild_key = shape.wild_key
+    if shape.wedge_runs and min_cat <= WEDGE:
+        if wild_key:
+            for rest, total in shape.wedge_runs:
+                for s in shape.colour_shifts:
+                    free = (avail >> s) & VALUE_BITS
+                    if covers(wild_key, rest, rest & ~free):
+                        return (rest & free) << s if WEDGE * CAT_SHIFT + total > target else -1
+        else:
+            for rank, masks in shape.wedge_masks:
+                for need in masks:
+                    if avail & need == need:
+                        return need if rank > target else -1
+    if shape.phalanx and min_cat <= PHALANX:
+        for v in shape.phalanx:
+            column = avail & COLUMN[v]
+            if column.bit_count() >= k:
+                return column if PHALANX * CAT_SHIFT + n * v > target else -1
+    if shape.battalion and min_cat <= BATTALION:
+        best = -1
+        witness = 0
+        for s in shape.colour_shifts:
+            free = (avail >> s) & VALUE_BITS
+            top = TOP_K[free][k]
+            if top > best:
+                best = top
+                witness = free << s
+        if best >= 0:
+            return witness if BATTALION * CAT_SHIFT + shape.fixed_sum + best > target else -1
+    if shape.skirmish_runs and min_cat <= SKIRMISH:
+        avail_values = 0
+        for s in SHIFTS:
+            avail_values |= (avail >> s) & VALUE_BITS
+        for rest, total in shape.skirmish_runs:
+            if covers(wild_key, rest, rest & ~avail_values):
+                return avail & COLUMNS[rest] if SKIRMISH * CAT_SHIFT + total > target else -1
+    if min_cat <= HOST:
+        return _host_witness(shape, k, avail, max_value, target)
+    return -1
+
+
+_WITNESSES: dict[int, int] = {}
+
+
+def can_still_beat(
+    side: int, k: int, avail: int, n: int, fog: bool, target: int, max_value: int = NUM_VALUES
+) -> bool:
+    """:func:`can_beat`, remembering each witness found (see :func:`beat_witness`): while the
+    witness for this side and target is still available, the answer is yes without a search.
+    (A witness depends only on its side, slots, Fog and target, so it holds in any game.)"""
+    key = side | (n == 4) << 70 | fog << 71 | target << 72 | max_value << 82
+    witness = _WITNESSES.get(key)
+    if witness is not None and avail & witness == witness:
+        return True
+    witness = beat_witness(side, k, avail, n, fog, target, max_value)
+    if witness < 0:
+        return False
+    if len(_WITNESSES) > _CACHE_LIMIT:
+        _WITNESSES.clear()
+    _WITNESSES[key] = witness
+    return True
+
+
+def _host_witness(shape: _Shape, k: int, avail: int, max_value: int, target: int) -> int:
+    """:func:`_host` with a witness (see :func:`beat_witness`)."""
+    total = shape.fixed_sum
+    witness = 0
+    for v in range(max_value, 0, -1):
+        if not k:
+            break
+        column = avail & COLUMN[v]
+        count = column.bit_count()
+        if count:
+            take = count if count < k else k
+            total += take * v
+            k -= take
+            witness |= column
+    if k or total <= target:
+        return -1
+    return witness
+
+
 def describe(rank: int) -> str:
     """A rank in words, e.g. ``'wedge 27'`` (a Fog rank, a plain sum, reads ``'host 24'``)."""
     if rank < 0:

@@ -464,9 +464,8 @@ class BattleLineState:
                 continue
             if avail < 0:
                 avail = self.troop_all & ~self.gone
-            # can_beat, inlined
-            if fm.best_rank(smask[theirs], n - have, avail, n, fog,
-                            0 if fog else rank // fm.CAT_SHIFT, self.max_value) <= rank:
+            if not fm.can_still_beat(smask[theirs], n - have, avail, n, fog, rank,
+                                     self.max_value):
                 out.append(f)
         return out
 

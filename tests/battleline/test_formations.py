@@ -203,6 +203,12 @@ def _check_cases(count: int, seed: int) -> int:
         target = rng.choice([want, want - 1, rng.randrange(0, 4 * 64 + 40)])
         beat = fm.can_beat(_mask(side), k, _mask(avail), n, fog, target)
         assert beat == (want > target), (side, k, avail, n, fog, target)
+        # the claim check's shortcut: a witness, enough on its own while it stays available
+        witness = fm.beat_witness(_mask(side), k, _mask(avail), n, fog, target)
+        assert (witness >= 0) == beat, (side, k, avail, n, fog, target)
+        if witness >= 0:
+            assert witness & ~_mask(avail) == 0
+            assert fm.can_beat(_mask(side), k, witness, n, fog, target), (side, k, avail, target)
         checked += 1
     return checked
 

@@ -170,6 +170,12 @@ def _play_rows() -> list[list[tuple[str, ...]]]:
 
 
 _PLAY_ROWS = _play_rows()
+# per 9-bit flag mask: its flags in order, and the Fog and Mud actions onto them
+_FLAG_LISTS = tuple(tuple(f for f in range(NUM_FLAGS) if m >> f & 1) for m in range(1 << NUM_FLAGS))
+_FOG_ROWS = tuple(tuple(_FOG_STR[f] for f in flags) for flags in _FLAG_LISTS)
+_MUD_ROWS = tuple(tuple(_MUD_STR[f] for f in flags) for flags in _FLAG_LISTS)
+# tactics that give actions of their own (not a play onto a flag)
+_NON_MORALE = ALL_TACTICS & ~MORALE_MASK
 
 _COLOUR_SHIFT = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
 
@@ -499,10 +505,6 @@ class BattleLineState:
             return out
         return []
 
-    def _free_flags(self, seat: int) -> list[int]:
-        free = self.free[seat]
-        return [f for f in range(NUM_FLAGS) if free >> f & 1]
-
     def _refresh(self, flag: int) -> None:
         """Recompute the free/full bits of the two seats at one flag after it changed."""
         bit = 1 << flag
@@ -565,6 +567,11 @@ class BattleLineState:
                 return play
             play.insert(0, _PASS)
             return play
+        if not tactics & _NON_MORALE:  # only morale tactics: nothing but plays and pass
+            if can_place:
+                return play
+            play.insert(0, _PASS)
+            return play
         before, after = self._tactic_actions(me, tactics)
         if not can_place:
             before.append(_PASS)
@@ -585,10 +592,14 @@ class BattleLineState:
         Fog, Mud and Redeploy stay on the flags of the player's own line; Deserter and Traitor
         take from any opponent at any unclaimed flag."""
         claimed = self.claimed
-        open_flags = [f for f in range(NUM_FLAGS) if claimed[f] < 0]
-        line = self.layout.line_mask[me]
-        my_open = open_flags if self.n == 2 else [f for f in open_flags if line >> f & 1]
-        free = self._free_flags(me)
+        open_mask = 0
+        for f in range(NUM_FLAGS):
+            if claimed[f] < 0:
+                open_mask |= 1 << f
+        open_flags = _FLAG_LISTS[open_mask]
+        my_open_mask = open_mask & self.layout.line_mask[me]
+        my_open = _FLAG_LISTS[my_open_mask]
+        free = _FLAG_LISTS[self.free[me]]
         sides = self.sides
         deserter: list[str] = []
         fog: list[str] = []
@@ -597,9 +608,9 @@ class BattleLineState:
         scout: list[str] = []
         traitor: list[str] = []
         if tactics >> FOG & 1:
-            fog = [_FOG_STR[f] for f in my_open]
+            fog = list(_FOG_ROWS[my_open_mask])
         if tactics >> MUD & 1:
-            mud = [_MUD_STR[f] for f in my_open]
+            mud = list(_MUD_ROWS[my_open_mask])
         if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
             scout = [_SCOUT]
         if tactics >> REDEPLOY & 1:

@@ -1027,8 +1027,10 @@ class BattleLineState:
         new.mud = self.mud.copy()
         new.claimed = self.claimed.copy()
         new.hands = self.hands.copy()
-        new.decks = [self.decks[0].copy(), self.decks[1].copy()]
-        new.tops = [[e.copy() for e in self.tops[0]], [e.copy() for e in self.tops[1]]]
+        d0, d1 = self.decks
+        new.decks = [d0.copy(), d1.copy()]
+        t0, t1 = self.tops
+        new.tops = [[e.copy() for e in t0] if t0 else [], [e.copy() for e in t1] if t1 else []]
         new.known = self.known.copy()
         new.discards = [d.copy() for d in self.discards]
         new.tactics_played = self.tactics_played.copy()

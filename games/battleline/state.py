@@ -493,12 +493,10 @@ class BattleLineState:
             out = [_CLAIM_STR[f] for f in self._claims]
             out.append(_DONE)
             return out
-        # the cached list is never changed in place (legal_actions hands out copies), so the
-        # constant lists can be shared
         if phase == P_DRAW:
-            return _DRAW_BOTH
+            return _DRAW_BOTH.copy()
         if phase == P_SCOUT_DRAW:
-            return _SCOUT_DRAW_BOTH
+            return _SCOUT_DRAW_BOTH.copy()
         if phase == P_SCOUT_RETURN:
             out = [_RETURN_STR[c] for c in iter_bits(self.hands[self.turn])]
             out.sort()
@@ -1047,7 +1045,8 @@ class BattleLineState:
         new.free = self.free.copy()
         new.full = self.full.copy()
         new._claims = self._claims.copy()
-        new._legal = self._legal  # never changed in place: shared
+        legal = self._legal
+        new._legal = None if legal is None else legal.copy()
         return new
 
     def __getstate__(self) -> JSON:

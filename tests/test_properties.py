@@ -1,5 +1,6 @@
 """Property tests (hypothesis): action notation round-trips for every legal action of both
-games, and Battle Line's claim proof agrees with brute-force enumeration on generated sides."""
+games, and Battle Line's claim proof (and its witnesses) agrees with brute-force enumeration on
+generated sides."""
 
 from __future__ import annotations
 
@@ -73,3 +74,19 @@ def test_the_claim_proof_agrees_with_brute_force(
     want = best_completion(side, k, avail, fog)
     assert fm.best_rank(_mask(side), k, _mask(avail), n, fog) == want
     assert fm.can_beat(_mask(side), k, _mask(avail), n, fog, target) == (want > target)
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=sides(), target=st.integers(-1, 4 * 64 + 40))
+def test_a_claim_witness_proves_the_side_can_still_beat(
+        case: tuple[list[int], int, list[int], int, bool], target: int) -> None:
+    """beat_witness answers as can_beat does, and its witness alone (any available set that
+    holds it) still lets the side beat the target: what lets a claim check skip the search."""
+    side, k, avail, n, fog = case
+    witness = fm.beat_witness(_mask(side), k, _mask(avail), n, fog, target)
+    want = best_completion(side, k, avail, fog)
+    assert (witness >= 0) == (want > target)
+    if witness >= 0:
+        assert witness & ~_mask(avail) == 0
+        cards = [c for c in avail if witness >> c & 1]
+        assert best_completion(side, k, cards, fog) > target

@@ -11,6 +11,9 @@ colour, value 1–3) and ``k`` free slots to be filled from the ``avail`` troops
 categories from the strongest down and, inside a category, the sums from the highest down, so the
 first formation that fits is the best one. The tables below (runs, columns, sums of the top k
 values of a colour) are computed once at import; the wild-card matching is memoised.
+A claim check asks :func:`can_still_beat`, which remembers a *witness* per side and target
+(:func:`beat_witness`: troops with which the other side can still win the flag) and skips the
+search while the witness stays available; a complete side of troops alone is ranked directly.
 
 >>> from games.battleline.cards import card_id, mask_of
 >>> side = mask_of(card_id(n) for n in ("companion", "b9", "b10"))
@@ -163,8 +166,8 @@ def _top_k_any(avail: int, k: int, max_value: int) -> int:
 class _Shape:
     """What a side's cards allow, independent of availability (memoised per side mask)."""
 
-    __slots__ = ("battalion", "colours", "distinct", "fixed_sum", "per_colour", "phalanx",
-                 "skirmish_runs", "wedge_runs", "wild_key")
+    __slots__ = ("battalion", "colour_shifts", "colours", "distinct", "fixed_sum", "per_colour",
+                 "phalanx", "skirmish_runs", "wedge_masks", "wedge_runs", "wild_key")
 
     def __init__(self, side: int, n: int, max_value: int) -> None:
         troops = side & ALL_TROOPS
@@ -183,6 +186,13 @@ class _Shape:
         self.wedge_runs = tuple(
             (run & ~fixed, total) for run, total in runs if not fixed & ~run
         ) if self.battalion else ()
+        self.colour_shifts = tuple(SHIFTS[c] for c in self.colours)
+        # without wild cards: per wedge run (best first), its rank and the troop masks that
+        # complete it, one per possible colour (complete when all of one mask is available)
+        self.wedge_masks = tuple(
+            (WEDGE * CAT_SHIFT + total, tuple(rest << s for s in self.colour_shifts))
+            for rest, total in self.wedge_runs
+        )
         # phalanx: one value, which every wild card must be able to take
         allowed = WILD_ALLOWED[wild_key]
         if _popcount(values) <= 1:
@@ -228,30 +238,32 @@ def best_rank(
     examined (their ranks are reported as :data:`NO_COMPLETION`), which lets a claim check stop
     early. Returns :data:`NO_COMPLETION` when no completion exists.
     """
-    shape = _shape(side, n, max_value)
+    shape = _SHAPES.get(side | (n << 72) | (max_value << 76))
+    if shape is None:
+        shape = _shape(side, n, max_value)
     if fog:
         return _host(shape, k, avail, max_value)
     wild_key = shape.wild_key
     if shape.wedge_runs and min_cat <= WEDGE:
-        colour_avail = [(avail >> SHIFTS[c]) & VALUE_BITS for c in shape.colours]
         if wild_key:
+            colour_avail = [(avail >> s) & VALUE_BITS for s in shape.colour_shifts]
             for rest, total in shape.wedge_runs:
                 for free in colour_avail:
                     if covers(wild_key, rest, rest & ~free):
                         return WEDGE * CAT_SHIFT + total
         else:
-            for rest, total in shape.wedge_runs:
-                for free in colour_avail:
-                    if not rest & ~free:
-                        return WEDGE * CAT_SHIFT + total
+            for rank, masks in shape.wedge_masks:
+                for need in masks:
+                    if avail & need == need:
+                        return rank
     if shape.phalanx and min_cat <= PHALANX:
         for v in shape.phalanx:
-            if _popcount(avail & COLUMN[v]) >= k:
+            if (avail & COLUMN[v]).bit_count() >= k:
                 return PHALANX * CAT_SHIFT + n * v
     if shape.battalion and min_cat <= BATTALION:
         best = -1
-        for c in shape.colours:
-            top = TOP_K[(avail >> SHIFTS[c]) & VALUE_BITS][k]
+        for s in shape.colour_shifts:
+            top = TOP_K[(avail >> s) & VALUE_BITS][k]
             if top > best:
                 best = top
         if best >= 0:
@@ -283,11 +295,39 @@ def complete_rank(side: int, n: int, fog: bool) -> int:
     key = side | ((n == 4) << 70) | (fog << 71)
     hit = _COMPLETE_CACHE.get(key)
     if hit is None:
-        hit = best_rank(side, 0, 0, n, fog)
+        if side >> 60 or _popcount(side) != n:  # wild cards (or a short side): the search
+            hit = best_rank(side, 0, 0, n, fog)
+        else:
+            hit = _troop_rank(side, n, fog)
         if len(_COMPLETE_CACHE) > _CACHE_LIMIT:
             _COMPLETE_CACHE.clear()
         _COMPLETE_CACHE[key] = hit
     return hit
+
+
+def _troop_rank(side: int, n: int, fog: bool) -> int:
+    """The rank of a complete side of ``n`` troops (no wild card), read off directly: what
+    :func:`best_rank` finds for it, without building (and memoising) its shape."""
+    values = 0
+    colours = 0
+    total = 0
+    for s in SHIFTS:
+        m = (side >> s) & VALUE_BITS
+        if m:
+            colours += 1
+            values |= m
+            total += VALUE_SUM[m]
+    if fog:
+        return total
+    count = _popcount(values)
+    run = count == n and values // (values & -values) == (1 << n) - 1  # n consecutive values
+    if colours == 1:
+        return (WEDGE if run else BATTALION) * CAT_SHIFT + total
+    if count == 1:
+        return PHALANX * CAT_SHIFT + total
+    if run:
+        return SKIRMISH * CAT_SHIFT + total
+    return HOST * CAT_SHIFT + total
 
 
 def can_beat(
@@ -296,6 +336,114 @@ def can_beat(
     """Could this incomplete side still be completed to a rank strictly above ``target``?"""
     min_cat = HOST if fog else target // CAT_SHIFT
     return best_rank(side, k, avail, n, fog, min_cat, max_value) > target
+
+
+# COLUMNS[values]: every troop whose value is in a 10-bit value mask (bit v-1 for value v).
+COLUMNS = tuple(
+    sum(COLUMN[v + 1] for v in range(NUM_VALUES) if m >> v & 1) for m in range(1 << NUM_VALUES)
+)
+
+
+def beat_witness(
+    side: int, k: int, avail: int, n: int, fog: bool, target: int, max_value: int = NUM_VALUES
+) -> int:
+    """:func:`can_beat` with a proof: -1 when this incomplete side cannot be completed to a rank
+    above ``target``, else a *witness*, a mask of available troops with which it still can.
+
+    The witness holds for any later ``avail`` that contains it (the same completion stays
+    possible), so a claim check can remember it and skip the search while it holds: troops
+    only ever leave the available set. It walks exactly as :func:`best_rank` does and takes as
+    witness the available troops that the category found relied on: the missing troops of the
+    wedge's run in its colour, every troop of the phalanx value, every troop of the battalion
+    colour, every troop of the skirmish line's missing values, every troop of the values the
+    host's sum took.
+    """
+    shape = _SHAPES.get(side | (n << 72) | (max_value << 76))
+    if shape is None:
+        shape = _shape(side, n, max_value)
+    if fog:
+        return _host_witness(shape, k, avail, max_value, target)
+    min_cat = target // CAT_SHIFT
+    wild_key = shape.wild_key
+    if shape.wedge_runs and min_cat <= WEDGE:
+        if wild_key:
+            for rest, total in shape.wedge_runs:
+                for s in shape.colour_shifts:
+                    free = (avail >> s) & VALUE_BITS
+                    if covers(wild_key, rest, rest & ~free):
+                        return (rest & free) << s if WEDGE * CAT_SHIFT + total > target else -1
+        else:
+            for rank, masks in shape.wedge_masks:
+                for need in masks:
+                    if avail & need == need:
+                        return need if rank > target else -1
+    if shape.phalanx and min_cat <= PHALANX:
+        for v in shape.phalanx:
+            column = avail & COLUMN[v]
+            if column.bit_count() >= k:
+                return column if PHALANX * CAT_SHIFT + n * v > target else -1
+    if shape.battalion and min_cat <= BATTALION:
+        best = -1
+        witness = 0
+        for s in shape.colour_shifts:
+            free = (avail >> s) & VALUE_BITS
+            top = TOP_K[free][k]
+            if top > best:
+                best = top
+                witness = free << s
+        if best >= 0:
+            return witness if BATTALION * CAT_SHIFT + shape.fixed_sum + best > target else -1
+    if shape.skirmish_runs and min_cat <= SKIRMISH:
+        avail_values = 0
+        for s in SHIFTS:
+            avail_values |= (avail >> s) & VALUE_BITS
+        for rest, total in shape.skirmish_runs:
+            if covers(wild_key, rest, rest & ~avail_values):
+                return avail & COLUMNS[rest] if SKIRMISH * CAT_SHIFT + total > target else -1
+    if min_cat <= HOST:
+        return _host_witness(shape, k, avail, max_value, target)
+    return -1
+
+
+_WITNESSES: dict[int, int] = {}
+
+
+def can_still_beat(
+    side: int, k: int, avail: int, n: int, fog: bool, target: int, max_value: int = NUM_VALUES
+) -> bool:
+    """:func:`can_beat`, remembering each witness found (see :func:`beat_witness`): while the
+    witness for this side and target is still available, the answer is yes without a search.
+    (A witness depends only on its side, slots, Fog and target, so it holds in any game.)"""
+    key = side | (n == 4) << 70 | fog << 71 | target << 72 | max_value << 82
+    witness = _WITNESSES.get(key)
+    if witness is not None and avail & witness == witness:
+        return True
+    witness = beat_witness(side, k, avail, n, fog, target, max_value)
+    if witness < 0:
+        return False
+    if len(_WITNESSES) > _CACHE_LIMIT:
+        _WITNESSES.clear()
+    _WITNESSES[key] = witness
+    return True
+
+
+def _host_witness(shape: _Shape, k: int, avail: int, max_value: int, target: int) -> int:
+    """:func:`_host` with a witness (see :func:`beat_witness`)."""
+    total = shape.fixed_sum
+    witness = 0
+    for v in range(max_value, 0, -1):
+        if not k:
+            break
+        column = avail & COLUMN[v]
+        count = column.bit_count()
+        if count:
+            take = count if count < k else k
+            total += take * v
+            k -= take
+            witness |= column
+    if k or total <= target:
+        return -1
+    return witness
 
 
 def describe(rank: int) -> str:

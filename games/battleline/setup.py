@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from games.battleline.cards import NUM_CARDS, NUM_TROOPS, iter_bits
+from games.battleline.cards import NUM_CARDS, NUM_TROOPS, iter_bits, shuffle
 from games.battleline.state import BattleLineState
 
 
@@ -21,13 +21,24 @@ def new_state(seed: int, variant: dict[str, str]) -> BattleLineState:
     return state
 
 
+_TROOP_IDS: dict[int, tuple[int, ...]] = {}
+
+
+def _troop_ids(troop_all: int) -> tuple[int, ...]:
+    """The troop ids of a deck mask, lowest first (built once per rules choice)."""
+    ids = _TROOP_IDS.get(troop_all)
+    if ids is None:
+        ids = _TROOP_IDS[troop_all] = tuple(iter_bits(troop_all))
+    return ids
+
+
 def deal(state: BattleLineState) -> None:
     """Shuffle both decks from the state's seed and deal the opening hands (seat 0 starts)."""
     rng = random.Random(state.seed)
-    troops = list(iter_bits(state.troop_all))
-    rng.shuffle(troops)
+    troops = list(_troop_ids(state.troop_all))
+    shuffle(rng, troops)
     tactics = list(range(NUM_TROOPS, NUM_CARDS)) if state.tactics_on else []
-    rng.shuffle(tactics)
+    shuffle(rng, tactics)
     state.decks = [troops, tactics]
     for seat in range(state.n):
         for _ in range(state.hand_size):

@@ -31,6 +31,8 @@ the third seat at a flag stay empty, and every rule asks the flag for the oppone
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from games.battleline import formations as fm
 from games.battleline.cards import (
     ALL_TACTICS,
@@ -168,6 +170,12 @@ def _play_rows() -> list[list[tuple[str, ...]]]:
 
 
 _PLAY_ROWS = _play_rows()
+# per 9-bit flag mask: its flags in order, and the Fog and Mud actions onto them
+_FLAG_LISTS = tuple(tuple(f for f in range(NUM_FLAGS) if m >> f & 1) for m in range(1 << NUM_FLAGS))
+_FOG_ROWS = tuple(tuple(_FOG_STR[f] for f in flags) for flags in _FLAG_LISTS)
+_MUD_ROWS = tuple(tuple(_MUD_STR[f] for f in flags) for flags in _FLAG_LISTS)
+# tactics that give actions of their own (not a play onto a flag)
+_NON_MORALE = ALL_TACTICS & ~MORALE_MASK
 
 _COLOUR_SHIFT = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
 
@@ -196,12 +204,26 @@ def _play_segments() -> tuple[tuple[int, int], ...]:
 
 
 _TROOPS_BY_NAME = _troops_by_name()
+_COMPLETE_RANKS = fm._COMPLETE_CACHE
 _PLAY_SEGMENTS = _play_segments()
 _TROOP_SEGMENTS = tuple(seg for seg in _PLAY_SEGMENTS if seg[0] >= 0)
 
 
 def _popcount(x: int) -> int:
     return x.bit_count()
+
+
+_OBSERVE: list[Callable[[BattleLineState, int], JSON]] = []
+
+
+def _observe() -> Callable[[BattleLineState, int], JSON]:
+    """:func:`games.battleline.observe.observe`, imported on first use (it imports this
+    module) and kept: a search asks for observations in every rollout."""
+    if not _OBSERVE:
+        from games.battleline.observe import observe
+
+        _OBSERVE.append(observe)
+    return _OBSERVE[0]
 
 
 class BattleLineState:
@@ -414,22 +436,29 @@ class BattleLineState:
     def claimable(self, seat: int) -> list[int]:
         """Flags (0-based) ``seat`` could claim now."""
         # The same proof as can_claim, inlined: this runs after every play.
+        full = self.full[seat]
+        if not full:
+            return []
         sides = self.sides
         smask = self.smask
         mud = self.mud
         fogs = self.fog
         base = seat * NUM_FLAGS
         their_side = self.opponent_side[seat]
+        ranks = _COMPLETE_RANKS
         out: list[int] = []
         avail = -1
-        full = self.full[seat]
         while full:
             low = full & -full
             full ^= low
             f = low.bit_length() - 1
             n = 4 if mud[f] >= 0 else 3
             fog = fogs[f] >= 0
-            rank = fm.complete_rank(smask[base + f], n, fog)
+            mask = smask[base + f]
+            key = mask | (n == 4) << 70 | fog << 71  # complete_rank's memo, looked up here
+            rank = ranks.get(key)
+            if rank is None:
+                rank = fm.complete_rank(mask, n, fog)
             theirs = their_side[f]
             have = len(sides[theirs])
             if have == n:
@@ -441,7 +470,8 @@ class BattleLineState:
                 continue
             if avail < 0:
                 avail = self.troop_all & ~self.gone
-            if not fm.can_beat(smask[theirs], n - have, avail, n, fog, rank, self.max_value):
+            if not fm.can_still_beat(smask[theirs], n - have, avail, n, fog, rank,
+                                     self.max_value):
                 out.append(f)
         return out
 
@@ -451,9 +481,8 @@ class BattleLineState:
         """The actions the player to move may take now, sorted (cached until the next apply)."""
         legal = self._legal
         if legal is None:
-            legal = self._generate()
-            self._legal = legal
-        return list(legal)
+            legal = self._legal = self._generate()
+        return legal.copy()
 
     def _generate(self) -> list[str]:
         """Build the legal action list of the current phase."""
@@ -461,20 +490,18 @@ class BattleLineState:
         if phase == P_PLAY:
             return self._play_actions()
         if phase == P_CLAIM:
-            return [*(_CLAIM_STR[f] for f in self._claims), _DONE]
+            out = [_CLAIM_STR[f] for f in self._claims]
+            out.append(_DONE)
+            return out
         if phase == P_DRAW:
-            return list(_DRAW_BOTH)
+            return _DRAW_BOTH.copy()
         if phase == P_SCOUT_DRAW:
-            return list(_SCOUT_DRAW_BOTH)
+            return _SCOUT_DRAW_BOTH.copy()
         if phase == P_SCOUT_RETURN:
             out = [_RETURN_STR[c] for c in iter_bits(self.hands[self.turn])]
             out.sort()
             return out
         return []
-
-    def _free_flags(self, seat: int) -> list[int]:
-        free = self.free[seat]
-        return [f for f in range(NUM_FLAGS) if free >> f & 1]
 
     def _refresh(self, flag: int) -> None:
         """Recompute the free/full bits of the two seats at one flag after it changed."""
@@ -538,6 +565,11 @@ class BattleLineState:
                 return play
             play.insert(0, _PASS)
             return play
+        if not tactics & _NON_MORALE:  # only morale tactics: nothing but plays and pass
+            if can_place:
+                return play
+            play.insert(0, _PASS)
+            return play
         before, after = self._tactic_actions(me, tactics)
         if not can_place:
             before.append(_PASS)
@@ -558,10 +590,14 @@ class BattleLineState:
         Fog, Mud and Redeploy stay on the flags of the player's own line; Deserter and Traitor
         take from any opponent at any unclaimed flag."""
         claimed = self.claimed
-        open_flags = [f for f in range(NUM_FLAGS) if claimed[f] < 0]
-        line = self.layout.line_mask[me]
-        my_open = open_flags if self.n == 2 else [f for f in open_flags if line >> f & 1]
-        free = self._free_flags(me)
+        open_mask = 0
+        for f in range(NUM_FLAGS):
+            if claimed[f] < 0:
+                open_mask |= 1 << f
+        open_flags = _FLAG_LISTS[open_mask]
+        my_open_mask = open_mask & self.layout.line_mask[me]
+        my_open = _FLAG_LISTS[my_open_mask]
+        free = _FLAG_LISTS[self.free[me]]
         sides = self.sides
         deserter: list[str] = []
         fog: list[str] = []
@@ -570,9 +606,9 @@ class BattleLineState:
         scout: list[str] = []
         traitor: list[str] = []
         if tactics >> FOG & 1:
-            fog = [_FOG_STR[f] for f in my_open]
+            fog = list(_FOG_ROWS[my_open_mask])
         if tactics >> MUD & 1:
-            mud = [_MUD_STR[f] for f in my_open]
+            mud = list(_MUD_ROWS[my_open_mask])
         if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
             scout = [_SCOUT]
         if tactics >> REDEPLOY & 1:
@@ -633,15 +669,44 @@ class BattleLineState:
         # what the others see of this decision: all of it, but the card a Scout puts back
         log.append((me, _RETURN_PUBLIC[card] if kind == SCOUT_RETURN else action, False))
         seen[me] = len(log)
-        if kind == PLAY:
-            self._play_card(me, card, arg)
+        if kind == PLAY:  # _play_card and _place, inlined: half of all decisions are plays
+            bit = 1 << card
+            self.hands[me] ^= bit
+            known = self.known
+            for o in self.opponents[me]:
+                if known[o] & bit:
+                    known[o] ^= bit
+            side = me * NUM_FLAGS + arg
+            cards = (*self.sides[side], card)
+            self.sides[side] = cards
+            self.smask[side] |= bit
+            self.placed[card] = self.ply
+            self.where[card] = side
+            if card < NUM_TROOPS:
+                self.gone |= bit
+            else:
+                self.tactics_played[me] += 1
+                if bit & LEADER_MASK:
+                    self.leader_played[me] = True
+            have = len(cards)
+            cap = 4 if self.mud[arg] >= 0 else 3
+            if have >= cap:
+                flag_bit = 1 << arg
+                self.free[me] &= ~flag_bit
+                if have == cap and self.claimed[arg] < 0:
+                    self.full[me] |= flag_bit
+            self.passes = 0
+            self._after_play()
+        elif kind == DRAW:
+            if self.tops[arg]:
+                self._draw(me, arg)
+            else:
+                self.hands[me] |= 1 << self.decks[arg].pop()
+            self._end_turn()
         elif kind == CLAIM:
             self._claim(me, arg)
         elif kind == DONE:
             self._leave_claims()
-        elif kind == DRAW:
-            self._draw(me, arg)
-            self._end_turn()
         elif kind == PASS:
             self.passes += 1
             self.passed = True
@@ -657,21 +722,6 @@ class BattleLineState:
         self.ply += 1
         if self.phase != P_OVER and self.ply >= MAX_DECISIONS:
             self._finish(GameEnd.MOVE_CAP, -1, f"decision cap of {MAX_DECISIONS} reached: draw")
-
-    def _play_card(self, me: int, card: int, flag: int) -> None:
-        bit = 1 << card
-        self.hands[me] ^= bit
-        known = self.known
-        unknown = ~bit
-        for o in self.opponents[me]:
-            known[o] &= unknown
-        self._place(me, card, flag)
-        if card >= NUM_TROOPS:
-            self.tactics_played[me] += 1
-            if bit & LEADER_MASK:
-                self.leader_played[me] = True
-        self.passes = 0
-        self._after_play()
 
     def _place(self, seat: int, card: int, flag: int) -> None:
         side = seat * NUM_FLAGS + flag
@@ -864,13 +914,24 @@ class BattleLineState:
 
     def _after_play(self) -> None:
         """The card (or pass) is down: standard timing claims now, then the draw."""
-        if not self.advanced:
-            claims = self.claimable(self.turn)
+        me = self.turn
+        if not self.advanced and self.full[me]:  # claims need a complete side
+            claims = self.claimable(me)
             if claims:
                 self._claims = claims
                 self.phase = P_CLAIM
                 return
-        self._to_draw()
+        # _to_draw, inlined
+        if not (self.passed or self.scouted) and self.hands[me].bit_count() < self.hand_size:
+            d0, d1 = self.decks
+            if d0 and d1:
+                self.phase = P_DRAW
+                return
+            if d0 or d1:
+                deck = 0 if d0 else 1
+                self._draw(me, deck)
+                self.log.append((me, _AUTO_DRAW[deck], True))
+        self._end_turn()
 
     def _leave_claims(self) -> None:
         self._claims = []
@@ -893,7 +954,7 @@ class BattleLineState:
         self._end_turn()
 
     def _end_turn(self) -> None:
-        if self.passes >= self.n:
+        if self.passes >= self.n:  # (rare: checked first, the usual case follows)
             if self.n == 2:
                 self._finish(
                     GameEnd.STALEMATE, -1,
@@ -905,7 +966,10 @@ class BattleLineState:
         self.turn = self.next_seat[self.turn]
         self.passed = False
         self.scouted = False
-        self.start_turn()
+        if self.advanced:
+            self.start_turn()
+        else:
+            self.phase = P_PLAY
 
     def start_turn(self) -> None:
         if self.advanced:
@@ -961,8 +1025,10 @@ class BattleLineState:
         new.mud = self.mud.copy()
         new.claimed = self.claimed.copy()
         new.hands = self.hands.copy()
-        new.decks = [self.decks[0].copy(), self.decks[1].copy()]
-        new.tops = [[e.copy() for e in self.tops[0]], [e.copy() for e in self.tops[1]]]
+        d0, d1 = self.decks
+        new.decks = [d0.copy(), d1.copy()]
+        t0, t1 = self.tops
+        new.tops = [[e.copy() for e in t0] if t0 else [], [e.copy() for e in t1] if t1 else []]
         new.known = self.known.copy()
         new.discards = [d.copy() for d in self.discards]
         new.tactics_played = self.tactics_played.copy()
@@ -1008,9 +1074,7 @@ class BattleLineState:
 
     def observation(self, seat: int) -> JSON:
         """What ``seat`` may know (see :mod:`observe`)."""
-        from games.battleline.observe import observe
-
-        return observe(self, seat)
+        return _observe()(self, seat)
 
     # ------------------------------------------------------------------ readable forms
 

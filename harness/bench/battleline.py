@@ -1,7 +1,10 @@
-"""Battle Line engine speed: random playouts per second, decisions per second, claim checks.
+"""Battle Line engine speed: random playouts per second, decisions per second, claim checks,
+and the calls a search bot makes on every iteration (``sample_state``, ``clone``,
+``observation``).
 
 The playout policy picks uniformly among ``legal_actions()`` but always claims a flag when it
-can (as a real player would); everything goes through the public protocol.
+can (as a real player would); everything goes through the public protocol. (Search iterations
+per second are in the ``mcts`` section.)
 """
 
 from __future__ import annotations
@@ -76,6 +79,54 @@ def _claim_check_times(samples: int) -> tuple[list[float], list[float]]:
     return every, proofs
 
 
+def _search_positions(count: int) -> list[BattleLineState]:
+    """Positions of random standard games, from the opening to the late game."""
+    game = registry.get("battleline")
+    out: list[BattleLineState] = []
+    for seed in range(count):
+        state = game.new_game(seed)
+        assert isinstance(state, BattleLineState)
+        rng = random.Random(seed)
+        target = 5 + (seed * 7) % 60
+        while not state.is_terminal() and len(state.history) < target:
+            state.apply(rng.choice(state.legal_actions()))
+        if not state.is_terminal():
+            out.append(state)
+    return out
+
+
+def _search_calls(quick: bool) -> None:
+    """Calls per second of what a search does per iteration, on one core."""
+    game = registry.get("battleline")
+    states = _search_positions(10 if quick else 40)
+    observations = [s.observation(s.current_player) for s in states]
+    reps = 20 if quick else 200
+    rng = random.Random(0)
+    t0 = time.perf_counter()
+    for observation in observations:
+        for _ in range(reps):
+            game.sample_state(observation, rng)
+    figure("sample_state, repeated observation", reps * len(states) / (time.perf_counter() - t0),
+           "samples/s", "what a search does: many samples of one observation")
+    t0 = time.perf_counter()
+    for _ in range(reps // 10):
+        for observation in observations:
+            game.sample_state(observation, rng)
+    figure("sample_state, each observation once",
+           reps // 10 * len(states) / (time.perf_counter() - t0), "samples/s",
+           "alternating observations: every call reads its observation afresh")
+    t0 = time.perf_counter()
+    for state in states:
+        for _ in range(reps):
+            state.clone()
+    figure("clone", reps * len(states) / (time.perf_counter() - t0), "calls/s")
+    t0 = time.perf_counter()
+    for state in states:
+        for _ in range(reps):
+            state.observation(state.current_player)
+    figure("observation", reps * len(states) / (time.perf_counter() - t0), "calls/s")
+
+
 def run(quick: bool) -> None:
     """Print the Battle Line figures (quick: fewer games)."""
     games = 100 if quick else 1000
@@ -95,3 +146,4 @@ def run(quick: bool) -> None:
            f"{len(proofs)} full proofs over every completion")
     figure("claim check vs incomplete side, 95th percentile",
            statistics.quantiles(proofs, n=20)[18] * 1e6, "µs")
+    _search_calls(quick)

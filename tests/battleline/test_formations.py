@@ -3,6 +3,7 @@ against brute-force enumeration on many random positions with wild cards, Mud an
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -202,6 +203,12 @@ def _check_cases(count: int, seed: int) -> int:
         target = rng.choice([want, want - 1, rng.randrange(0, 4 * 64 + 40)])
         beat = fm.can_beat(_mask(side), k, _mask(avail), n, fog, target)
         assert beat == (want > target), (side, k, avail, n, fog, target)
+        # the claim check's shortcut: a witness, enough on its own while it stays available
+        witness = fm.beat_witness(_mask(side), k, _mask(avail), n, fog, target)
+        assert (witness >= 0) == beat, (side, k, avail, n, fog, target)
+        if witness >= 0:
+            assert witness & ~_mask(avail) == 0
+            assert fm.can_beat(_mask(side), k, witness, n, fog, target), (side, k, avail, target)
         checked += 1
     return checked
 
@@ -215,6 +222,18 @@ def test_complete_ranks_match_brute_force() -> None:
         troops = _clustered(rng, n - len(wilds))
         cards = [*troops, *wilds]
         assert fm.complete_rank(_mask(cards), n, fog) == rank_of(cards, fog), cards
+
+
+def test_complete_troop_sides_read_directly_match_brute_force() -> None:
+    """complete_rank reads a side of troops only (no wild card) off directly, without the
+    search: every 3-troop side, and many 4-troop (Mud) sides, with and without Fog."""
+    rng = random.Random(12)
+    sides = [*itertools.combinations(range(60), 3),
+             *(tuple(rng.sample(range(60), 4)) for _ in range(20_000))]
+    for side in sides:
+        cards = list(side)
+        for fog in (False, True):
+            assert fm._troop_rank(_mask(cards), len(cards), fog) == rank_of(cards, fog), cards
 
 
 def test_claim_proof_matches_brute_force_on_10000_positions() -> None:

@@ -55,11 +55,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.greedy import chooser_for, ranker_for
-from agents.greedy_battleline import Board
 from agents.greedy_warchest import best_action as warchest_best
 from agents.greedy_warchest import evaluate as warchest_score
 from games import registry
-from games.battleline.formations import CAT_SHIFT
+from games.battleline.formations import CAT_SHIFT, best_rank
+from games.battleline.state import BattleLineState
 from games.protocol import State
 from games.warchest.state import WarChestState
 
@@ -333,10 +333,11 @@ def parse_options(text: str) -> dict[str, Any]:
 
 
 def _battleline_policy(state: State, legal: list[str], rng: random.Random) -> str:
-    """Claim whenever a claim is on offer (claims only help), else a uniformly random action."""
-    for action in legal:
-        if action.startswith("claim"):
-            return action
+    """Claim whenever a claim is on offer (claims only help), else a uniformly random action.
+    Claims are offered alone, in the claim phase, so the first action tells."""
+    first = legal[0]
+    if first.startswith("claim"):
+        return first
     return rng.choice(legal)
 
 
@@ -344,26 +345,37 @@ _TACTIC_VALUE = 0.25  # of a flag
 
 
 def _battleline_evaluate(state: State) -> list[float]:
-    """Flags won, and at open flags the best formation each side can still reach, for any
+    """Flags won, and at open flags the best formation each side can still reach with any troop
+    not yet face up (what every seat can see: the same judgement for every world), for any
     number of seats: each seat's tally against the mean of the others'."""
-    observation = state.observation(0)
-    board = Board(observation)
-    players = len(observation["hand_sizes"])
+    assert isinstance(state, BattleLineState)
+    avail = state.troop_all & ~state.gone
+    smask, sides, claimed, mud, fog = state.smask, state.sides, state.claimed, state.mud, state.fog
+    players = state.n
     tally = [0.0] * players
-    for flag, shown in enumerate(observation["flags"]):
-        if shown["claimed"] >= 0:
-            tally[shown["claimed"]] += 1.0
+    for flag, (a, b) in enumerate(state.layout.seats_at):
+        owner = claimed[flag]
+        if owner >= 0:
+            tally[owner] += 1.0
             continue
-        a, b = shown.get("seats", (0, 1))
-        mine = board.prospect(flag, board.sides[a][flag], board.counts[a][flag], board.avail)
-        theirs = board.prospect(flag, board.sides[b][flag], board.counts[b][flag], board.avail)
+        n = 4 if mud[flag] >= 0 else 3
+        foggy = fog[flag] >= 0
+        mine = _prospect(smask[a * 9 + flag], len(sides[a * 9 + flag]), avail, n, foggy)
+        theirs = _prospect(smask[b * 9 + flag], len(sides[b * 9 + flag]), avail, n, foggy)
         edge = 0.25 * math.tanh((mine - theirs) / CAT_SHIFT)
         tally[a] += edge
         tally[b] -= edge
-    for seat, spent in enumerate(observation["tactics_played"]):
+    for seat, spent in enumerate(state.tactics_played):
         tally[seat] -= _TACTIC_VALUE * spent  # a tactic kept is worth something
     total = sum(tally)
     return [math.tanh((t - (total - t) / (players - 1)) / 3.0) for t in tally]
+
+
+def _prospect(side: int, count: int, avail: int, n: int, foggy: bool) -> float:
+    """The best rank a side of ``count`` cards can still reach (-1 if it is over-full)."""
+    if count > n:
+        return -1.0
+    return float(best_rank(side, n - count, avail, n, foggy))
 
 
 def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:

@@ -8,6 +8,7 @@ so they are deterministic and independent of the machine's speed.
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -244,3 +245,26 @@ def test_top_one_plays_the_heuristics_choice() -> None:
         if len(legal) > 1:
             assert answer == ranked(state.observation(seat), list(legal), random.Random(ply))[0]
         state.apply(answer)
+
+
+@pytest.mark.parametrize("variant", [{}, {"rules": "schotten-totten"}, {"players": "3"}])
+def test_the_battle_line_evaluation_judges_only_what_every_seat_sees(
+        variant: dict[str, str]) -> None:
+    """It reads the world directly (no observation is built), yet scores only public facts:
+    every world sampled from any seat's observation of a position gets the position's own
+    score, and the seats' scores are those of a zero-sum game for two players."""
+    game = registry.get("battleline")
+    rng = random.Random(5)
+    checked = 0
+    for seed in range(6):
+        state = game.new_game(seed, **variant)
+        while not state.is_terminal():
+            score = mcts._battleline_evaluate(state)
+            for seat in range(state.num_players):
+                world = game.sample_state(state.observation(seat), rng)
+                assert mcts._battleline_evaluate(world) == score
+            if state.num_players == 2:
+                assert score[0] == pytest.approx(-score[1])
+            checked += 1
+            state.apply(rng.choice(state.legal_actions()))
+    assert checked > 100

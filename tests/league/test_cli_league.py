@@ -167,9 +167,13 @@ def test_a_worker_killed_mid_league_loses_and_repeats_nothing(tmp_path: Path) ->
     assert set(terminations) <= {"normal", "stalemate"}  # the lost game was re-run
 
 
+LEAGUE_GAMES = 600  # 200 a pair: enough that a signal sent after a few batches finds games left
+
+
 def _start(out: Path, *extra: str) -> subprocess.Popen[str]:
     cmd = [sys.executable, "-c", "from harness.cli.app import main; main()"]
-    args = ["league", "bl", "greedy", "g2=greedy", "r=random", "--games", "40", "--out", str(out),
+    args = ["league", "bl", "greedy", "g2=greedy", "r=random", "--games", str(LEAGUE_GAMES // 3),
+            "--out", str(out),
             "--workers", "2", "--batch-size", "4", *extra]
     return subprocess.Popen([*cmd, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT)
@@ -190,7 +194,7 @@ def test_killed_or_interrupted_leagues_resume_to_every_game_once(tmp_path: Path)
     proc.kill()  # SIGKILL of the league process itself; its workers die with it
     proc.wait(10)
     stored = len(game_ids(out))
-    assert 0 < stored < 120
+    assert 0 < stored < LEAGUE_GAMES
 
     proc = _start(out)
     _wait_for_batches(out, len(store.batch_files(out / "games")) + 2, proc)
@@ -202,7 +206,7 @@ def test_killed_or_interrupted_leagues_resume_to_every_game_once(tmp_path: Path)
     code, text = tourney("league", "--resume", "--out", out, "--workers", "2", "-q")
     assert code == 0, text
     ids = game_ids(out)
-    assert len(ids) == len(set(ids)) == 120
+    assert len(ids) == len(set(ids)) == LEAGUE_GAMES
 
 
 def test_gauntlet_resume_from_elsewhere_and_a_changed_bot(

@@ -921,17 +921,7 @@ class BattleLineState:
                 self._claims = claims
                 self.phase = P_CLAIM
                 return
-        # _to_draw, inlined
-        if not (self.passed or self.scouted) and self.hands[me].bit_count() < self.hand_size:
-            d0, d1 = self.decks
-            if d0 and d1:
-                self.phase = P_DRAW
-                return
-            if d0 or d1:
-                deck = 0 if d0 else 1
-                self._draw(me, deck)
-                self.log.append((me, _AUTO_DRAW[deck], True))
-        self._end_turn()
+        self._to_draw()
 
     def _leave_claims(self) -> None:
         self._claims = []

@@ -24,8 +24,6 @@ WIN = 1_000_000.0
 #: each hex's distance to the nearest location the team does not hold (None: it holds all).
 _MARKERS: dict[tuple[int, int, tuple[int, ...]], tuple[int, list[int] | None]] = {}
 _MARKERS_CAP = 100_000  # entries kept before the cache starts afresh (bounds its memory)
-#: Per board and set of target locations: each hex's distance to the nearest target.
-_NEAREST: dict[tuple[int, tuple[int, ...]], list[int]] = {}
 
 
 def _markers(s: WarChestState, team: int, key: tuple[int, int, tuple[int, ...]]
@@ -42,13 +40,8 @@ def _markers(s: WarChestState, team: int, key: tuple[int, int, tuple[int, ...]]
             targets.append(h)
             if k >= 0:
                 theirs += 1
-    near = None
-    if targets:
-        where = (b.players, tuple(targets))
-        near = _NEAREST.get(where)
-        if near is None:
-            dist = b.dist
-            near = _NEAREST[where] = [min(dist[h][x] for x in targets) for h in range(b.size)]
+    dist = b.dist
+    near = [min(dist[h][x] for x in targets) for h in range(b.size)] if targets else None
     if len(_MARKERS) >= _MARKERS_CAP:
         _MARKERS.clear()
     found = _MARKERS[key] = (mine - theirs, near)

@@ -669,39 +669,10 @@ class BattleLineState:
         # what the others see of this decision: all of it, but the card a Scout puts back
         log.append((me, _RETURN_PUBLIC[card] if kind == SCOUT_RETURN else action, False))
         seen[me] = len(log)
-        if kind == PLAY:  # _play_card and _place, inlined: half of all decisions are plays
-            bit = 1 << card
-            self.hands[me] ^= bit
-            known = self.known
-            for o in self.opponents[me]:
-                if known[o] & bit:
-                    known[o] ^= bit
-            side = me * NUM_FLAGS + arg
-            cards = (*self.sides[side], card)
-            self.sides[side] = cards
-            self.smask[side] |= bit
-            self.placed[card] = self.ply
-            self.where[card] = side
-            if card < NUM_TROOPS:
-                self.gone |= bit
-            else:
-                self.tactics_played[me] += 1
-                if bit & LEADER_MASK:
-                    self.leader_played[me] = True
-            have = len(cards)
-            cap = 4 if self.mud[arg] >= 0 else 3
-            if have >= cap:
-                flag_bit = 1 << arg
-                self.free[me] &= ~flag_bit
-                if have == cap and self.claimed[arg] < 0:
-                    self.full[me] |= flag_bit
-            self.passes = 0
-            self._after_play()
+        if kind == PLAY:
+            self._play_card(me, card, arg)
         elif kind == DRAW:
-            if self.tops[arg]:
-                self._draw(me, arg)
-            else:
-                self.hands[me] |= 1 << self.decks[arg].pop()
+            self._draw(me, arg)
             self._end_turn()
         elif kind == CLAIM:
             self._claim(me, arg)
@@ -722,6 +693,21 @@ class BattleLineState:
         self.ply += 1
         if self.phase != P_OVER and self.ply >= MAX_DECISIONS:
             self._finish(GameEnd.MOVE_CAP, -1, f"decision cap of {MAX_DECISIONS} reached: draw")
+
+    def _play_card(self, me: int, card: int, flag: int) -> None:
+        bit = 1 << card
+        self.hands[me] ^= bit
+        known = self.known
+        unknown = ~bit
+        for o in self.opponents[me]:
+            known[o] &= unknown
+        self._place(me, card, flag)
+        if card >= NUM_TROOPS:
+            self.tactics_played[me] += 1
+            if bit & LEADER_MASK:
+                self.leader_played[me] = True
+        self.passes = 0
+        self._after_play()
 
     def _place(self, seat: int, card: int, flag: int) -> None:
         side = seat * NUM_FLAGS + flag

@@ -10,30 +10,43 @@ broken at random. Uses only the public games package.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from games import registry
+from games.warchest.board import Board
 from games.warchest.state import WarChestState
 from games.warchest.units import ROYAL
 
 WIN = 1_000_000.0
 
 
-#: Per board, team and control markers on the locations: the markers term's difference and
-#: each hex's distance to the nearest location the team does not hold (None: it holds all).
-_MARKERS: dict[tuple[int, int, tuple[int, ...]], tuple[int, list[int] | None]] = {}
+#: Per board, team and control markers on the locations: the markers term's difference, and per
+#: hex what a unit standing there adds to its value beyond its coins, for a unit of ``team``
+#: and for one of the other team (see :func:`_markers`).
+_Found = tuple[int, list[int], list[int]]
+_MARKERS: dict[tuple[int, int, tuple[int, ...]], _Found] = {}
 _MARKERS_CAP = 100_000  # entries kept before the cache starts afresh (bounds its memory)
+#: Per board: the control markers on its locations, read in one call (the cache key).
+_AT_LOCATIONS: dict[Board, Callable[[list[int]], tuple[int, ...]]] = {}
 
 
-def _markers(s: WarChestState, team: int, key: tuple[int, int, tuple[int, ...]]
-             ) -> tuple[int, list[int] | None]:
-    """Markers placed by ``team`` less the other team's, and the distance table to its
-    targets (the locations it does not control), for the control markers in ``key``."""
+def _markers(s: WarChestState, team: int, key: tuple[int, int, tuple[int, ...]]) -> _Found:
+    """Markers placed by ``team`` less the other team's, and per hex the bonus of a unit of
+    ``team`` and of a unit of the other team there, for the control markers in ``key``.
+
+    A unit on a location its team does not control is one control action away from a marker
+    (+25); else a unit of ``team`` loses 3 per step to the nearest location ``team`` does not
+    control (its targets; nothing if it controls them all).
+    """
     b = s.board
     mine = theirs = 0
     targets = []
+    ctrl = [-1] * b.size
     for h, k in zip(b.locations, key[2], strict=True):
+        ctrl[h] = k
         if k == team:
             mine += 1
         else:
@@ -42,44 +55,48 @@ def _markers(s: WarChestState, team: int, key: tuple[int, int, tuple[int, ...]]
                 theirs += 1
     dist = b.dist
     near = [min(dist[h][x] for x in targets) for h in range(b.size)] if targets else None
+    is_location = b.is_location
+    own = [25 if is_location[h] and ctrl[h] != team else -3 * near[h] if near is not None else 0
+           for h in range(b.size)]
+    other = [25 if is_location[h] and ctrl[h] != 1 - team else 0 for h in range(b.size)]
     if len(_MARKERS) >= _MARKERS_CAP:
         _MARKERS.clear()
-    found = _MARKERS[key] = (mine - theirs, near)
+    found = _MARKERS[key] = (mine - theirs, own, other)
     return found
 
 
 def evaluate(s: WarChestState, team: int) -> float:
-    """Score of a position for ``team`` (higher is better)."""
+    """Score of a position for ``team`` (higher is better).
+
+    Every term is a whole number, so the sum is kept in ints and is exact.
+    """
     if s.winner >= 0:
         return WIN if s.winner == team else -WIN
     b = s.board
-    ctrl = s.ctrl
-    key = (b.players, team, tuple(map(ctrl.__getitem__, b.locations)))
+    at_locations = _AT_LOCATIONS.get(b)
+    if at_locations is None:
+        at_locations = _AT_LOCATIONS[b] = itemgetter(*b.locations)
+    key = (b.players, team, at_locations(s.ctrl))
     found = _MARKERS.get(key)
     if found is None:
         found = _markers(s, team, key)
-    markers, near = found
-    score = 100.0 * markers
-    is_location = b.is_location
+    markers, own, other = found
+    score = 100 * markers
     cell_owner, cell_h = s.cell_owner, s.cell_h
-    # the occupied hexes are those of non-zero height (an empty hex has height 0)
+    # a unit is worth 12 and 5 per coin, plus its hex's bonus; the occupied hexes are those of
+    # non-zero height (an empty hex has height 0)
     for h in compress(range(len(cell_h)), cell_h):
-        side = cell_owner[h] % 2
-        value = 12.0 + 5.0 * cell_h[h]
-        if is_location[h] and ctrl[h] != side:
-            value += 25.0  # one control action away from a marker
-        elif near is not None and side == team:
-            value -= 3.0 * near[h]
-        if side == team:
-            score += value
+        if cell_owner[h] % 2 == team:
+            score += 12 + 5 * cell_h[h] + own[h]
         else:
-            score -= value
+            score -= 12 + 5 * cell_h[h] + other[h]
+    # coins owned outside the supply, the Royal Coin in the bag or hand not counted
     for seat in range(s.n):
         bag, hand = s.bag[seat], s.hand[seat]
         owned = sum(bag) + sum(hand) + sum(s.faceup[seat]) + sum(
             s.facedown[seat]) - (1 if bag[ROYAL] + hand[ROYAL] else 0)
-        score += (2.0 if seat % 2 == team else -2.0) * owned
-    return score
+        score += 2 * owned if seat % 2 == team else -2 * owned
+    return float(score)
 
 
 def choose(observation: dict[str, Any], legal_actions: list[str], rng: random.Random) -> str:

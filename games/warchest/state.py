@@ -61,8 +61,9 @@ _NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
 _UNIT_TACTIC = tuple(None if u.royal_tactic or u.army_tactic else u.options for u in UNITS)
 #: Per unit type, the tactic that acts with every unit of the type (Footman), or None.
 _ARMY_TACTIC = tuple(u.options if u.army_tactic else None for u in UNITS)
-#: Per unit type, the tactic the Royal Coin pays (Royal Guard), or None.
-_ROYAL_OPTIONS = tuple(u.options if u.royal_tactic else None for u in UNITS)
+#: The unit types whose tactic the Royal Coin pays (Royal Guard), each with that tactic.
+_ROYAL_OPTIONS = tuple((t, u.options) for t, u in enumerate(UNITS)
+                       if u.royal_tactic and u.options is not None)
 _MAX_UNITS = tuple(u.max_units for u in UNITS)
 _DEPLOY_NEXT_TO_FRIEND = tuple(u.deploy_next_to_friend for u in UNITS)
 _TEAM_NAME = ("A", "B")
@@ -131,6 +132,17 @@ def _trim(log: list[tuple[int, str]], seen: list[int]) -> None:
         del log[:cut]
         for s in range(len(seen)):
             seen[s] -= cut
+
+
+def _take(bag: list[int], r: int) -> int:
+    """Take coin number ``r`` (from 0) of ``bag`` out of it, the coins laid out in coin order;
+    return its type."""
+    for c in compress(_COINS, bag):  # a bag holds few kinds of coin: skip the others
+        r -= bag[c]
+        if r < 0:
+            bag[c] -= 1
+            return c
+    raise AssertionError("bag count out of sync")
 
 
 class WarChestState:
@@ -244,12 +256,7 @@ class WarChestState:
             x ^= (x << 25) & MASK64
             x ^= x >> 27
             r = ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * total) >> 32
-            c = 0
-            r -= bag[0]
-            while r >= 0:  # an IndexError here: the bag count is out of sync
-                c += 1
-                r -= bag[c]
-            bag[c] -= 1
+            c = _take(bag, r)
             hand[c] += 1
             total -= 1
         self.rng = x
@@ -273,12 +280,7 @@ class WarChestState:
         x ^= x >> 27
         self.rng = x
         r = ((((x * 0x2545F4914F6CDD1D) & MASK64) >> 32) * total) >> 32
-        for c, k in enumerate(bag):
-            r -= k
-            if r < 0:
-                bag[c] -= 1
-                return c
-        raise AssertionError("bag count out of sync")
+        return _take(bag, r)
 
     # ------------------------------------------------------------------ protocol: status
 
@@ -440,9 +442,8 @@ class WarChestState:
         cu = self.cell_unit
         if c == ROYAL:
             names = b.name
-            for t in self.cards[seat]:
-                options = _ROYAL_OPTIONS[t]
-                if options is not None and t in cu:
+            for t, options in _ROYAL_OPTIONS:
+                if t in self.cards[seat] and t in cu:
                     for h in self.units_of(seat, t):
                         for args in options(self, seat, h):
                             tail = " ".join(names[a] for a in args)
@@ -835,17 +836,17 @@ class WarChestState:
         new.board = self.board
         new.rg_original = self.rg_original
         copy = list.copy
-        new.cards = list(map(copy, self.cards))
+        new.cards = [*map(copy, self.cards)]
         new.cell_unit = self.cell_unit[:]
         new.cell_owner = self.cell_owner[:]
         new.cell_h = self.cell_h[:]
         new.ctrl = self.ctrl[:]
-        new.bag = list(map(copy, self.bag))
-        new.hand = list(map(copy, self.hand))
-        new.faceup = list(map(copy, self.faceup))
-        new.facedown = list(map(copy, self.facedown))
-        new.supply = list(map(copy, self.supply))
-        new.box = list(map(copy, self.box))
+        new.bag = [*map(copy, self.bag)]
+        new.hand = [*map(copy, self.hand)]
+        new.faceup = [*map(copy, self.faceup)]
+        new.facedown = [*map(copy, self.facedown)]
+        new.supply = [*map(copy, self.supply)]
+        new.box = [*map(copy, self.box)]
         new.initiative = self.initiative
         new.init_changed = self.init_changed
         new.turn = self.turn

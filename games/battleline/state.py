@@ -31,6 +31,7 @@ the third seat at a flag stay empty, and every rule asks the flag for the oppone
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 
 from games.battleline import formations as fm
@@ -157,19 +158,25 @@ def _trim(log: list[tuple[int, str, bool]], seen: list[int]) -> None:
             seen[s] -= cut
 
 
-def _play_rows() -> list[list[tuple[str, ...]]]:
-    """_PLAY_ROWS[card][free-flag mask]: the ``play`` strings of a card onto those flags."""
-    rows = []
-    for c in range(NUM_CARDS):
-        names = _PLAY_STR[c]
-        rows.append([
-            tuple(names[f] for f in range(NUM_FLAGS) if m >> f & 1) if names[0] else ()
-            for m in range(1 << NUM_FLAGS)
-        ])
-    return rows
+def _listed(legal: list[str], action: str) -> bool:
+    """Is ``action`` in a legal action list? The lists come sorted (and unique), so a binary
+    search answers: a long play list (Traitor and Redeploy add dozens) is not scanned."""
+    i = bisect_left(legal, action)
+    return i < len(legal) and legal[i] == action
 
 
-_PLAY_ROWS = _play_rows()
+def _card_rows(names: list[list[str]]) -> list[list[tuple[str, ...]]]:
+    """rows[card][flag mask]: a card's actions onto those flags (``names[card][flag]``, empty
+    for a card that has none), in flag order."""
+    return [
+        [tuple(row[f] for f in range(NUM_FLAGS) if m >> f & 1) if row[0] else ()
+         for m in range(1 << NUM_FLAGS)]
+        for row in names
+    ]
+
+
+_PLAY_ROWS = _card_rows(_PLAY_STR)
+_TRAITOR_ROWS = _card_rows(_TRAITOR_STR)
 # per 9-bit flag mask: its flags in order, and the Fog and Mud actions onto them
 _FLAG_LISTS = tuple(tuple(f for f in range(NUM_FLAGS) if m >> f & 1) for m in range(1 << NUM_FLAGS))
 _FOG_ROWS = tuple(tuple(_FOG_STR[f] for f in flags) for flags in _FLAG_LISTS)
@@ -178,6 +185,16 @@ _MUD_ROWS = tuple(tuple(_MUD_STR[f] for f in flags) for flags in _FLAG_LISTS)
 _NON_MORALE = ALL_TACTICS & ~MORALE_MASK
 
 _COLOUR_SHIFT = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
+_OPEN_MASKS: dict[tuple[int, ...], int] = {}
+
+
+def _open_mask(claimed: list[int]) -> int:
+    """The mask of the unclaimed flags (remembered per claim pattern: at most 4 ** 9)."""
+    key = tuple(claimed)
+    mask = _OPEN_MASKS.get(key)
+    if mask is None:
+        mask = _OPEN_MASKS[key] = sum(1 << f for f in range(NUM_FLAGS) if claimed[f] < 0)
+    return mask
 
 
 def _troops_by_name() -> list[list[tuple[int, ...]]]:
@@ -206,7 +223,35 @@ def _play_segments() -> tuple[tuple[int, int], ...]:
 _TROOPS_BY_NAME = _troops_by_name()
 _COMPLETE_RANKS = fm._COMPLETE_CACHE
 _PLAY_SEGMENTS = _play_segments()
-_TROOP_SEGMENTS = tuple(seg for seg in _PLAY_SEGMENTS if seg[0] >= 0)
+_MORALE_NAMES = tuple(card for colour, card in _PLAY_SEGMENTS if colour < 0)
+
+RowTable = tuple[tuple[int, tuple[tuple[list[tuple[str, ...]], ...], ...]], ...]
+
+
+def _name_ordered(rows: list[list[tuple[str, ...]]]) -> RowTable:
+    """Per colour in name order: (its shift, and per value mask the rows of those troops in
+    name order): what :func:`_troop_actions` walks."""
+    return tuple(
+        (_COLOUR_SHIFT[colour],
+         tuple(tuple(rows[c] for c in cards) for cards in _TROOPS_BY_NAME[colour]))
+        for colour, _ in _PLAY_SEGMENTS if colour >= 0
+    )
+
+
+_PLAY_TABLE = _name_ordered(_PLAY_ROWS)
+_TRAITOR_TABLE = _name_ordered(_TRAITOR_ROWS)
+
+
+def _troop_actions(troops: int, table: RowTable, flags: int) -> list[str]:
+    """The actions of some troops onto some flags, in sorted order: the rows of ``table``
+    (``_PLAY_TABLE`` or ``_TRAITOR_TABLE``) at the flag mask ``flags``, troops in name order."""
+    out: list[str] = []
+    for shift, by_values in table:
+        values = troops >> shift & VALUE_BITS
+        if values:
+            for row in by_values[values]:
+                out += row[flags]
+    return out
 
 
 def _popcount(x: int) -> int:
@@ -543,23 +588,19 @@ class BattleLineState:
                 if played[o] < mine:
                     use_tactics = False
                     break
-        placeable = troops if free else 0
-        if use_tactics and free:
-            morale = tactics & MORALE_MASK
-            if self.leader_played[me]:
-                morale &= ~LEADER_MASK
-            placeable |= morale
-        play: list[str] = []
-        if placeable:
-            rows = _PLAY_ROWS
-            for colour, card in _PLAY_SEGMENTS if placeable & ALL_TACTICS else _TROOP_SEGMENTS:
-                if colour >= 0:
-                    m = (placeable >> _COLOUR_SHIFT[colour]) & VALUE_BITS
-                    if m:
-                        for c in _TROOPS_BY_NAME[colour][m]:
-                            play += rows[c][free]
-                elif placeable >> card & 1:
-                    play += rows[card][free]
+        if not free:
+            play = []
+        else:
+            play = _troop_actions(troops, _PLAY_TABLE, free)
+            morale = tactics & MORALE_MASK if use_tactics else 0
+            if morale:  # each morale card's block goes where its name sorts among the troops
+                if self.leader_played[me]:
+                    morale &= ~LEADER_MASK
+                for card in _MORALE_NAMES:
+                    if morale >> card & 1:
+                        block = _PLAY_ROWS[card][free]
+                        at = bisect_left(play, block[0])
+                        play[at:at] = block
         if not use_tactics:
             if can_place:
                 return play
@@ -589,57 +630,48 @@ class BattleLineState:
 
         Fog, Mud and Redeploy stay on the flags of the player's own line; Deserter and Traitor
         take from any opponent at any unclaimed flag."""
-        claimed = self.claimed
-        open_mask = 0
-        for f in range(NUM_FLAGS):
-            if claimed[f] < 0:
-                open_mask |= 1 << f
+        open_mask = _open_mask(self.claimed)
         open_flags = _FLAG_LISTS[open_mask]
         my_open_mask = open_mask & self.layout.line_mask[me]
-        my_open = _FLAG_LISTS[my_open_mask]
-        free = _FLAG_LISTS[self.free[me]]
+        free_mask = self.free[me]
         sides = self.sides
-        deserter: list[str] = []
-        fog: list[str] = []
-        mud: list[str] = []
-        redeploy: list[str] = []
-        scout: list[str] = []
-        traitor: list[str] = []
-        if tactics >> FOG & 1:
-            fog = list(_FOG_ROWS[my_open_mask])
-        if tactics >> MUD & 1:
-            mud = list(_MUD_ROWS[my_open_mask])
-        if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
-            scout = [_SCOUT]
-        if tactics >> REDEPLOY & 1:
-            base = me * NUM_FLAGS
-            for f in my_open:
-                for card in sides[base + f]:
-                    redeploy.append(_REDEPLOY_DISCARD_STR[card])
-                    row = _REDEPLOY_STR[card]
-                    redeploy += [row[g] for g in free if g != f]
-            redeploy.sort()
         opponents = self.opponents[me]
+        before: list[str] = []
+        after: list[str] = []
         if tactics >> DESERTER & 1:
             for opp in opponents:
                 base = opp * NUM_FLAGS
                 for f in open_flags:
-                    deserter += [_DESERTER_STR[card] for card in sides[base + f]]
+                    before += [_DESERTER_STR[card] for card in sides[base + f]]
                     if self.fog[f] == opp:
-                        deserter.append(_DESERTER_STR[FOG])
+                        before.append(_DESERTER_STR[FOG])
                     if self.mud[f] == opp:
-                        deserter.append(_DESERTER_STR[MUD])
-            deserter.sort()
-        if tactics >> TRAITOR & 1:
+                        before.append(_DESERTER_STR[MUD])
+            before.sort()
+        if tactics >> FOG & 1:
+            before += _FOG_ROWS[my_open_mask]
+        if tactics >> MUD & 1:
+            before += _MUD_ROWS[my_open_mask]
+        if tactics >> REDEPLOY & 1:
+            free = _FLAG_LISTS[free_mask]
+            base = me * NUM_FLAGS
+            for f in _FLAG_LISTS[my_open_mask]:
+                for card in sides[base + f]:
+                    after.append(_REDEPLOY_DISCARD_STR[card])
+                    row = _REDEPLOY_STR[card]
+                    after += [row[g] for g in free if g != f]
+            after.sort()
+        if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
+            after.append(_SCOUT)
+        if tactics >> TRAITOR & 1 and free_mask:
+            smask = self.smask
+            taken = 0  # the cards on the opponents' sides of unclaimed flags
             for opp in opponents:
                 base = opp * NUM_FLAGS
                 for f in open_flags:
-                    for card in sides[base + f]:
-                        if card < NUM_TROOPS:
-                            row = _TRAITOR_STR[card]
-                            traitor += [row[g] for g in free]
-            traitor.sort()
-        return deserter + fog + mud, redeploy + scout + traitor
+                    taken |= smask[base + f]
+            after += _troop_actions(taken & ALL_TROOPS, _TRAITOR_TABLE, free_mask)
+        return before, after
 
     # ------------------------------------------------------------------ applying actions
 
@@ -653,9 +685,9 @@ class BattleLineState:
         if legal is None:
             legal = self._generate()
             self._legal = legal
-        if action not in legal:
+        if not _listed(legal, action):
             text = ACTION_STRINGS[parsed]
-            if text not in legal:
+            if not _listed(legal, text):
                 raise IllegalAction(f"{action!r} is not legal now: {self._why_illegal(parsed)}")
             action = text
         self._legal = None

@@ -146,6 +146,11 @@ _SCOUT = ACTION_STRINGS[(SCOUT_A, SCOUT, -1)]
 _RETURN_PUBLIC = [f"scout-return {DECKS[0 if c < NUM_TROOPS else 1]}" for c in range(NUM_CARDS)]
 _AUTO_DRAW = (ACTION_STRINGS[(DRAW, -1, 0)], ACTION_STRINGS[(DRAW, -1, 1)])
 _AUTO_SCOUT_DRAW = (ACTION_STRINGS[(SCOUT_DRAW, -1, 0)], ACTION_STRINGS[(SCOUT_DRAW, -1, 1)])
+# A claim verdict, remembered per side between claim checks (see claimable): not known, or
+# known for as long as nothing at the flag changes: claimable, or lost (the facing side is
+# complete and wins); a verdict >= 0 is a witness (see formations.still_beats): not claimable
+# while those troops stay available.
+_UNKNOWN, _CLAIMABLE, _LOST = -1, -2, -3
 _LOG_KEEP = 24  # trim the public log (of what every seat has seen) beyond this many events
 
 
@@ -221,7 +226,6 @@ def _play_segments() -> tuple[tuple[int, int], ...]:
 
 
 _TROOPS_BY_NAME = _troops_by_name()
-_COMPLETE_RANKS = fm._COMPLETE_CACHE
 _PLAY_SEGMENTS = _play_segments()
 _MORALE_NAMES = tuple(card for colour, card in _PLAY_SEGMENTS if colour < 0)
 
@@ -254,10 +258,6 @@ def _troop_actions(troops: int, table: RowTable, flags: int) -> list[str]:
     return out
 
 
-def _popcount(x: int) -> int:
-    return x.bit_count()
-
-
 _OBSERVE: list[Callable[[BattleLineState, int], JSON]] = []
 
 
@@ -277,6 +277,7 @@ class BattleLineState:
     __slots__ = (
         "_claims",
         "_legal",
+        "_verdicts",
         "advanced",
         "claimed",
         "decks",
@@ -380,6 +381,7 @@ class BattleLineState:
         self.full = [0] * n  # per seat: unclaimed flags where that side is complete
         self._claims: list[int] = []
         self._legal: list[str] | None = None
+        self._verdicts = [_UNKNOWN] * (n * NUM_FLAGS)  # per side: see claimable
 
     # ------------------------------------------------------------------ protocol basics
 
@@ -479,46 +481,47 @@ class BattleLineState:
         )
 
     def claimable(self, seat: int) -> list[int]:
-        """Flags (0-based) ``seat`` could claim now."""
-        # The same proof as can_claim, inlined: this runs after every play.
+        """Flags (0-based) ``seat`` could claim now.
+
+        This runs after every play, so each side's verdict is remembered until its flag changes
+        (a card placed or lifted, Fog, Mud, a claim): a won or lost flag stays so, and a flag
+        the other side can still win stays unclaimable while its witness troops are available
+        (available troops only ever leave)."""
         full = self.full[seat]
         if not full:
             return []
-        sides = self.sides
-        smask = self.smask
-        mud = self.mud
-        fogs = self.fog
+        verdicts = self._verdicts
         base = seat * NUM_FLAGS
-        their_side = self.opponent_side[seat]
-        ranks = _COMPLETE_RANKS
+        avail = self.troop_all & ~self.gone
         out: list[int] = []
-        avail = -1
         while full:
             low = full & -full
             full ^= low
             f = low.bit_length() - 1
-            n = 4 if mud[f] >= 0 else 3
-            fog = fogs[f] >= 0
-            mask = smask[base + f]
-            key = mask | (n == 4) << 70 | fog << 71  # complete_rank's memo, looked up here
-            rank = ranks.get(key)
-            if rank is None:
-                rank = fm.complete_rank(mask, n, fog)
-            theirs = their_side[f]
-            have = len(sides[theirs])
-            if have == n:
-                other = fm.complete_rank(smask[theirs], n, fog)
-                if rank > other or (
-                    rank == other and self.moment(base + f) < self.moment(theirs)
-                ):
-                    out.append(f)
-                continue
-            if avail < 0:
-                avail = self.troop_all & ~self.gone
-            if not fm.can_still_beat(smask[theirs], n - have, avail, n, fog, rank,
-                                     self.max_value):
+            verdict = verdicts[base + f]
+            if verdict == _UNKNOWN or (verdict >= 0 and avail & verdict != verdict):
+                verdict = verdicts[base + f] = self._verdict(seat, f, avail)
+            if verdict == _CLAIMABLE:
                 out.append(f)
         return out
+
+    def _verdict(self, seat: int, flag: int, avail: int) -> int:
+        """The claim proof for ``seat``'s complete side at an unclaimed ``flag`` (troops
+        ``avail`` still to come), as a verdict: _CLAIMABLE, _LOST or a witness."""
+        mine = seat * NUM_FLAGS + flag
+        theirs = self.opponent_side[seat][flag]
+        n = 4 if self.mud[flag] >= 0 else 3
+        fog = self.fog[flag] >= 0
+        smask = self.smask
+        rank = fm.complete_rank(smask[mine], n, fog)
+        have = len(self.sides[theirs])
+        if have == n:
+            other = fm.complete_rank(smask[theirs], n, fog)
+            if rank > other or (rank == other and self.moment(mine) < self.moment(theirs)):
+                return _CLAIMABLE
+            return _LOST
+        witness = fm.still_beats(smask[theirs], n - have, avail, n, fog, rank, self.max_value)
+        return _CLAIMABLE if witness < 0 else witness
 
     # ------------------------------------------------------------------ legal actions
 
@@ -549,12 +552,15 @@ class BattleLineState:
         return []
 
     def _refresh(self, flag: int) -> None:
-        """Recompute the free/full bits of the two seats at one flag after it changed."""
+        """Recompute the free/full bits of the two seats at one flag after it changed (and
+        forget their claim verdicts there)."""
         bit = 1 << flag
         keep = ~bit
         free = self.free
         full = self.full
         seats = self.layout.seats_at[flag]
+        for seat in seats:
+            self._verdicts[seat * NUM_FLAGS + flag] = _UNKNOWN
         if self.claimed[flag] >= 0:
             for seat in seats:
                 free[seat] &= keep
@@ -743,14 +749,19 @@ class BattleLineState:
 
     def _place(self, seat: int, card: int, flag: int) -> None:
         side = seat * NUM_FLAGS + flag
-        self.sides[side] = (*self.sides[side], card)
+        sides = self.sides
+        sides[side] = cards = (*sides[side], card)
         self.smask[side] |= 1 << card
         self.placed[card] = self.ply
         self.where[card] = side
+        verdicts = self._verdicts  # both claim verdicts at this flag depend on this side
+        verdicts[side] = verdicts[self.opponent_side[seat][flag]] = _UNKNOWN
         if card < NUM_TROOPS:
             self.gone |= 1 << card
         # only this seat's side grew: update its free/complete bits at this flag
-        have = len(self.sides[side])
+        have = len(cards)
+        if have < 3:  # below any capacity (3, or 4 with Mud)
+            return
         cap = 4 if self.mud[flag] >= 0 else 3
         if have >= cap:
             bit = 1 << flag
@@ -779,6 +790,7 @@ class BattleLineState:
         if kind == FOG_A:
             self.fog[arg] = me
             self.placed[FOG] = self.ply
+            self._refresh(arg)
         elif kind == MUD_A:
             self.mud[arg] = me
             self.placed[MUD] = self.ply
@@ -821,6 +833,7 @@ class BattleLineState:
             self.fog[flag] = -1
             self.placed[FOG] = -1
             self.discards[victim].append(FOG)
+            self._refresh(flag)
             return
         if card == MUD:
             flag = self.mud.index(victim)
@@ -910,7 +923,7 @@ class BattleLineState:
             self.log.append((me, _AUTO_SCOUT_DRAW[deck], True))
             self.scout_draws -= 1
         self.scout_draws = 0
-        self.scout_returns = max(0, _popcount(self.hands[me]) - self.hand_size)
+        self.scout_returns = max(0, self.hands[me].bit_count() - self.hand_size)
         if self.scout_returns:
             self.phase = P_SCOUT_RETURN
         else:
@@ -950,7 +963,7 @@ class BattleLineState:
 
     def _to_draw(self) -> None:
         me = self.turn
-        if not (self.passed or self.scouted) and _popcount(self.hands[me]) < self.hand_size:
+        if not (self.passed or self.scouted) and self.hands[me].bit_count() < self.hand_size:
             d0, d1 = self.decks
             if d0 and d1:
                 self.phase = P_DRAW
@@ -1053,6 +1066,7 @@ class BattleLineState:
         new.free = self.free.copy()
         new.full = self.full.copy()
         new._claims = self._claims.copy()
+        new._verdicts = self._verdicts.copy()
         legal = self._legal
         new._legal = None if legal is None else legal.copy()
         return new

@@ -11,9 +11,9 @@ colour, value 1–3) and ``k`` free slots to be filled from the ``avail`` troops
 categories from the strongest down and, inside a category, the sums from the highest down, so the
 first formation that fits is the best one. The tables below (runs, columns, sums of the top k
 values of a colour) are computed once at import; the wild-card matching is memoised.
-A claim check asks :func:`still_beats`, which remembers a *witness* per side and target (:func:`beat_witness`: troops with which the other side can still win the
-flag) and skips the search while the witness stays available; a complete side of troops alone is
-ranked directly.
+A claim check asks :func:`still_beats`, which remembers a *witness* per side and target
+(:func:`beat_witness`: troops with which the other side can still win the flag) and skips the
+search while the witness stays available; a complete side of troops alone is ranked directly.
 
 >>> from games.battleline.cards import card_id, mask_of
 >>> side = mask_of(card_id(n) for n in ("companion", "b9", "b10"))

@@ -182,6 +182,7 @@ def _card_rows(names: list[list[str]]) -> list[list[tuple[str, ...]]]:
 
 _PLAY_ROWS = _card_rows(_PLAY_STR)
 _TRAITOR_ROWS = _card_rows(_TRAITOR_STR)
+_REDEPLOY_ROWS = _card_rows(_REDEPLOY_STR)
 # per 9-bit flag mask: its flags in order, and the Fog and Mud actions onto them
 _FLAG_LISTS = tuple(tuple(f for f in range(NUM_FLAGS) if m >> f & 1) for m in range(1 << NUM_FLAGS))
 _FOG_ROWS = tuple(tuple(_FOG_STR[f] for f in flags) for flags in _FLAG_LISTS)
@@ -649,23 +650,22 @@ class BattleLineState:
                 base = opp * NUM_FLAGS
                 for f in open_flags:
                     before += [_DESERTER_STR[card] for card in sides[base + f]]
-                    if self.fog[f] == opp:
-                        before.append(_DESERTER_STR[FOG])
-                    if self.mud[f] == opp:
-                        before.append(_DESERTER_STR[MUD])
+            for card, owners in ((FOG, self.fog), (MUD, self.mud)):
+                owner = self.owner_of(card)
+                if owner >= 0 and owner != me and open_mask >> owners.index(owner) & 1:
+                    before.append(_DESERTER_STR[card])
             before.sort()
         if tactics >> FOG & 1:
             before += _FOG_ROWS[my_open_mask]
         if tactics >> MUD & 1:
             before += _MUD_ROWS[my_open_mask]
         if tactics >> REDEPLOY & 1:
-            free = _FLAG_LISTS[free_mask]
             base = me * NUM_FLAGS
             for f in _FLAG_LISTS[my_open_mask]:
+                elsewhere = free_mask & ~(1 << f)
                 for card in sides[base + f]:
+                    after += _REDEPLOY_ROWS[card][elsewhere]
                     after.append(_REDEPLOY_DISCARD_STR[card])
-                    row = _REDEPLOY_STR[card]
-                    after += [row[g] for g in free if g != f]
             after.sort()
         if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
             after.append(_SCOUT)

@@ -230,10 +230,10 @@ _TROOPS_BY_NAME = _troops_by_name()
 _PLAY_SEGMENTS = _play_segments()
 _MORALE_NAMES = tuple(card for colour, card in _PLAY_SEGMENTS if colour < 0)
 
-RowTable = tuple[tuple[int, tuple[tuple[list[tuple[str, ...]], ...], ...]], ...]
+_RowTable = tuple[tuple[int, tuple[tuple[list[tuple[str, ...]], ...], ...]], ...]
 
 
-def _name_ordered(rows: list[list[tuple[str, ...]]]) -> RowTable:
+def _name_ordered(rows: list[list[tuple[str, ...]]]) -> _RowTable:
     """Per colour in name order: (its shift, and per value mask the rows of those troops in
     name order): what :func:`_troop_actions` walks."""
     return tuple(
@@ -247,7 +247,7 @@ _PLAY_TABLE = _name_ordered(_PLAY_ROWS)
 _TRAITOR_TABLE = _name_ordered(_TRAITOR_ROWS)
 
 
-def _troop_actions(troops: int, table: RowTable, flags: int) -> list[str]:
+def _troop_actions(troops: int, table: _RowTable, flags: int) -> list[str]:
     """The actions of some troops onto some flags, in sorted order: the rows of ``table``
     (``_PLAY_TABLE`` or ``_TRAITOR_TABLE``) at the flag mask ``flags``, troops in name order."""
     out: list[str] = []

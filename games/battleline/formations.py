@@ -11,7 +11,7 @@ colour, value 1–3) and ``k`` free slots to be filled from the ``avail`` troops
 categories from the strongest down and, inside a category, the sums from the highest down, so the
 first formation that fits is the best one. The tables below (runs, columns, sums of the top k
 values of a colour) are computed once at import; the wild-card matching is memoised.
-A claim check asks :func:`can_still_beat`, which remembers a *witness* per side and target
+A claim check asks :func:`still_beats`, which remembers a *witness* per side and target
 (:func:`beat_witness`: troops with which the other side can still win the flag) and skips the
 search while the witness stays available; a complete side of troops alone is ranked directly.
 
@@ -408,23 +408,22 @@ def beat_witness(
 _WITNESSES: dict[int, int] = {}
 
 
-def can_still_beat(
+def still_beats(
     side: int, k: int, avail: int, n: int, fog: bool, target: int, max_value: int = NUM_VALUES
-) -> bool:
-    """:func:`can_beat`, remembering each witness found (see :func:`beat_witness`): while the
-    witness for this side and target is still available, the answer is yes without a search.
-    (A witness depends only on its side, slots, Fog and target, so it holds in any game.)"""
+) -> int:
+    """:func:`beat_witness`, remembering each witness found: while the witness for this side
+    and target is still available, it is the answer without a search. (A witness depends only
+    on its side, slots, Fog and target, so it holds in any game.)"""
     key = side | (n == 4) << 70 | fog << 71 | target << 72 | max_value << 82
     witness = _WITNESSES.get(key)
     if witness is not None and avail & witness == witness:
-        return True
+        return witness
     witness = beat_witness(side, k, avail, n, fog, target, max_value)
-    if witness < 0:
-        return False
-    if len(_WITNESSES) > _CACHE_LIMIT:
-        _WITNESSES.clear()
-    _WITNESSES[key] = witness
-    return True
+    if witness >= 0:
+        if len(_WITNESSES) > _CACHE_LIMIT:
+            _WITNESSES.clear()
+        _WITNESSES[key] = witness
+    return witness
 
 
 def _host_witness(shape: _Shape, k: int, avail: int, max_value: int, target: int) -> int:

@@ -31,6 +31,7 @@ the third seat at a flag stay empty, and every rule asks the flag for the oppone
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 
 from games.battleline import formations as fm
@@ -145,6 +146,11 @@ _SCOUT = ACTION_STRINGS[(SCOUT_A, SCOUT, -1)]
 _RETURN_PUBLIC = [f"scout-return {DECKS[0 if c < NUM_TROOPS else 1]}" for c in range(NUM_CARDS)]
 _AUTO_DRAW = (ACTION_STRINGS[(DRAW, -1, 0)], ACTION_STRINGS[(DRAW, -1, 1)])
 _AUTO_SCOUT_DRAW = (ACTION_STRINGS[(SCOUT_DRAW, -1, 0)], ACTION_STRINGS[(SCOUT_DRAW, -1, 1)])
+# A claim verdict, remembered per side between claim checks (see claimable): not known, or
+# known for as long as nothing at the flag changes: claimable, or lost (the facing side is
+# complete and wins); a verdict >= 0 is a witness (see formations.still_beats): not claimable
+# while those troops stay available.
+_UNKNOWN, _CLAIMABLE, _LOST = -1, -2, -3
 _LOG_KEEP = 24  # trim the public log (of what every seat has seen) beyond this many events
 
 
@@ -157,19 +163,26 @@ def _trim(log: list[tuple[int, str, bool]], seen: list[int]) -> None:
             seen[s] -= cut
 
 
-def _play_rows() -> list[list[tuple[str, ...]]]:
-    """_PLAY_ROWS[card][free-flag mask]: the ``play`` strings of a card onto those flags."""
-    rows = []
-    for c in range(NUM_CARDS):
-        names = _PLAY_STR[c]
-        rows.append([
-            tuple(names[f] for f in range(NUM_FLAGS) if m >> f & 1) if names[0] else ()
-            for m in range(1 << NUM_FLAGS)
-        ])
-    return rows
+def _listed(legal: list[str], action: str) -> bool:
+    """Is ``action`` in a legal action list? The lists come sorted (and unique), so a binary
+    search answers: a long play list (Traitor and Redeploy add dozens) is not scanned."""
+    i = bisect_left(legal, action)
+    return i < len(legal) and legal[i] == action
 
 
-_PLAY_ROWS = _play_rows()
+def _card_rows(names: list[list[str]]) -> list[list[tuple[str, ...]]]:
+    """rows[card][flag mask]: a card's actions onto those flags (``names[card][flag]``, empty
+    for a card that has none), in flag order."""
+    return [
+        [tuple(row[f] for f in range(NUM_FLAGS) if m >> f & 1) if row[0] else ()
+         for m in range(1 << NUM_FLAGS)]
+        for row in names
+    ]
+
+
+_PLAY_ROWS = _card_rows(_PLAY_STR)
+_TRAITOR_ROWS = _card_rows(_TRAITOR_STR)
+_REDEPLOY_ROWS = _card_rows(_REDEPLOY_STR)
 # per 9-bit flag mask: its flags in order, and the Fog and Mud actions onto them
 _FLAG_LISTS = tuple(tuple(f for f in range(NUM_FLAGS) if m >> f & 1) for m in range(1 << NUM_FLAGS))
 _FOG_ROWS = tuple(tuple(_FOG_STR[f] for f in flags) for flags in _FLAG_LISTS)
@@ -178,6 +191,16 @@ _MUD_ROWS = tuple(tuple(_MUD_STR[f] for f in flags) for flags in _FLAG_LISTS)
 _NON_MORALE = ALL_TACTICS & ~MORALE_MASK
 
 _COLOUR_SHIFT = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
+_OPEN_MASKS: dict[tuple[int, ...], int] = {}
+
+
+def _open_mask(claimed: list[int]) -> int:
+    """The mask of the unclaimed flags (remembered per claim pattern: at most 4 ** 9)."""
+    key = tuple(claimed)
+    mask = _OPEN_MASKS.get(key)
+    if mask is None:
+        mask = _OPEN_MASKS[key] = sum(1 << f for f in range(NUM_FLAGS) if claimed[f] < 0)
+    return mask
 
 
 def _troops_by_name() -> list[list[tuple[int, ...]]]:
@@ -204,13 +227,36 @@ def _play_segments() -> tuple[tuple[int, int], ...]:
 
 
 _TROOPS_BY_NAME = _troops_by_name()
-_COMPLETE_RANKS = fm._COMPLETE_CACHE
 _PLAY_SEGMENTS = _play_segments()
-_TROOP_SEGMENTS = tuple(seg for seg in _PLAY_SEGMENTS if seg[0] >= 0)
+_MORALE_NAMES = tuple(card for colour, card in _PLAY_SEGMENTS if colour < 0)
+
+_RowTable = tuple[tuple[int, tuple[tuple[list[tuple[str, ...]], ...], ...]], ...]
 
 
-def _popcount(x: int) -> int:
-    return x.bit_count()
+def _name_ordered(rows: list[list[tuple[str, ...]]]) -> _RowTable:
+    """Per colour in name order: (its shift, and per value mask the rows of those troops in
+    name order): what :func:`_troop_actions` walks."""
+    return tuple(
+        (_COLOUR_SHIFT[colour],
+         tuple(tuple(rows[c] for c in cards) for cards in _TROOPS_BY_NAME[colour]))
+        for colour, _ in _PLAY_SEGMENTS if colour >= 0
+    )
+
+
+_PLAY_TABLE = _name_ordered(_PLAY_ROWS)
+_TRAITOR_TABLE = _name_ordered(_TRAITOR_ROWS)
+
+
+def _troop_actions(troops: int, table: _RowTable, flags: int) -> list[str]:
+    """The actions of some troops onto some flags, in sorted order: the rows of ``table``
+    (``_PLAY_TABLE`` or ``_TRAITOR_TABLE``) at the flag mask ``flags``, troops in name order."""
+    out: list[str] = []
+    for shift, by_values in table:
+        values = troops >> shift & VALUE_BITS
+        if values:
+            for row in by_values[values]:
+                out += row[flags]
+    return out
 
 
 _OBSERVE: list[Callable[[BattleLineState, int], JSON]] = []
@@ -232,6 +278,7 @@ class BattleLineState:
     __slots__ = (
         "_claims",
         "_legal",
+        "_verdicts",
         "advanced",
         "claimed",
         "decks",
@@ -335,6 +382,7 @@ class BattleLineState:
         self.full = [0] * n  # per seat: unclaimed flags where that side is complete
         self._claims: list[int] = []
         self._legal: list[str] | None = None
+        self._verdicts = [_UNKNOWN] * (n * NUM_FLAGS)  # per side: see claimable
 
     # ------------------------------------------------------------------ protocol basics
 
@@ -434,46 +482,47 @@ class BattleLineState:
         )
 
     def claimable(self, seat: int) -> list[int]:
-        """Flags (0-based) ``seat`` could claim now."""
-        # The same proof as can_claim, inlined: this runs after every play.
+        """Flags (0-based) ``seat`` could claim now.
+
+        This runs after every play, so each side's verdict is remembered until its flag changes
+        (a card placed or lifted, Fog, Mud, a claim): a won or lost flag stays so, and a flag
+        the other side can still win stays unclaimable while its witness troops are available
+        (available troops only ever leave)."""
         full = self.full[seat]
         if not full:
             return []
-        sides = self.sides
-        smask = self.smask
-        mud = self.mud
-        fogs = self.fog
+        verdicts = self._verdicts
         base = seat * NUM_FLAGS
-        their_side = self.opponent_side[seat]
-        ranks = _COMPLETE_RANKS
+        avail = self.troop_all & ~self.gone
         out: list[int] = []
-        avail = -1
         while full:
             low = full & -full
             full ^= low
             f = low.bit_length() - 1
-            n = 4 if mud[f] >= 0 else 3
-            fog = fogs[f] >= 0
-            mask = smask[base + f]
-            key = mask | (n == 4) << 70 | fog << 71  # complete_rank's memo, looked up here
-            rank = ranks.get(key)
-            if rank is None:
-                rank = fm.complete_rank(mask, n, fog)
-            theirs = their_side[f]
-            have = len(sides[theirs])
-            if have == n:
-                other = fm.complete_rank(smask[theirs], n, fog)
-                if rank > other or (
-                    rank == other and self.moment(base + f) < self.moment(theirs)
-                ):
-                    out.append(f)
-                continue
-            if avail < 0:
-                avail = self.troop_all & ~self.gone
-            if not fm.can_still_beat(smask[theirs], n - have, avail, n, fog, rank,
-                                     self.max_value):
+            verdict = verdicts[base + f]
+            if verdict == _UNKNOWN or (verdict >= 0 and avail & verdict != verdict):
+                verdict = verdicts[base + f] = self._verdict(seat, f, avail)
+            if verdict == _CLAIMABLE:
                 out.append(f)
         return out
+
+    def _verdict(self, seat: int, flag: int, avail: int) -> int:
+        """The claim proof for ``seat``'s complete side at an unclaimed ``flag`` (troops
+        ``avail`` still to come), as a verdict: _CLAIMABLE, _LOST or a witness."""
+        mine = seat * NUM_FLAGS + flag
+        theirs = self.opponent_side[seat][flag]
+        n = 4 if self.mud[flag] >= 0 else 3
+        fog = self.fog[flag] >= 0
+        smask = self.smask
+        rank = fm.complete_rank(smask[mine], n, fog)
+        have = len(self.sides[theirs])
+        if have == n:
+            other = fm.complete_rank(smask[theirs], n, fog)
+            if rank > other or (rank == other and self.moment(mine) < self.moment(theirs)):
+                return _CLAIMABLE
+            return _LOST
+        witness = fm.still_beats(smask[theirs], n - have, avail, n, fog, rank, self.max_value)
+        return _CLAIMABLE if witness < 0 else witness
 
     # ------------------------------------------------------------------ legal actions
 
@@ -504,12 +553,15 @@ class BattleLineState:
         return []
 
     def _refresh(self, flag: int) -> None:
-        """Recompute the free/full bits of the two seats at one flag after it changed."""
+        """Recompute the free/full bits of the two seats at one flag after it changed (and
+        forget their claim verdicts there)."""
         bit = 1 << flag
         keep = ~bit
         free = self.free
         full = self.full
         seats = self.layout.seats_at[flag]
+        for seat in seats:
+            self._verdicts[seat * NUM_FLAGS + flag] = _UNKNOWN
         if self.claimed[flag] >= 0:
             for seat in seats:
                 free[seat] &= keep
@@ -543,23 +595,19 @@ class BattleLineState:
                 if played[o] < mine:
                     use_tactics = False
                     break
-        placeable = troops if free else 0
-        if use_tactics and free:
-            morale = tactics & MORALE_MASK
-            if self.leader_played[me]:
-                morale &= ~LEADER_MASK
-            placeable |= morale
-        play: list[str] = []
-        if placeable:
-            rows = _PLAY_ROWS
-            for colour, card in _PLAY_SEGMENTS if placeable & ALL_TACTICS else _TROOP_SEGMENTS:
-                if colour >= 0:
-                    m = (placeable >> _COLOUR_SHIFT[colour]) & VALUE_BITS
-                    if m:
-                        for c in _TROOPS_BY_NAME[colour][m]:
-                            play += rows[c][free]
-                elif placeable >> card & 1:
-                    play += rows[card][free]
+        if not free:
+            play = []
+        else:
+            play = _troop_actions(troops, _PLAY_TABLE, free)
+            morale = tactics & MORALE_MASK if use_tactics else 0
+            if morale:  # each morale card's block goes where its name sorts among the troops
+                if self.leader_played[me]:
+                    morale &= ~LEADER_MASK
+                for card in _MORALE_NAMES:
+                    if morale >> card & 1:
+                        block = _PLAY_ROWS[card][free]
+                        at = bisect_left(play, block[0])
+                        play[at:at] = block
         if not use_tactics:
             if can_place:
                 return play
@@ -589,57 +637,47 @@ class BattleLineState:
 
         Fog, Mud and Redeploy stay on the flags of the player's own line; Deserter and Traitor
         take from any opponent at any unclaimed flag."""
-        claimed = self.claimed
-        open_mask = 0
-        for f in range(NUM_FLAGS):
-            if claimed[f] < 0:
-                open_mask |= 1 << f
+        open_mask = _open_mask(self.claimed)
         open_flags = _FLAG_LISTS[open_mask]
         my_open_mask = open_mask & self.layout.line_mask[me]
-        my_open = _FLAG_LISTS[my_open_mask]
-        free = _FLAG_LISTS[self.free[me]]
+        free_mask = self.free[me]
         sides = self.sides
-        deserter: list[str] = []
-        fog: list[str] = []
-        mud: list[str] = []
-        redeploy: list[str] = []
-        scout: list[str] = []
-        traitor: list[str] = []
-        if tactics >> FOG & 1:
-            fog = list(_FOG_ROWS[my_open_mask])
-        if tactics >> MUD & 1:
-            mud = list(_MUD_ROWS[my_open_mask])
-        if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
-            scout = [_SCOUT]
-        if tactics >> REDEPLOY & 1:
-            base = me * NUM_FLAGS
-            for f in my_open:
-                for card in sides[base + f]:
-                    redeploy.append(_REDEPLOY_DISCARD_STR[card])
-                    row = _REDEPLOY_STR[card]
-                    redeploy += [row[g] for g in free if g != f]
-            redeploy.sort()
         opponents = self.opponents[me]
+        before: list[str] = []
+        after: list[str] = []
         if tactics >> DESERTER & 1:
             for opp in opponents:
                 base = opp * NUM_FLAGS
                 for f in open_flags:
-                    deserter += [_DESERTER_STR[card] for card in sides[base + f]]
-                    if self.fog[f] == opp:
-                        deserter.append(_DESERTER_STR[FOG])
-                    if self.mud[f] == opp:
-                        deserter.append(_DESERTER_STR[MUD])
-            deserter.sort()
-        if tactics >> TRAITOR & 1:
+                    before += [_DESERTER_STR[card] for card in sides[base + f]]
+            for card, owners in ((FOG, self.fog), (MUD, self.mud)):
+                owner = self.owner_of(card)
+                if owner >= 0 and owner != me and open_mask >> owners.index(owner) & 1:
+                    before.append(_DESERTER_STR[card])
+            before.sort()
+        if tactics >> FOG & 1:
+            before += _FOG_ROWS[my_open_mask]
+        if tactics >> MUD & 1:
+            before += _MUD_ROWS[my_open_mask]
+        if tactics >> REDEPLOY & 1:
+            base = me * NUM_FLAGS
+            for f in _FLAG_LISTS[my_open_mask]:
+                elsewhere = free_mask & ~(1 << f)
+                for card in sides[base + f]:
+                    after += _REDEPLOY_ROWS[card][elsewhere]
+                    after.append(_REDEPLOY_DISCARD_STR[card])
+            after.sort()
+        if tactics >> SCOUT & 1 and (self.decks[0] or self.decks[1]):
+            after.append(_SCOUT)
+        if tactics >> TRAITOR & 1 and free_mask:
+            smask = self.smask
+            taken = 0  # the cards on the opponents' sides of unclaimed flags
             for opp in opponents:
                 base = opp * NUM_FLAGS
                 for f in open_flags:
-                    for card in sides[base + f]:
-                        if card < NUM_TROOPS:
-                            row = _TRAITOR_STR[card]
-                            traitor += [row[g] for g in free]
-            traitor.sort()
-        return deserter + fog + mud, redeploy + scout + traitor
+                    taken |= smask[base + f]
+            after += _troop_actions(taken & ALL_TROOPS, _TRAITOR_TABLE, free_mask)
+        return before, after
 
     # ------------------------------------------------------------------ applying actions
 
@@ -653,9 +691,9 @@ class BattleLineState:
         if legal is None:
             legal = self._generate()
             self._legal = legal
-        if action not in legal:
+        if not _listed(legal, action):
             text = ACTION_STRINGS[parsed]
-            if text not in legal:
+            if not _listed(legal, text):
                 raise IllegalAction(f"{action!r} is not legal now: {self._why_illegal(parsed)}")
             action = text
         self._legal = None
@@ -711,14 +749,19 @@ class BattleLineState:
 
     def _place(self, seat: int, card: int, flag: int) -> None:
         side = seat * NUM_FLAGS + flag
-        self.sides[side] = (*self.sides[side], card)
+        sides = self.sides
+        sides[side] = cards = (*sides[side], card)
         self.smask[side] |= 1 << card
         self.placed[card] = self.ply
         self.where[card] = side
+        verdicts = self._verdicts  # both claim verdicts at this flag depend on this side
+        verdicts[side] = verdicts[self.opponent_side[seat][flag]] = _UNKNOWN
         if card < NUM_TROOPS:
             self.gone |= 1 << card
         # only this seat's side grew: update its free/complete bits at this flag
-        have = len(self.sides[side])
+        have = len(cards)
+        if have < 3:  # below any capacity (3, or 4 with Mud)
+            return
         cap = 4 if self.mud[flag] >= 0 else 3
         if have >= cap:
             bit = 1 << flag
@@ -747,6 +790,7 @@ class BattleLineState:
         if kind == FOG_A:
             self.fog[arg] = me
             self.placed[FOG] = self.ply
+            self._refresh(arg)
         elif kind == MUD_A:
             self.mud[arg] = me
             self.placed[MUD] = self.ply
@@ -789,6 +833,7 @@ class BattleLineState:
             self.fog[flag] = -1
             self.placed[FOG] = -1
             self.discards[victim].append(FOG)
+            self._refresh(flag)
             return
         if card == MUD:
             flag = self.mud.index(victim)
@@ -878,7 +923,7 @@ class BattleLineState:
             self.log.append((me, _AUTO_SCOUT_DRAW[deck], True))
             self.scout_draws -= 1
         self.scout_draws = 0
-        self.scout_returns = max(0, _popcount(self.hands[me]) - self.hand_size)
+        self.scout_returns = max(0, self.hands[me].bit_count() - self.hand_size)
         if self.scout_returns:
             self.phase = P_SCOUT_RETURN
         else:
@@ -918,7 +963,7 @@ class BattleLineState:
 
     def _to_draw(self) -> None:
         me = self.turn
-        if not (self.passed or self.scouted) and _popcount(self.hands[me]) < self.hand_size:
+        if not (self.passed or self.scouted) and self.hands[me].bit_count() < self.hand_size:
             d0, d1 = self.decks
             if d0 and d1:
                 self.phase = P_DRAW
@@ -1021,6 +1066,7 @@ class BattleLineState:
         new.free = self.free.copy()
         new.full = self.full.copy()
         new._claims = self._claims.copy()
+        new._verdicts = self._verdicts.copy()
         legal = self._legal
         new._legal = None if legal is None else legal.copy()
         return new

@@ -1,8 +1,11 @@
-"""The built-in search bot: single-observer information-set Monte Carlo tree search (SO-ISMCTS).
+"""The built-in search bot: single-observer information-set Monte Carlo tree search (SO-ISMCTS),
+and, where a game's evaluation makes it the stronger choice, flat Monte Carlo with a reply ply.
 
 An ordinary bot file, as a user could write it: it sees only its observation and its legal
 actions, and it looks ahead on full game states that ``sample_state(observation, rng)`` deals
-consistently with what it sees. Every iteration of the search
+consistently with what it sees.
+
+**The tree** (every game without ``reply`` in its hooks; ``reply=0`` anywhere). Every iteration
 
 1. *determinises*: takes a fresh world (a full state) consistent with the observation;
 2. *selects* down one shared tree, keyed by action strings, choosing among the actions legal in
@@ -19,28 +22,41 @@ iterations feed one set of statistics, so a small budget is not split into thin 
 and the tree never plans on hidden cards it could not know (strategy fusion is avoided at the
 searching seat's own nodes). Opponents' nodes see the actions their sampled hands allow.
 
-Any number of seats works, and team games too: a seat's edges keep the seat's own entry of
-``returns()``, which in a team game is its team's result, so the bot plays for its team.
+**The reply ply** (Battle Line's default; ``reply=1`` in any game with an evaluation): the
+heuristic's best ``top`` actions are tried in turn on sampled worlds. A *trial* plays the
+action, the rest of this seat's turn by the rollout policy, then every answer of the next seat
+to move, which plays the answer the evaluation likes best for itself; the trial's result is the
+searcher's evaluation after that answer. The action with the best mean wins (ties go to the
+heuristic's order). A tree of a few hundred iterations meets the opponent's answers at random
+and learns little from them; the reply ply meets the best answer in every world. On Battle Line
+it scored 66.8 % against ``greedy`` where the tree scored 58.3 % (400 games each, the same
+deals; see the README).
+
+Any number of seats works, and team games too: a seat's result is its own entry of
+``returns()`` or of the evaluation, which in a team game is its team's, so it plays for its team.
 
 Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200``):
 
-* ``iters`` (default 200): iterations per decision. The default is a fixed budget, so a game is
-  reproducible from its seed whatever the machine's load; the time limit still caps it.
+* ``iters``: tree iterations, or reply-ply trials, per decision; the default is the game's
+  (Battle Line: 18 trials, the best 6 actions in 3 worlds; otherwise 200 iterations). The
+  default is a fixed budget, so a game is reproducible from its seed whatever the machine's
+  load; the time limit still caps it.
 * ``ms``: time per decision in milliseconds instead of a fixed budget (``ms=200``).
+* ``reply``: 1 for the reply ply, 0 for the tree (default: the game's hook; a game without an
+  evaluation always searches the tree).
 * ``c``: the UCB exploration constant (default: the game's hook, else 0.7); ``depth``: rollout
   length before the evaluation (default: the game's hook, else to the end);
   ``worlds``: 0 (default) samples a fresh world every iteration, K > 0 cycles through K worlds;
   ``rollout``: ``policy`` (the game's hook, the default), ``random`` or ``greedy`` (the built-in
-  greedy bot's choice, from each mover's observation);
+  greedy bot's choice, from each mover's observation), for rollouts and for the rest of a turn
+  in a trial;
   ``prior`` (default 4): virtual visits that seed each root action with its one-step
   evaluation, so a small budget goes to the actions the evaluation already likes.
-* ``bias`` (default: the game's hook; Battle Line 20, otherwise 0): progressive bias, that many
-  virtual wins on the greedy heuristic's choice at the root, so the search plays greedy's move
-  unless it finds a clearly better one (Battle Line at 200 iterations: 34 % against greedy
-  without, 55 % with, 70 % with c = 0.1 instead of 0.25, 40 games each; over 400 games
-  the default scored 58 %, so the small samples flattered it: see the README);
-  ``top`` (default: the game's hook, 0 = all): search only the heuristic's best ``top`` root
-  actions (the game's ``agents.greedy_<game>.ranked``).
+* ``bias`` (default: the game's hook; Battle Line 20, otherwise 0): progressive bias of the
+  tree, that many virtual wins on the greedy heuristic's choice at the root, so the search plays
+  greedy's move unless it finds a clearly better one;
+  ``top`` (default: the game's hook, Battle Line 6, 0 = all): search only the heuristic's best
+  ``top`` root actions (the game's ``agents.greedy_<game>.ranked``).
 
 Whatever the budget, each decision stops by the time ``start(info)`` allows: ``move_time``
 less a safety margin, never counting on the overage bank (which only absorbs hiccups).
@@ -83,6 +99,8 @@ class Hooks:
     c: float = 0.7  # UCB exploration suited to how widely the evaluation's values spread
     bias: int = 0  # virtual wins on the greedy heuristic's choice at the root
     top: int = 0  # search only the heuristic's best ``top`` root actions (0: all)
+    reply: bool = False  # decide by the reply ply (see MctsBot.reply_search), not the tree
+    iters: int = DEFAULT_ITERS  # the default budget: tree iterations, or reply-ply trials
 
 
 class _Node:
@@ -102,14 +120,17 @@ class MctsBot:
 
     def __init__(self, iters: int | None = None, ms: float | None = None, c: float | None = None,
                  depth: int | None = None, worlds: int = 0, rollout: str = "policy",
-                 prior: int = 4, bias: int | None = None, top: int | None = None) -> None:
+                 prior: int = 4, bias: int | None = None, top: int | None = None,
+                 reply: int | None = None) -> None:
         if iters is not None and iters < 1:
             raise ValueError(f"mcts iters={iters}: give at least 1 iteration")
         if ms is not None and ms <= 0:
             raise ValueError(f"mcts ms={ms}: give a positive time per decision")
         if rollout not in ("policy", "random", "greedy"):
             raise ValueError(f"mcts rollout={rollout!r}: choose policy, random or greedy")
-        self.iters = iters if iters is not None or ms is not None else DEFAULT_ITERS
+        if reply not in (None, 0, 1):
+            raise ValueError(f"mcts reply={reply}: write 1 for the reply ply or 0 for the tree")
+        self.iters = iters  # None: the game's default budget, unless ``ms`` is given
         self.ms = ms
         self.c = c
         self.depth = depth
@@ -118,6 +139,7 @@ class MctsBot:
         self.prior = prior
         self.bias = bias
         self.top = top
+        self.reply = reply
         self.rng = random.Random(0)
         self.move_time = 1.0
         self.game_name = ""
@@ -148,10 +170,66 @@ class MctsBot:
             return legal_actions[0]
         if not self.game_name:
             self._load(str(observation["game"]))
-        stats = self.search(observation, legal_actions, started + self.time_allowed())
+        deadline = started + self.time_allowed()
+        reply = self.hooks.reply if self.reply is None else bool(self.reply)
+        if reply and self.hooks.evaluate is not None:  # a game without one searches the tree
+            return self.reply_search(observation, legal_actions, deadline)
+        stats = self.search(observation, legal_actions, deadline)
         if not stats:
             return self.rng.choice(legal_actions)
         return max(legal_actions, key=lambda a: _rank(stats.get(a)))
+
+    def budget(self) -> int:
+        """Iterations (or reply-ply trials) allowed per decision: the ``iters`` option, else the
+        game's default, else (with ``ms``) as many as the time allows."""
+        if self.iters is not None:
+            return self.iters
+        return self.hooks.iters if self.ms is None else 1 << 62
+
+    def reply_search(self, observation: dict[str, Any], legal: list[str],
+                     deadline: float) -> str:
+        """Flat Monte Carlo with a reply ply: the heuristic's best ``top`` actions, each tried in
+        turn on sampled worlds (one *trial*: the action, the rest of this seat's turn by the
+        rollout policy, then every answer of the next seat to move, of which it plays the one
+        the evaluation likes best for itself); the action with the best mean result wins, ties
+        to the heuristic's order. It sees what a tree of a few hundred iterations misses: the
+        opponent's best answer, in every world, instead of a random one."""
+        game = registry.get(self.game_name)
+        me = int(observation["seat"])
+        rng = self.rng
+        evaluate = self.hooks.evaluate
+        assert evaluate is not None
+        policy = self.hooks.policy if self.rollout == "policy" else None
+        if self.rollout == "greedy":
+            policy = _greedy_policy(self.game_name)
+        top = self.hooks.top if self.top is None else self.top
+        order = self._candidates(observation, legal, top)
+        totals = [0.0] * len(order)
+        tried = [0] * len(order)
+        budget = self.budget()
+        clock = time.perf_counter
+        now = clock()
+        slowest = 0.0
+        done = 0
+        world = game.sample_state(observation, rng)
+        while done < budget and now + slowest < deadline:
+            i = done % len(order)
+            if i == 0 and done:
+                world = game.sample_state(observation, rng)
+            trial = world.clone()
+            trial.apply(order[i])
+            totals[i] += _reply_value(trial, me, policy, evaluate, rng)
+            tried[i] += 1
+            done += 1
+            later = clock()
+            slowest = max(slowest * 0.9, later - now)
+            now = later
+        self.last_iterations = done
+        best = 0
+        for i in range(1, len(order)):
+            if tried[i] and totals[i] / tried[i] > totals[best] / max(tried[best], 1):
+                best = i
+        return order[best]
 
     def search(self, observation: dict[str, Any], legal: list[str],
                deadline: float) -> dict[str, _Node]:
@@ -179,7 +257,7 @@ class MctsBot:
             edge.visits += bias
             edge.total += float(bias)
         pool: list[State] = []
-        budget = self.iters if self.iters is not None else 1 << 62
+        budget = self.budget()
         clock = time.perf_counter
         now = clock()
         slowest = 0.0
@@ -287,6 +365,39 @@ def _rollout(world: State, rng: random.Random, policy: Policy | None,
     return [(v + 1.0) * 0.5 for v in values]
 
 
+def _finish_turn(state: State, seat: int, policy: Policy | None, rng: random.Random) -> None:
+    """Play ``seat``'s further decisions of this turn (Battle Line: the claims and the draw
+    after a play) with the rollout policy, until another seat is to move or the game ends."""
+    for _ in range(_TURN_CAP):
+        if state.is_terminal() or state.current_player != seat:
+            return
+        legal = state.legal_actions()
+        state.apply(policy(state, legal, rng) if policy is not None else rng.choice(legal))
+
+
+_TURN_CAP = 16  # decisions of one seat in a row that a trial plays out at most
+
+
+def _reply_value(world: State, me: int, policy: Policy | None, evaluate: Evaluate,
+                 rng: random.Random) -> float:
+    """``me``'s result (-1 .. 1) in ``world`` after ``me``'s action: the rest of the turn by the
+    policy, then the next seat's answer that the evaluation likes best for that seat."""
+    _finish_turn(world, me, policy, rng)
+    if world.is_terminal():
+        return world.returns()[me]
+    mover = world.current_player
+    best = -2.0
+    mine = 0.0
+    for answer in world.legal_actions():
+        trial = world.clone()
+        trial.apply(answer)
+        _finish_turn(trial, mover, policy, rng)
+        values = trial.returns() if trial.is_terminal() else evaluate(trial)
+        if values[mover] > best:
+            best, mine = values[mover], values[me]
+    return mine
+
+
 def _greedy_policy(game: str) -> Policy:
     """The built-in greedy bot's choice for the seat to move, from that seat's observation."""
     choose = chooser_for(game)
@@ -312,7 +423,7 @@ def parse_options(text: str) -> dict[str, Any]:
     """
     kinds: dict[str, Callable[[str], Any]] = {
         "iters": int, "ms": float, "c": float, "depth": int, "worlds": int, "rollout": str,
-        "prior": int, "bias": int, "top": int,
+        "prior": int, "bias": int, "top": int, "reply": int,
     }
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -343,6 +454,10 @@ def _battleline_policy(state: State, legal: list[str], rng: random.Random) -> st
 
 
 _TACTIC_VALUE = 0.25  # of a flag
+#: A flag's judgement by the two sides there, the troops still to come, its size and Fog: a
+#: search meets the same flag again and again (every world, every answer elsewhere).
+_EDGES: dict[tuple[int, int, int, int, bool], float] = {}
+_EDGES_CAP = 50_000  # entries kept before the memo starts afresh (bounds its memory)
 
 
 def _battleline_evaluate(state: State) -> list[float]:
@@ -361,9 +476,15 @@ def _battleline_evaluate(state: State) -> list[float]:
             continue
         n = 4 if mud[flag] >= 0 else 3
         foggy = fog[flag] >= 0
-        mine = _prospect(smask[a * 9 + flag], len(sides[a * 9 + flag]), avail, n, foggy)
-        theirs = _prospect(smask[b * 9 + flag], len(sides[b * 9 + flag]), avail, n, foggy)
-        edge = 0.25 * math.tanh((mine - theirs) / CAT_SHIFT)
+        key = (smask[a * 9 + flag], smask[b * 9 + flag], avail, n, foggy)
+        edge = _EDGES.get(key)
+        if edge is None:
+            mine = _prospect(key[0], len(sides[a * 9 + flag]), avail, n, foggy)
+            theirs = _prospect(key[1], len(sides[b * 9 + flag]), avail, n, foggy)
+            edge = 0.25 * math.tanh((mine - theirs) / CAT_SHIFT)
+            if len(_EDGES) >= _EDGES_CAP:
+                _EDGES.clear()
+            _EDGES[key] = edge
         tally[a] += edge
         tally[b] -= edge
     for seat, spent in enumerate(state.tactics_played):
@@ -396,7 +517,7 @@ def _warchest_evaluate(state: State) -> list[float]:
 
 _HOOKS: dict[str, Hooks] = {
     "battleline": Hooks(policy=_battleline_policy, evaluate=_battleline_evaluate, depth=4, c=0.1,
-                        bias=20),
+                        bias=20, top=6, reply=True, iters=18),
     "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=2),
 }
 

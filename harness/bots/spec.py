@@ -75,6 +75,7 @@ BUILTIN_OPTIONS: dict[str, dict[str, Option]] = {
         "prior": _COUNT,
         "bias": _COUNT,
         "top": _COUNT,
+        "reply": Option(int, lambda v: v in (0, 1), "1 (the reply ply) or 0 (the tree)"),
     },
 }
 

@@ -8,6 +8,7 @@ so they are deterministic and independent of the machine's speed.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,7 +70,10 @@ def test_the_file_is_an_ordinary_bot_file_with_exactly_one_bot() -> None:
     factory = load_bot_file(AGENTS / "mcts.py")
     bot = factory()
     assert type(bot).__name__ == "MctsBot"
-    assert bot.iters == mcts.DEFAULT_ITERS and bot.ms is None
+    assert bot.iters is None and bot.ms is None  # the game's default budget
+    for game, reply, budget in (("battleline", True, 18), ("warchest", False, 200)):
+        bot.start({"game": game, "seat": 0, "rng_seed": 0})
+        assert (bot.hooks.reply, bot.budget()) == (reply, budget)
 
 
 @pytest.mark.parametrize(("game", "variant"), [
@@ -136,19 +140,19 @@ class _FakeClock:
         return self.now
 
 
-@pytest.mark.parametrize(("move_time", "searched"), [(0.05, False), (0.2, True), (1.0, True)])
-def test_the_search_stops_inside_the_move_time(monkeypatch: pytest.MonkeyPatch,
-                                                move_time: float, searched: bool) -> None:
+@pytest.mark.parametrize(("reply", "move_time"), [
+    (0, 0.05), (0, 0.2), (0, 1.0), (1, 0.05), (1, 1.0)])
+def test_the_search_stops_inside_the_move_time(monkeypatch: pytest.MonkeyPatch, reply: int,
+                                                move_time: float) -> None:
     clock = _FakeClock(0.002)  # every reading of the clock is 2 ms after the last one
     monkeypatch.setattr(mcts, "time", clock)
     state = registry.get("battleline").new_game(2)
-    bot = MctsBot(iters=100_000)
+    bot = MctsBot(iters=100_000, reply=reply)
     bot.start({"game": "battleline", "seat": 0, "rng_seed": 0,
                "limits": {"move_time": move_time, "overage": 10.0}})
     action = bot.act(state.observation(0), state.legal_actions())
     assert action in state.legal_actions()
-    assert (bot.last_iterations > 0) == searched  # 50 ms go on weighing the root's actions
-    assert bot.last_iterations < 100_000
+    assert 0 < bot.last_iterations < 100_000  # it searched, and the clock stopped it
     assert clock.now <= move_time * 0.8  # the margin is kept, the overage bank never touched
 
 
@@ -189,6 +193,8 @@ def test_options_parse_and_bad_ones_name_the_fix() -> None:
         MctsBot(iters=0)
     with pytest.raises(ValueError, match="choose policy, random or greedy"):
         MctsBot(rollout="smart")
+    with pytest.raises(ValueError, match="1 for the reply ply or 0 for the tree"):
+        MctsBot(reply=2)
 
 
 def test_the_answer_is_one_of_the_offered_actions_even_when_the_world_allows_more() -> None:
@@ -260,6 +266,8 @@ def test_the_battle_line_evaluation_judges_only_what_every_seat_sees(
         state = game.new_game(seed, **variant)
         while not state.is_terminal():
             score = mcts._battleline_evaluate(state)
+            mcts._EDGES.clear()  # the memo of flag judgements only saves time
+            assert mcts._battleline_evaluate(state) == score
             for seat in range(state.num_players):
                 world = game.sample_state(state.observation(seat), rng)
                 assert mcts._battleline_evaluate(world) == score
@@ -268,3 +276,36 @@ def test_the_battle_line_evaluation_judges_only_what_every_seat_sees(
             checked += 1
             state.apply(rng.choice(state.legal_actions()))
     assert checked > 100
+
+
+def _toy_evaluate(state: Any) -> list[float]:
+    """Toy duel: each seat's pile total against the best other pile, squashed to -1 .. 1."""
+    totals = [sum(pile) for pile in state.piles]
+    return [math.tanh((t - max(totals[:s] + totals[s + 1:])) / 10.0)
+            for s, t in enumerate(totals)]
+
+
+def test_a_trial_meets_the_answer_best_for_the_answerer(toy: str) -> None:
+    """After seat 0 plays its 3, seat 1 may pass, play 5 or play 9; judged by the evaluation it
+    plays 9, so the trial is worth tanh((3 - 9) / 10) to seat 0."""
+    state = toygame.ToyState(seed=0, variant={"players": "2", "hand": "2"}, hands=[[1], [5, 9]],
+                             deck=[], piles=[[3], []], to_move=1)
+    value = mcts._reply_value(state, 0, None, _toy_evaluate, random.Random(0))
+    assert value == pytest.approx(math.tanh(-0.6))
+    assert state.piles == [[3], []]  # the answers were tried on copies
+
+
+def test_the_reply_ply_plays_the_action_with_the_best_answered_result(
+        toy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With seat 0 holding 2 and 8 and seat 1 holding 6 and 7 (no deck): play 8 meets play 7
+    (8 - 7), play 2 meets play 7 (2 - 7), pass meets play 7 (0 - 7); the reply ply plays 8,
+    whatever the heuristic's order, in each of many searches with fresh seeds."""
+    monkeypatch.setitem(mcts._HOOKS, toy, mcts.Hooks(evaluate=_toy_evaluate, reply=True,
+                                                     iters=9))
+    state = toygame.ToyState(seed=0, variant={"players": "2", "hand": "2"},
+                             hands=[[2, 8], [6, 7]], deck=[], piles=[[], []])
+    for seed in range(5):
+        bot = MctsBot()
+        bot.start({"game": toy, "seat": 0, "rng_seed": seed})
+        assert bot.act(state.observation(0), state.legal_actions()) == "play 8"
+        assert bot.last_iterations == 9  # 3 actions in 3 worlds

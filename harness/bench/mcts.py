@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.greedy import GreedyBot
-from agents.mcts import MctsBot, parse_options
+from agents.mcts import MctsBot, hooks_for, parse_options
 from agents.random import RandomBot
 from games import registry
 from games.protocol import State
@@ -150,11 +150,17 @@ def run(quick: bool) -> None:
     for game, variant in GAMES:
         label = game + "".join(f" {k}={v}" for k, v in variant.items())
         states = positions(game, variant, 3 if quick else 8)
-        rate = _search_rate(game, states, "", 30 if quick else 200)
-        figure(f"{label} mcts iterations/s", rate, "it/s",
-               f"default options, {len(states)} positions of greedy play")
-        figure(f"{label} mcts iterations in 50 ms", _within(game, states, "", 50.0), "it",
-               "what ms=50 reaches: the iters equivalent of a 50 ms budget")
+        searches = [("", "iterations")]
+        if hooks_for(game).reply:  # the default is the reply ply: its trials, then the tree's
+            searches = [("", "trials"), ("reply=0", "iterations")]
+        for options, unit in searches:
+            name = f"{label} mcts{':' + options if options else ''}"
+            budget = hooks_for(game).iters if not options else 200
+            rate = _search_rate(game, states, options, budget // 6 if quick else budget)
+            figure(f"{name} search rate", rate, f"{unit}/s",
+                   f"{len(states)} positions of greedy play")
+            figure(f"{name} in 50 ms", _within(game, states, options, 50.0), unit,
+                   "what ms=50 reaches: the iters equivalent of a 50 ms budget")
         sampler = registry.get(game)
         rng = random.Random(0)
         reps = 50 if quick else 300

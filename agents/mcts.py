@@ -29,8 +29,10 @@ to move, which plays the answer the evaluation likes best for itself; the trial'
 searcher's evaluation after that answer. The action with the best mean wins (ties go to the
 heuristic's order). A tree of a few hundred iterations meets the opponent's answers at random
 and learns little from them; the reply ply meets the best answer in every world. On Battle Line
-it scored 66.8 % against ``greedy`` where the tree scored 58.3 % (400 games each, the same
-deals; see the README).
+it scored 62.3 % against ``greedy`` where the tree scored 58.3 % (400 games each, the same
+deals; see the README). On War Chest it is far weaker than the tree (8 % in 100 games): there
+one ply of answers likely makes every advance look like walking into an attack, the
+counter-attack unseen.
 
 Any number of seats works, and team games too: a seat's result is its own entry of
 ``returns()`` or of the evaluation, which in a team game is its team's, so it plays for its team.

@@ -38,7 +38,7 @@ test-slow: $(STAMP) ## run only the slow soak and statistical tests
 	$(BIN)/python -m pytest -q -m slow
 
 league: $(STAMP) ## the demo round robin of the ladder's rungs (random, greedy, mcts) on Battle Line, with ratings
-	$(BIN)/tourney league battleline random greedy mcts --games 20 --out results/demo --seed 1
+	$(BIN)/tourney league battleline random greedy mcts --games 60 --out results/demo --seed 1
 	$(BIN)/tourney ratings results/demo --h2h
 
 league-warchest: $(STAMP) ## the same demo on War Chest (results/demo-warchest)

@@ -188,6 +188,13 @@ class MctsBot:
             return self.iters
         return self.hooks.iters if self.ms is None else 1 << 62
 
+    def rollout_policy(self) -> Policy | None:
+        """The policy of rollouts (and of the rest of a turn in a trial): the game's hook, the
+        built-in greedy bot's choice, or None for uniformly random moves."""
+        if self.rollout == "greedy":
+            return _greedy_policy(self.game_name)
+        return self.hooks.policy if self.rollout == "policy" else None
+
     def reply_search(self, observation: dict[str, Any], legal: list[str],
                      deadline: float) -> str:
         """Flat Monte Carlo with a reply ply: the heuristic's best ``top`` actions, each tried in
@@ -201,9 +208,7 @@ class MctsBot:
         rng = self.rng
         evaluate = self.hooks.evaluate
         assert evaluate is not None
-        policy = self.hooks.policy if self.rollout == "policy" else None
-        if self.rollout == "greedy":
-            policy = _greedy_policy(self.game_name)
+        policy = self.rollout_policy()
         top = self.hooks.top if self.top is None else self.top
         order = self._candidates(observation, legal, top)
         totals = [0.0] * len(order)
@@ -240,9 +245,7 @@ class MctsBot:
         me = int(observation["seat"])
         rng = self.rng
         hooks = self.hooks
-        policy = hooks.policy if self.rollout == "policy" else None
-        if self.rollout == "greedy":
-            policy = _greedy_policy(self.game_name)
+        policy = self.rollout_policy()
         evaluate = hooks.evaluate
         depth = hooks.depth if self.depth is None else self.depth
         bias = hooks.bias if self.bias is None else self.bias

@@ -123,6 +123,7 @@ def sample(obs: JSON, rng: random.Random) -> WarChestState:
         s.cell_unit[h] = UNIT_BY_NAME[u["unit"]]
         s.cell_owner[h] = int(u["owner"])
         s.cell_h[h] = int(u["height"])
+    s.reindex()
     for name, team in obs["control"].items():
         s.ctrl[board.by_name[name]] = int(team)
     s.supply = [_uncount(d) for d in obs["supply"]]

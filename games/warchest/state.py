@@ -4,7 +4,9 @@ Everything is small ints and flat lists so that a clone is a handful of list cop
 
 * a hex is its board index (:mod:`games.warchest.board`); the board is three parallel lists
   ``cell_unit`` (unit type or -1), ``cell_owner`` (seat or -1) and ``cell_h`` (stack height,
-  0 exactly on the empty hexes);
+  0 exactly on the empty hexes), indexed by ``unit_hexes`` (the hexes of each seat's units of
+  each type), which the engine's moves keep up to date (a position edited by hand calls
+  :meth:`WarChestState.reindex`);
 * ``ctrl[h]`` is the team controlling location ``h`` (-1: neutral); team = seat % 2, so with
   two players team and seat coincide and with four seats 0, 2 (faction A) face 1, 3 (faction B);
 * every pile of coins (bag, hand, face-up and face-down discard, supply, box) is a list of 17
@@ -48,7 +50,15 @@ from games.warchest.ops import (
     Op,
     Verb,
 )
-from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, ROYAL, UNIT_BY_NAME, UNITS
+from games.warchest.units import (
+    COIN_BY_NAME,
+    COIN_NAMES,
+    NUM_COINS,
+    NUM_TYPES,
+    ROYAL,
+    UNIT_BY_NAME,
+    UNITS,
+)
 
 MASK64 = (1 << 64) - 1
 #: Hard cap on decisions; reaching it ends the game as a draw by adjudication.
@@ -162,7 +172,7 @@ class WarChestState:
         "_legal", "bag", "board", "box", "cards", "cell_h", "cell_owner", "cell_unit", "ctrl",
         "draft_order", "draft_pool", "facedown", "faceup", "hand", "history", "init_changed",
         "initiative", "log", "n", "offset", "pending", "rg_original", "rng", "round", "seed",
-        "seen", "supply", "turn", "variant", "winner",
+        "seen", "supply", "turn", "unit_hexes", "variant", "winner",
     )
 
     def __init__(self, seed: int, variant: dict[str, str]) -> None:
@@ -184,6 +194,9 @@ class WarChestState:
         self.cell_unit = [-1] * size
         self.cell_owner = [-1] * size
         self.cell_h = [0] * size
+        # unit_hexes[seat * NUM_TYPES + t]: the hexes of seat's units of type t, ascending (an
+        # index of the three cell lists, kept by the engine's moves; see :meth:`reindex`)
+        self.unit_hexes: list[tuple[int, ...]] = [()] * (self.n * NUM_TYPES)
         self.ctrl = [-1] * size
         self.bag = [[0] * NUM_COINS for _ in range(self.n)]
         self.hand = [[0] * NUM_COINS for _ in range(self.n)]
@@ -367,20 +380,27 @@ class WarChestState:
         """Whether an attacker of that stack height may attack the unit on ``target`` (Knight)."""
         return height >= 2 or not _NEEDS_BOLSTERED[self.cell_unit[target]]
 
-    def units_of(self, seat: int, t: int) -> list[int]:
-        """The hexes of ``seat``'s units of type ``t``."""
-        cu = self.cell_unit
-        found = cu.count(t)
-        if not found:
-            return []
-        co = self.cell_owner
-        out = []
-        h = -1
-        for _ in range(found):
-            h = cu.index(t, h + 1)
-            if co[h] == seat:
-                out.append(h)
-        return out
+    def units_of(self, seat: int, t: int) -> tuple[int, ...]:
+        """The hexes of ``seat``'s units of type ``t``, ascending."""
+        return self.unit_hexes[seat * NUM_TYPES + t]
+
+    def reindex(self) -> None:
+        """Rebuild :attr:`unit_hexes` from the cell lists: call it after setting cells directly
+        (building a position by hand); the engine's own moves keep the index."""
+        index: list[list[int]] = [[] for _ in range(self.n * NUM_TYPES)]
+        for h, t, owner, _ in self.iter_units():
+            index[owner * NUM_TYPES + t].append(h)
+        self.unit_hexes = [*map(tuple, index)]
+
+    def _place(self, h: int, t: int, seat: int) -> None:
+        """A unit of type ``t`` of ``seat``'s enters the index on ``h``."""
+        k = seat * NUM_TYPES + t
+        self.unit_hexes[k] = tuple(sorted((*self.unit_hexes[k], h)))
+
+    def _unplace(self, h: int, t: int, seat: int) -> None:
+        """The unit of type ``t`` of ``seat``'s on ``h`` leaves the index."""
+        k = seat * NUM_TYPES + t
+        self.unit_hexes[k] = tuple(x for x in self.unit_hexes[k] if x != h)
 
     # ------------------------------------------------------------------ legal actions
 
@@ -456,14 +476,15 @@ class WarChestState:
         if c == ROYAL:
             arg = table.arg
             for t, options in _ROYAL_OPTIONS:
-                if t in cu and t in self.cards[seat]:
+                mine = self.unit_hexes[seat * NUM_TYPES + t]
+                if mine and t in self.cards[seat]:
                     tactic = table.tactic[ROYAL]
-                    for h in self.units_of(seat, t):
+                    for h in mine:
                         prefix = tactic[h]
                         for args in options(self, seat, h):
                             out.append("".join([prefix, *map(arg.__getitem__, args)]))
             return
-        mine = self.units_of(seat, c) if c in cu else []
+        mine = self.unit_hexes[seat * NUM_TYPES + c]
         if len(mine) < _MAX_UNITS[c]:
             deploy = table.deploy[c]
             if free:
@@ -681,6 +702,7 @@ class WarChestState:
                 self.cell_unit[h] = c
                 self.cell_owner[h] = seat
                 self.cell_h[h] = 1
+                self._place(h, c, seat)
             elif op[0] == "bolster":
                 self.cell_h[op[3]] += 1
             else:
@@ -760,8 +782,15 @@ class WarChestState:
 
     def move_unit(self, a: int, b: int) -> None:
         """Move the whole stack on ``a`` to the empty hex ``b``."""
-        self.cell_unit[b] = self.cell_unit[a]
-        self.cell_owner[b] = self.cell_owner[a]
+        t, owner = self.cell_unit[a], self.cell_owner[a]
+        k = owner * NUM_TYPES + t
+        hexes = self.unit_hexes[k]
+        if len(hexes) == 1:
+            self.unit_hexes[k] = (b,)
+        else:
+            self.unit_hexes[k] = tuple(sorted(b if x == a else x for x in hexes))
+        self.cell_unit[b] = t
+        self.cell_owner[b] = owner
         self.cell_h[b] = self.cell_h[a]
         self.cell_unit[a] = -1
         self.cell_owner[a] = -1
@@ -780,6 +809,7 @@ class WarChestState:
         self.box[self.cell_owner[h]][self.cell_unit[h]] += 1
         self.cell_h[h] -= 1
         if self.cell_h[h] == 0:
+            self._unplace(h, self.cell_unit[h], self.cell_owner[h])
             self.cell_unit[h] = -1
             self.cell_owner[h] = -1
 
@@ -918,6 +948,7 @@ class WarChestState:
         new.cell_unit = self.cell_unit[:]
         new.cell_owner = self.cell_owner[:]
         new.cell_h = self.cell_h[:]
+        new.unit_hexes = self.unit_hexes[:]
         new.ctrl = self.ctrl[:]
         new.bag = [*map(copy, self.bag)]
         new.hand = [*map(copy, self.hand)]

@@ -54,6 +54,7 @@ def position(
         s.cell_owner[h] = int(owner)
         s.cell_h[h] = int(height or 1)
         owned[int(owner)].add(t)
+    s.reindex()
     piles = {"hand": hands, "bag": bags, "faceup": faceup, "facedown": facedown,
              "supply": supply}
     for attr, given in piles.items():

@@ -1,4 +1,5 @@
-"""Invariants over random games: coins are conserved, hands stay small, units stay unique."""
+"""Invariants over random games: coins are conserved, hands stay small, units stay unique, the
+index of units matches the board."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ def _check(s: WarChestState) -> None:
         limit = 4 if any(f[0] == "use" and f[1] == seat for f in s.pending) else 3
         assert sum(s.hand[seat]) <= limit
     assert all(s.ctrl[h] == -1 for h in range(s.board.size) if not s.board.is_location[h])
+    # the engine keeps its index of units in step with the board
+    kept = list(s.unit_hexes)
+    s.reindex()
+    assert kept == s.unit_hexes, f"unit index out of step with the board\n{s}"
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: repr(v))

@@ -123,9 +123,9 @@ def sample(obs: JSON, rng: random.Random) -> WarChestState:
         s.cell_unit[h] = UNIT_BY_NAME[u["unit"]]
         s.cell_owner[h] = int(u["owner"])
         s.cell_h[h] = int(u["height"])
-    s.reindex()
     for name, team in obs["control"].items():
         s.ctrl[board.by_name[name]] = int(team)
+    s.reindex()
     s.supply = [_uncount(d) for d in obs["supply"]]
     s.faceup = [_uncount(d) for d in obs["faceup"]]
     s.box = [_uncount(d) for d in obs["box"]]

@@ -9,6 +9,7 @@ Everything is small ints and flat lists so that a clone is a handful of list cop
   :meth:`WarChestState.reindex`);
 * ``ctrl[h]`` is the team controlling location ``h`` (-1: neutral); team = seat % 2, so with
   two players team and seat coincide and with four seats 0, 2 (faction A) face 1, 3 (faction B);
+  ``held[team]`` indexes it: the locations the team controls;
 * every pile of coins (bag, hand, face-up and face-down discard, supply, box) is a list of 17
   counts per seat, indexed by coin number (unit type, or ``ROYAL``). A bag has no order: a draw
   picks uniformly among its coins with the state's own random generator (an xorshift64* state
@@ -170,9 +171,9 @@ class WarChestState:
 
     __slots__ = (
         "_legal", "bag", "board", "box", "cards", "cell_h", "cell_owner", "cell_unit", "ctrl",
-        "draft_order", "draft_pool", "facedown", "faceup", "hand", "history", "init_changed",
-        "initiative", "log", "n", "offset", "pending", "rg_original", "rng", "round", "seed",
-        "seen", "supply", "turn", "unit_hexes", "variant", "winner",
+        "draft_order", "draft_pool", "facedown", "faceup", "hand", "held", "history",
+        "init_changed", "initiative", "log", "n", "offset", "pending", "rg_original", "rng",
+        "round", "seed", "seen", "supply", "turn", "unit_hexes", "variant", "winner",
     )
 
     def __init__(self, seed: int, variant: dict[str, str]) -> None:
@@ -198,6 +199,8 @@ class WarChestState:
         # index of the three cell lists, kept by the engine's moves; see :meth:`reindex`)
         self.unit_hexes: list[tuple[int, ...]] = [()] * (self.n * NUM_TYPES)
         self.ctrl = [-1] * size
+        # held[team]: the locations that team controls, ascending (another index, of ctrl)
+        self.held: list[tuple[int, ...]] = [(), ()]
         self.bag = [[0] * NUM_COINS for _ in range(self.n)]
         self.hand = [[0] * NUM_COINS for _ in range(self.n)]
         self.faceup = [[0] * NUM_COINS for _ in range(self.n)]
@@ -239,6 +242,7 @@ class WarChestState:
         for team in (0, 1):
             for h in self.board.start[team]:
                 self.ctrl[h] = team
+        self.reindex()
 
     def start_play(self) -> None:
         """Fill bags and supplies from the chosen cards, then draw round 1."""
@@ -385,12 +389,15 @@ class WarChestState:
         return self.unit_hexes[seat * NUM_TYPES + t]
 
     def reindex(self) -> None:
-        """Rebuild :attr:`unit_hexes` from the cell lists: call it after setting cells directly
-        (building a position by hand); the engine's own moves keep the index."""
+        """Rebuild :attr:`unit_hexes` from the cell lists and :attr:`held` from ``ctrl``: call
+        it after setting cells or control markers directly (building a position by hand); the
+        engine's own moves keep both indexes."""
         index: list[list[int]] = [[] for _ in range(self.n * NUM_TYPES)]
         for h, t, owner, _ in self.iter_units():
             index[owner * NUM_TYPES + t].append(h)
         self.unit_hexes = [*map(tuple, index)]
+        ctrl = self.ctrl
+        self.held = [tuple(h for h in range(len(ctrl)) if ctrl[h] == team) for team in (0, 1)]
 
     def _place(self, h: int, t: int, seat: int) -> None:
         """A unit of type ``t`` of ``seat``'s enters the index on ``h``."""
@@ -446,11 +453,8 @@ class WarChestState:
         a unit may deploy)."""
         team = seat % 2
         cards = self.cards[seat]
-        cu, ctrl = self.cell_unit, self.ctrl
-        free = []
-        for h in self.board.locations:
-            if cu[h] < 0 and ctrl[h] == team:
-                free.append(h)
+        cu = self.cell_unit
+        free = [h for h in self.held[team] if cu[h] < 0]
         return (
             self.initiative % 2 != team and not self.init_changed,
             list(compress(cards, map(self.supply[seat].__getitem__, cards))),
@@ -799,6 +803,12 @@ class WarChestState:
     def control(self, seat: int, h: int) -> None:
         """Put ``seat``'s team marker on ``h`` (an enemy marker there goes home); maybe win."""
         team = seat % 2
+        before = self.ctrl[h]
+        if before != team:
+            held = self.held
+            if before >= 0:
+                held[before] = tuple(x for x in held[before] if x != h)
+            held[team] = tuple(sorted((*held[team], h)))
         self.ctrl[h] = team
         if self.markers_placed(team) >= self.markers_total:
             self.winner = team
@@ -950,6 +960,7 @@ class WarChestState:
         new.cell_h = self.cell_h[:]
         new.unit_hexes = self.unit_hexes[:]
         new.ctrl = self.ctrl[:]
+        new.held = self.held[:]
         new.bag = [*map(copy, self.bag)]
         new.hand = [*map(copy, self.hand)]
         new.faceup = [*map(copy, self.faceup)]

@@ -54,7 +54,6 @@ def position(
         s.cell_owner[h] = int(owner)
         s.cell_h[h] = int(height or 1)
         owned[int(owner)].add(t)
-    s.reindex()
     piles = {"hand": hands, "bag": bags, "faceup": faceup, "facedown": facedown,
              "supply": supply}
     for attr, given in piles.items():
@@ -74,6 +73,7 @@ def position(
     else:
         for hx, team in control.items():
             s.ctrl[board.by_name[hx]] = team
+    s.reindex()
     s.round = 1
     s.turn = turn
     s.initiative = initiative

@@ -1,5 +1,5 @@
 """Invariants over random games: coins are conserved, hands stay small, units stay unique, the
-index of units matches the board."""
+indexes of units and control markers match the board."""
 
 from __future__ import annotations
 
@@ -45,9 +45,9 @@ def _check(s: WarChestState) -> None:
         assert sum(s.hand[seat]) <= limit
     assert all(s.ctrl[h] == -1 for h in range(s.board.size) if not s.board.is_location[h])
     # the engine keeps its index of units in step with the board
-    kept = list(s.unit_hexes)
+    kept = (list(s.unit_hexes), list(s.held))
     s.reindex()
-    assert kept == s.unit_hexes, f"unit index out of step with the board\n{s}"
+    assert kept == (s.unit_hexes, s.held), f"indexes out of step with the board\n{s}"
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: repr(v))

@@ -667,8 +667,18 @@ class WarChestState:
                 if canon not in legal:
                     raise IllegalAction(self._why_illegal(canon))
                 action = canon
-        seat = self._mover()
-        op, public = self._decode(seat, action)
+        # the mover and the operation (see _mover and _decode, inlined for their common case)
+        if self.draft_order:
+            seat = self.draft_order[0]
+        elif self.pending:
+            seat = self.pending[-1][1]
+        else:
+            seat = self.turn
+        try:
+            hit = _NOTATION[self.board].ops[seat].get(action)
+        except KeyError:
+            hit = None
+        op, public = self._decode(seat, action) if hit is None else hit
         self._legal = None
         self.history.append(action)
         log = self.log

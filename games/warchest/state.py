@@ -454,7 +454,10 @@ class WarChestState:
         team = seat % 2
         cards = self.cards[seat]
         cu = self.cell_unit
-        free = [h for h in self.held[team] if cu[h] < 0]
+        free = []
+        for h in self.held[team]:
+            if cu[h] < 0:
+                free.append(h)
         return (
             self.initiative % 2 != team and not self.init_changed,
             list(compress(cards, map(self.supply[seat].__getitem__, cards))),

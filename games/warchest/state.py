@@ -392,12 +392,18 @@ class WarChestState:
         """Rebuild :attr:`unit_hexes` from the cell lists and :attr:`held` from ``ctrl``: call
         it after setting cells or control markers directly (building a position by hand); the
         engine's own moves keep both indexes."""
-        index: list[list[int]] = [[] for _ in range(self.n * NUM_TYPES)]
-        for h, t, owner, _ in self.iter_units():
-            index[owner * NUM_TYPES + t].append(h)
-        self.unit_hexes = [*map(tuple, index)]
+        index: list[tuple[int, ...]] = [()] * (self.n * NUM_TYPES)
+        cu, co = self.cell_unit, self.cell_owner
+        for h in compress(range(len(cu)), self.cell_h):  # the units' hexes, ascending
+            k = co[h] * NUM_TYPES + cu[h]
+            index[k] = (*index[k], h)
+        self.unit_hexes = index
         ctrl = self.ctrl
-        self.held = [tuple(h for h in range(len(ctrl)) if ctrl[h] == team) for team in (0, 1)]
+        held: tuple[list[int], list[int]] = ([], [])
+        for h in self.board.locations:  # ascending
+            if ctrl[h] >= 0:
+                held[ctrl[h]].append(h)
+        self.held = [tuple(held[0]), tuple(held[1])]
 
     def _place(self, h: int, t: int, seat: int) -> None:
         """A unit of type ``t`` of ``seat``'s enters the index on ``h``."""
@@ -512,9 +518,24 @@ class WarChestState:
         own_tactic = _UNIT_TACTIC[c]
         bolster = table.bolster[c]
         cell_h = self.cell_h
+        # the unit's maneuvers: _maneuvers for a coin's payment, inlined (every position runs
+        # this for every unit of a coin in the hand)
+        nbr, control = table.nbr[c], table.control[c]
+        co = self.cell_owner
+        attacks = _NORMAL_ATTACK[c]
+        is_location, ctrl, team = b.is_location, self.ctrl, seat % 2
         for h in mine:
             out.append(bolster[h])
-            self._maneuvers(seat, h, c, cell_h[h], out, False)
+            height = cell_h[h]
+            for d, move, attack in nbr[h]:
+                u = cu[d]
+                if u < 0:
+                    out.append(move)
+                elif attacks and (co[d] - seat) % 2 == 1 and (
+                        height >= 2 or not _NEEDS_BOLSTERED[u]):
+                    out.append(attack)
+            if is_location[h] and ctrl[h] != team:
+                out.append(control[h])
             if own_tactic is not None:
                 prefix = table.tactic[c][h]
                 arg = table.arg

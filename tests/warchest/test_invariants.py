@@ -61,6 +61,20 @@ def test_random_games_keep_the_invariants(variant: dict[str, str]) -> None:
         _check(s)
 
 
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: repr(v))
+def test_sampled_states_index_their_board(variant: dict[str, str]) -> None:
+    """sample_state builds the indexes of units and markers as it sets the board."""
+    for seed in range(2):
+        s = GAME.new_game(seed, **variant)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            world = GAME.sample_state(s.observation(s.current_player), rng)
+            kept = (list(world.unit_hexes), list(world.held))
+            world.reindex()
+            assert kept == (world.unit_hexes, world.held), f"sampled indexes differ\n{s}"
+            s.apply(rng.choice(s.legal_actions()))
+
+
 def test_combined_variants_pass_conformance() -> None:
     report = check_game(GAME, {"players": "4", "royal-guard": "original"}, seeds=range(2))
     assert report.games == 2 and report.samples > 0

@@ -140,7 +140,7 @@ def sample(obs: JSON, rng: random.Random) -> WarChestState:
         h = board.by_name[name]
         marked[int(team)].append(h)
         s.ctrl[h] = int(team)
-    s.held = [tuple(sorted(marked[0])), tuple(sorted(marked[1]))]
+    s.held = (tuple(sorted(marked[0])), tuple(sorted(marked[1])))
     s.supply = [_uncount(d) for d in obs["supply"]]
     s.faceup = [_uncount(d) for d in obs["faceup"]]
     s.box = [_uncount(d) for d in obs["box"]]

@@ -199,8 +199,9 @@ class WarChestState:
         # index of the three cell lists, kept by the engine's moves; see :meth:`reindex`)
         self.unit_hexes: list[tuple[int, ...]] = [()] * (self.n * NUM_TYPES)
         self.ctrl = [-1] * size
-        # held[team]: the locations that team controls, ascending (another index, of ctrl)
-        self.held: list[tuple[int, ...]] = [(), ()]
+        # held[team]: the locations that team controls, ascending (another index, of ctrl; a
+        # tuple, replaced whole on a change, which is rarer than a clone, so clones share it)
+        self.held: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self.bag = [[0] * NUM_COINS for _ in range(self.n)]
         self.hand = [[0] * NUM_COINS for _ in range(self.n)]
         self.faceup = [[0] * NUM_COINS for _ in range(self.n)]
@@ -403,7 +404,7 @@ class WarChestState:
         for h in self.board.locations:  # ascending
             if ctrl[h] >= 0:
                 held[ctrl[h]].append(h)
-        self.held = [tuple(held[0]), tuple(held[1])]
+        self.held = (tuple(held[0]), tuple(held[1]))
 
     def _place(self, h: int, t: int, seat: int) -> None:
         """A unit of type ``t`` of ``seat``'s enters the index on ``h``."""
@@ -839,10 +840,11 @@ class WarChestState:
         team = seat % 2
         before = self.ctrl[h]
         if before != team:
-            held = self.held
+            held = list(self.held)
             if before >= 0:
                 held[before] = tuple(x for x in held[before] if x != h)
             held[team] = tuple(sorted((*held[team], h)))
+            self.held = (held[0], held[1])
         self.ctrl[h] = team
         if self.markers_placed(team) >= self.markers_total:
             self.winner = team
@@ -994,7 +996,7 @@ class WarChestState:
         new.cell_h = self.cell_h[:]
         new.unit_hexes = self.unit_hexes[:]
         new.ctrl = self.ctrl[:]
-        new.held = self.held[:]
+        new.held = self.held  # immutable: shared
         new.bag = [*map(copy, self.bag)]
         new.hand = [*map(copy, self.hand)]
         new.faceup = [*map(copy, self.faceup)]

@@ -45,7 +45,7 @@ def _check(s: WarChestState) -> None:
         assert sum(s.hand[seat]) <= limit
     assert all(s.ctrl[h] == -1 for h in range(s.board.size) if not s.board.is_location[h])
     # the engine keeps its index of units in step with the board
-    kept = (list(s.unit_hexes), list(s.held))
+    kept = (list(s.unit_hexes), s.held)
     s.reindex()
     assert kept == (s.unit_hexes, s.held), f"indexes out of step with the board\n{s}"
 
@@ -69,7 +69,7 @@ def test_sampled_states_index_their_board(variant: dict[str, str]) -> None:
         rng = random.Random(seed)
         while not s.is_terminal():
             world = GAME.sample_state(s.observation(s.current_player), rng)
-            kept = (list(world.unit_hexes), list(world.held))
+            kept = (list(world.unit_hexes), world.held)
             world.reindex()
             assert kept == (world.unit_hexes, world.held), f"sampled indexes differ\n{s}"
             s.apply(rng.choice(s.legal_actions()))

@@ -127,19 +127,21 @@ def sample(obs: JSON, rng: random.Random) -> WarChestState:
     s.cards = [[UNIT_BY_NAME[name] for name in cards] for cards in obs["cards"]]
     # the board, and with it the state's indexes of units and of control markers (what
     # WarChestState.reindex would rebuild from it)
-    index = s.unit_hexes
+    by_name = board.by_name
+    cell_unit, cell_owner, cell_h, index = s.cell_unit, s.cell_owner, s.cell_h, s.unit_hexes
     for u in obs["board"]:
-        h = board.by_name[u["hex"]]
-        t = s.cell_unit[h] = UNIT_BY_NAME[u["unit"]]
-        owner = s.cell_owner[h] = int(u["owner"])
-        s.cell_h[h] = int(u["height"])
+        h = by_name[u["hex"]]
+        t = cell_unit[h] = UNIT_BY_NAME[u["unit"]]
+        owner = cell_owner[h] = int(u["owner"])
+        cell_h[h] = int(u["height"])
         k = owner * NUM_TYPES + t
         index[k] = tuple(sorted((*index[k], h))) if index[k] else (h,)
     marked: tuple[list[int], list[int]] = ([], [])
+    ctrl = s.ctrl
     for name, team in obs["control"].items():
-        h = board.by_name[name]
+        h = by_name[name]
         marked[int(team)].append(h)
-        s.ctrl[h] = int(team)
+        ctrl[h] = int(team)
     s.held = (tuple(sorted(marked[0])), tuple(sorted(marked[1])))
     s.supply = [_uncount(d) for d in obs["supply"]]
     s.faceup = [_uncount(d) for d in obs["faceup"]]

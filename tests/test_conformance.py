@@ -110,13 +110,17 @@ def test_two_strings_for_one_decision_fail_the_distinct_rule() -> None:
 
         __slots__ = ()
 
-        def _legal_map(self) -> dict[str, Any]:
-            legal = dict(super()._legal_map())
-            for action, op in list(legal.items()):
-                if action.endswith(" pass"):
-                    legal[action.replace(" pass", " recruit archer")] = op
-            self._legal = legal
+        def _legal_tuple(self) -> tuple[str, ...]:
+            legal = super()._legal_tuple()
+            doubles = [a.replace(" pass", " recruit archer") for a in legal if a.endswith(" pass")]
+            self._legal = legal = tuple(sorted({*legal, *doubles}))
             return legal
+
+        def _decode(self, seat: int, action: str) -> tuple[Any, str]:
+            if action.endswith(" recruit archer"):  # the double does what the pass does
+                op, _ = super()._decode(seat, action.replace(" recruit archer", " pass"))
+                return op, "? recruit archer"
+            return super()._decode(seat, action)
 
         def clone(self) -> WarChestState:
             return _recast(Doubled, super().clone())

@@ -1,7 +1,8 @@
 """War Chest states as JSON: the referee's full view, hidden coins and the generator included.
 
 :func:`to_json` and :func:`from_json` round-trip every field of a state (the board tables are
-rebuilt from the player count, the legal-action cache is recomputed on demand).
+rebuilt from the player count, the index of units from the board, the legal-action cache is
+recomputed on demand).
 
 >>> from games.warchest import GAME
 >>> state = GAME.new_game(3)
@@ -65,6 +66,7 @@ def from_json(data: JSON) -> WarChestState:
         setattr(s, key, [[int(v) for v in row] for row in data[key]])
     for key in ROWS:
         setattr(s, key, [int(v) for v in data[key]])
+    s.reindex()
     s.initiative = int(data["initiative"])
     s.init_changed = bool(data["init_changed"])
     s.turn = int(data["turn"])

@@ -38,17 +38,17 @@ def why_illegal(s: WarChestState, action: str) -> str:
         if kind == "footman" and toks[0] != "free":
             return head + (f"seat {seat} must first finish its Footman tactic: each Footman "
                            "that can maneuver must (one of "
-                           f"{', '.join(sorted(s._legal_map()))})")
+                           f"{', '.join(s._legal_tuple())})")
         if kind in ("repeat", "sword", "merc") and toks[0] not in ("repeat", "free", "stop"):
             return head + (f"seat {seat} must first finish an optional effect "
-                           f"({kind}): one of {', '.join(sorted(s._legal_map()))}")
+                           f"({kind}): one of {', '.join(s._legal_tuple())}")
     elif toks[0] in ("repeat", "free", "stop", "guard"):
         return head + "no effect is waiting for that decision"
     if toks[0] in COIN_NAMES and (top is None or top[0] == "use"):
         c = COIN_NAMES.index(toks[0])
         if not s.hand[seat][c]:
             return head + f"seat {seat} holds no {toks[0]} coin"
-    options = sorted(a for a in s._legal_map() if a.split()[0] == toks[0])
+    options = [a for a in s._legal_tuple() if a.split()[0] == toks[0]]
     hint = f" (legal with {toks[0]!r}: {', '.join(options[:12])})" if options else ""
     return head + _reason(s, seat, toks) + hint
 

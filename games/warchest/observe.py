@@ -15,7 +15,14 @@ from games.protocol import JSON
 from games.warchest.board import board_for
 from games.warchest.ops import Frame, frame_from_ints
 from games.warchest.state import WarChestState
-from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, UNIT_BY_NAME, UNITS
+from games.warchest.units import (
+    COIN_BY_NAME,
+    COIN_NAMES,
+    NUM_COINS,
+    NUM_TYPES,
+    UNIT_BY_NAME,
+    UNITS,
+)
 
 
 def _counts(row: list[int]) -> dict[str, int]:
@@ -118,13 +125,24 @@ def sample(obs: JSON, rng: random.Random) -> WarChestState:
     s.init_changed = bool(obs["initiative_changed"])
     s.turn = int(obs["turn"])
     s.cards = [[UNIT_BY_NAME[name] for name in cards] for cards in obs["cards"]]
+    # the board, and with it the state's indexes of units and of control markers (what
+    # WarChestState.reindex would rebuild from it)
+    by_name = board.by_name
+    cell_unit, cell_owner, cell_h, index = s.cell_unit, s.cell_owner, s.cell_h, s.unit_hexes
     for u in obs["board"]:
-        h = board.by_name[u["hex"]]
-        s.cell_unit[h] = UNIT_BY_NAME[u["unit"]]
-        s.cell_owner[h] = int(u["owner"])
-        s.cell_h[h] = int(u["height"])
+        h = by_name[u["hex"]]
+        t = cell_unit[h] = UNIT_BY_NAME[u["unit"]]
+        owner = cell_owner[h] = int(u["owner"])
+        cell_h[h] = int(u["height"])
+        k = owner * NUM_TYPES + t
+        index[k] = tuple(sorted((*index[k], h))) if index[k] else (h,)
+    marked: tuple[list[int], list[int]] = ([], [])
+    ctrl = s.ctrl
     for name, team in obs["control"].items():
-        s.ctrl[board.by_name[name]] = int(team)
+        h = by_name[name]
+        marked[int(team)].append(h)
+        ctrl[h] = int(team)
+    s.held = (tuple(sorted(marked[0])), tuple(sorted(marked[1])))
     s.supply = [_uncount(d) for d in obs["supply"]]
     s.faceup = [_uncount(d) for d in obs["faceup"]]
     s.box = [_uncount(d) for d in obs["box"]]

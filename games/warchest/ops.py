@@ -2,13 +2,15 @@
 
 Both are plain tuples whose first item names the kind, typed here one alias per kind so that
 mypy checks every field and narrows a union on ``op[0] == "..."``. They stay tuples, not
-``NamedTuple`` classes: the engine builds one operation per legal action of every position,
-and a tuple literal costs about a fifth of a ``NamedTuple`` call, which would show in the
-random-playout figures.
+``NamedTuple`` classes: the engine pushes and pops frames and reads operations on every
+decision, and a tuple literal costs about a fifth of a ``NamedTuple`` call, which would show
+in the random-playout figures.
 
-An **operation** is what ``apply`` carries out for one legal action string (the values of a
-position's legal map). A **frame** is an effect waiting for a decision on the ``pending``
-stack; the seat in its second item decides next.
+An **operation** is what ``apply`` carries out for one legal action string: it follows from
+the string and the deciding seat (the Footman tactic's also names its first unit's hex), so
+the engine parses it when the action is applied and remembers it per board and seat. A
+**frame** is an effect waiting for a decision on the ``pending`` stack; the seat in its second
+item decides next.
 """
 
 from __future__ import annotations

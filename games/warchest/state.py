@@ -4,9 +4,12 @@ Everything is small ints and flat lists so that a clone is a handful of list cop
 
 * a hex is its board index (:mod:`games.warchest.board`); the board is three parallel lists
   ``cell_unit`` (unit type or -1), ``cell_owner`` (seat or -1) and ``cell_h`` (stack height,
-  0 exactly on the empty hexes);
+  0 exactly on the empty hexes), indexed by ``unit_hexes`` (the hexes of each seat's units of
+  each type), which the engine's moves keep up to date (a position edited by hand calls
+  :meth:`WarChestState.reindex`);
 * ``ctrl[h]`` is the team controlling location ``h`` (-1: neutral); team = seat % 2, so with
   two players team and seat coincide and with four seats 0, 2 (faction A) face 1, 3 (faction B);
+  ``held[team]`` indexes it: the locations the team controls;
 * every pile of coins (bag, hand, face-up and face-down discard, supply, box) is a list of 17
   counts per seat, indexed by coin number (unit type, or ``ROYAL``). A bag has no order: a draw
   picks uniformly among its coins with the state's own random generator (an xorshift64* state
@@ -15,11 +18,14 @@ Everything is small ints and flat lists so that a clone is a handful of list cop
   ``(kind, seat, *ints)`` (:mod:`games.warchest.ops` names each shape); the top frame's seat
   decides next.
 
-Legal actions are computed once per position into a map ``action string -> operation`` that
-``apply`` reuses, so a caller that asks for the legal actions and applies one pays for move
-generation once; ``clone`` carries a copy of the map, so a look-ahead that applies each legal
-action to its own clone (the greedy heuristic, the ``mcts`` rollouts) pays for it once too. The
-action strings are looked up in per-board tables (:class:`_Notation`), not formatted.
+Legal actions are computed once per position as a sorted tuple of strings that ``apply``
+checks against, so a caller that asks for the legal actions and applies one pays for move
+generation once; ``clone`` shares the tuple, so a look-ahead that applies each legal action to
+its own clone (the greedy heuristic, the ``mcts`` rollouts) pays for it once too. Move
+generation builds strings only: the action strings are looked up in per-board tables
+(:class:`_Notation`), not formatted, and ``apply`` turns the one chosen action into its
+operation, which depends on the string and the seat alone and so is parsed once per board and
+seat and then remembered.
 
 The rest of the engine lives beside this module: :mod:`setup` (a new game), :mod:`observe`
 (a seat's view and states sampled from it), :mod:`codec` (JSON), :mod:`explain` (why an action
@@ -38,7 +44,6 @@ from games.warchest.notation import canonical
 from games.warchest.ops import (
     PAY_FREE,
     PAY_STACK,
-    Args,
     FootmanFrame,
     Frame,
     GuardFrame,
@@ -46,7 +51,15 @@ from games.warchest.ops import (
     Op,
     Verb,
 )
-from games.warchest.units import COIN_BY_NAME, COIN_NAMES, NUM_COINS, ROYAL, UNITS
+from games.warchest.units import (
+    COIN_BY_NAME,
+    COIN_NAMES,
+    NUM_COINS,
+    NUM_TYPES,
+    ROYAL,
+    UNIT_BY_NAME,
+    UNITS,
+)
 
 MASK64 = (1 << 64) - 1
 #: Hard cap on decisions; reaching it ends the game as a draw by adjudication.
@@ -73,6 +86,8 @@ _COINS = range(NUM_COINS)
 _INIT_STR = tuple(f"{cn} initiative" for cn in COIN_NAMES)
 _PASS_STR = tuple(f"{cn} pass" for cn in COIN_NAMES)
 _RECRUIT_STR = tuple(tuple(f"{cn} recruit {u.name}" for u in UNITS) for cn in COIN_NAMES)
+_ARMY_STR = tuple(f"{cn} tactic" for cn in COIN_NAMES)
+_GUARD_STRS = ("guard supply", "guard unit")
 #: Maneuver prefixes by payment: a coin's name, then :data:`PAY_STACK` and :data:`PAY_FREE`
 #: (indexed ``pay`` for a coin, ``NUM_COINS - 1 - pay`` for the others).
 _PAY_WORD = (*COIN_NAMES, "repeat", "free")
@@ -82,7 +97,7 @@ class _Notation:
     """One board's action strings, built once so move generation looks them up by index
     instead of formatting them (every position formats dozens)."""
 
-    __slots__ = ("bolster", "control", "deploy", "nbr", "unit")
+    __slots__ = ("arg", "bolster", "control", "deploy", "nbr", "ops", "tactic", "unit")
 
     def __init__(self, b: Board) -> None:
         names = b.name
@@ -90,15 +105,21 @@ class _Notation:
         #: unit[p][h]: "<prefix p> <hex>", the start of a maneuver of the unit on h
         self.unit = tuple(tuple(f"{w} {names[h]}" for h in hexes) for w in _PAY_WORD)
         self.control = tuple(tuple(f"{u} control" for u in row) for row in self.unit)
-        #: nbr[p][h]: per neighbour d of h, (d, its move string, its attack string, (d,))
+        #: nbr[p][h]: per neighbour d of h, (d, its move string, its attack string)
         self.nbr = tuple(
-            tuple(tuple((d, f"{row[h]} move {names[d]}", f"{row[h]} attack {names[d]}", (d,))
+            tuple(tuple((d, f"{row[h]} move {names[d]}", f"{row[h]} attack {names[d]}")
                         for d in b.neighbours[h]) for h in hexes)
             for row in self.unit
         )
+        #: tactic[p][h]: "<prefix p> <hex> tactic", to which each hex argument adds arg[hex]
+        self.tactic = tuple(tuple(f"{u} tactic" for u in row) for row in self.unit)
+        self.arg = tuple(f" {nm}" for nm in names)
         self.deploy = tuple(tuple(f"{cn} deploy {names[h]}" for h in hexes) for cn in COIN_NAMES)
         self.bolster = tuple(tuple(f"{cn} bolster {names[h]}" for h in hexes)
                              for cn in COIN_NAMES)
+        #: ops[seat]: legal action string -> (its operation, its public form), filled by
+        #: :meth:`WarChestState._decode` as actions are applied
+        self.ops: tuple[dict[str, tuple[Op, str]], ...] = tuple({} for _ in range(4))
 
 
 _NOTATION: dict[Board, _Notation] = {}
@@ -150,9 +171,9 @@ class WarChestState:
 
     __slots__ = (
         "_legal", "bag", "board", "box", "cards", "cell_h", "cell_owner", "cell_unit", "ctrl",
-        "draft_order", "draft_pool", "facedown", "faceup", "hand", "history", "init_changed",
-        "initiative", "log", "n", "offset", "pending", "rg_original", "rng", "round", "seed",
-        "seen", "supply", "turn", "variant", "winner",
+        "draft_order", "draft_pool", "facedown", "faceup", "hand", "held", "history",
+        "init_changed", "initiative", "log", "n", "offset", "pending", "rg_original", "rng",
+        "round", "seed", "seen", "supply", "turn", "unit_hexes", "variant", "winner",
     )
 
     def __init__(self, seed: int, variant: dict[str, str]) -> None:
@@ -174,7 +195,13 @@ class WarChestState:
         self.cell_unit = [-1] * size
         self.cell_owner = [-1] * size
         self.cell_h = [0] * size
+        # unit_hexes[seat * NUM_TYPES + t]: the hexes of seat's units of type t, ascending (an
+        # index of the three cell lists, kept by the engine's moves; see :meth:`reindex`)
+        self.unit_hexes: list[tuple[int, ...]] = [()] * (self.n * NUM_TYPES)
         self.ctrl = [-1] * size
+        # held[team]: the locations that team controls, ascending (another index, of ctrl; a
+        # tuple, replaced whole on a change, which is rarer than a clone, so clones share it)
+        self.held: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self.bag = [[0] * NUM_COINS for _ in range(self.n)]
         self.hand = [[0] * NUM_COINS for _ in range(self.n)]
         self.faceup = [[0] * NUM_COINS for _ in range(self.n)]
@@ -190,7 +217,7 @@ class WarChestState:
         self.draft_pool: list[int] = []
         self.draft_order: list[int] = []
         self.winner = -1
-        self._legal: dict[str, Op] | None = None
+        self._legal: tuple[str, ...] | None = None
 
     # ------------------------------------------------------------------ randomness and set-up
 
@@ -216,6 +243,7 @@ class WarChestState:
         for team in (0, 1):
             for h in self.board.start[team]:
                 self.ctrl[h] = team
+        self.reindex()
 
     def start_play(self) -> None:
         """Fill bags and supplies from the chosen cards, then draw round 1."""
@@ -357,52 +385,68 @@ class WarChestState:
         """Whether an attacker of that stack height may attack the unit on ``target`` (Knight)."""
         return height >= 2 or not _NEEDS_BOLSTERED[self.cell_unit[target]]
 
-    def units_of(self, seat: int, t: int) -> list[int]:
-        """The hexes of ``seat``'s units of type ``t``."""
-        cu = self.cell_unit
-        found = cu.count(t)
-        if not found:
-            return []
-        co = self.cell_owner
-        out = []
-        h = -1
-        for _ in range(found):
-            h = cu.index(t, h + 1)
-            if co[h] == seat:
-                out.append(h)
-        return out
+    def units_of(self, seat: int, t: int) -> tuple[int, ...]:
+        """The hexes of ``seat``'s units of type ``t``, ascending."""
+        return self.unit_hexes[seat * NUM_TYPES + t]
+
+    def reindex(self) -> None:
+        """Rebuild :attr:`unit_hexes` from the cell lists and :attr:`held` from ``ctrl``: call
+        it after setting cells or control markers directly (building a position by hand); the
+        engine's own moves keep both indexes."""
+        index: list[tuple[int, ...]] = [()] * (self.n * NUM_TYPES)
+        cu, co = self.cell_unit, self.cell_owner
+        for h in compress(range(len(cu)), self.cell_h):  # the units' hexes, ascending
+            k = co[h] * NUM_TYPES + cu[h]
+            index[k] = (*index[k], h)
+        self.unit_hexes = index
+        ctrl = self.ctrl
+        held: tuple[list[int], list[int]] = ([], [])
+        for h in self.board.locations:  # ascending
+            if ctrl[h] >= 0:
+                held[ctrl[h]].append(h)
+        self.held = (tuple(held[0]), tuple(held[1]))
+
+    def _place(self, h: int, t: int, seat: int) -> None:
+        """A unit of type ``t`` of ``seat``'s enters the index on ``h``."""
+        k = seat * NUM_TYPES + t
+        self.unit_hexes[k] = tuple(sorted((*self.unit_hexes[k], h)))
+
+    def _unplace(self, h: int, t: int, seat: int) -> None:
+        """The unit of type ``t`` of ``seat``'s on ``h`` leaves the index."""
+        k = seat * NUM_TYPES + t
+        self.unit_hexes[k] = tuple(x for x in self.unit_hexes[k] if x != h)
 
     # ------------------------------------------------------------------ legal actions
 
     def legal_actions(self) -> list[str]:
-        return sorted(self._legal_map())
+        return list(self._legal_tuple())
 
-    def _legal_map(self) -> dict[str, Op]:
+    def _legal_tuple(self) -> tuple[str, ...]:
+        """The legal actions, sorted (computed once per position)."""
         legal = self._legal
         if legal is None:
-            legal = {}
+            out: list[str] = []
             if self.winner < 0 and self.offset + len(self.history) < MAX_DECISIONS:
                 if self.draft_order:
-                    seat = self.draft_order[0]
-                    for t in self.draft_pool:
-                        legal[f"pick {UNITS[t].name}"] = ("pick", seat, t)
+                    out = [f"pick {UNITS[t].name}" for t in self.draft_pool]
                 elif self.pending:
-                    self._frame_actions(self.pending[-1], legal)
+                    self._frame_actions(self.pending[-1], out)
                 else:
                     seat = self.turn
                     shared = self._turn_options(seat)
                     for c in compress(_COINS, self.hand[seat]):
-                        self._coin_actions(seat, c, legal, shared)
-            self._legal = legal
+                        self._coin_actions(seat, c, out, shared)
+            out.sort()
+            legal = self._legal = tuple(out)
         return legal
 
-    def _coin_map(self, action: str) -> dict[str, Op]:
-        """A cheap partial legal map: the actions of the coin an ordinary turn's action names.
+    def _coin_list(self, action: str) -> list[str]:
+        """A cheap part of the legal actions: those of the coin an ordinary turn's action names.
 
-        Used by ``apply`` when no full map is cached (e.g. replaying a history); any miss falls
-        back to the full map, so the outcome is the same.
+        Used by ``apply`` when no legal actions are cached (e.g. replaying a history); any miss
+        falls back to all legal actions, so the outcome is the same.
         """
-        out: dict[str, Op] = {}
+        out: list[str] = []
         if self.draft_order or self.pending or self.is_terminal():
             return out
         c = COIN_BY_NAME.get(action.partition(" ")[0], -1)
@@ -416,10 +460,10 @@ class WarChestState:
         a unit may deploy)."""
         team = seat % 2
         cards = self.cards[seat]
-        cu, ctrl = self.cell_unit, self.ctrl
+        cu = self.cell_unit
         free = []
-        for h in self.board.locations:
-            if cu[h] < 0 and ctrl[h] == team:
+        for h in self.held[team]:
+            if cu[h] < 0:
                 free.append(h)
         return (
             self.initiative % 2 != team and not self.init_changed,
@@ -427,38 +471,38 @@ class WarChestState:
             free,
         )
 
-    def _coin_actions(self, seat: int, c: int, out: dict[str, Op],
+    def _coin_actions(self, seat: int, c: int, out: list[str],
                       shared: tuple[bool, list[int], list[int]] | None = None) -> None:
         """Every action paid with a coin of type ``c`` from ``seat``'s hand (``shared``:
         :meth:`_turn_options` of ``seat``, if the caller has it)."""
         b = self.board
         can_init, recruits, free = self._turn_options(seat) if shared is None else shared
         if can_init:
-            out[_INIT_STR[c]] = ("init", seat, c)
-        out[_PASS_STR[c]] = ("pass", seat, c)
-        recruit = _RECRUIT_STR[c]
-        for t in recruits:
-            out[recruit[t]] = ("recruit", seat, c, t)
-        cu = self.cell_unit
-        if c == ROYAL:
-            names = b.name
-            for t, options in _ROYAL_OPTIONS:
-                if t in self.cards[seat] and t in cu:
-                    for h in self.units_of(seat, t):
-                        for args in options(self, seat, h):
-                            tail = " ".join(names[a] for a in args)
-                            out[f"royal {names[h]} tactic {tail}"] = (
-                                "man", seat, ROYAL, h, "tactic", args)
-            return
+            out.append(_INIT_STR[c])
+        out.append(_PASS_STR[c])
+        if recruits:
+            out += map(_RECRUIT_STR[c].__getitem__, recruits)
         try:
             table = _NOTATION[b]
         except KeyError:
             table = _notation(b)
-        mine = self.units_of(seat, c) if c in cu else []
+        cu = self.cell_unit
+        if c == ROYAL:
+            arg = table.arg
+            for t, options in _ROYAL_OPTIONS:
+                mine = self.unit_hexes[seat * NUM_TYPES + t]
+                if mine and t in self.cards[seat]:
+                    tactic = table.tactic[ROYAL]
+                    for h in mine:
+                        prefix = tactic[h]
+                        for args in options(self, seat, h):
+                            out.append("".join([prefix, *map(arg.__getitem__, args)]))
+            return
+        mine = self.unit_hexes[seat * NUM_TYPES + c]
         if len(mine) < _MAX_UNITS[c]:
             deploy = table.deploy[c]
-            for h in free:
-                out[deploy[h]] = ("deploy", seat, c, h)
+            if free:
+                out += map(deploy.__getitem__, free)
             if _DEPLOY_NEXT_TO_FRIEND[c]:
                 co = self.cell_owner
                 nbs = b.neighbours
@@ -468,28 +512,43 @@ class WarChestState:
                         for y in nbs[x]:
                             beside[y] = True
                 for h in compress(range(b.size), beside):
-                    if cu[h] < 0:
-                        out[deploy[h]] = ("deploy", seat, c, h)
+                    if cu[h] < 0 and h not in free:  # free: listed above
+                        out.append(deploy[h])
         if not mine:
             return
         own_tactic = _UNIT_TACTIC[c]
         bolster = table.bolster[c]
         cell_h = self.cell_h
+        # the unit's maneuvers: _maneuvers for a coin's payment, inlined (every position runs
+        # this for every unit of a coin in the hand)
+        nbr, control = table.nbr[c], table.control[c]
+        co = self.cell_owner
+        attacks = _NORMAL_ATTACK[c]
+        is_location, ctrl, team = b.is_location, self.ctrl, seat % 2
         for h in mine:
-            out[bolster[h]] = ("bolster", seat, c, h)
-            self._maneuvers(seat, h, c, cell_h[h], out, False)
+            out.append(bolster[h])
+            height = cell_h[h]
+            for d, move, attack in nbr[h]:
+                u = cu[d]
+                if u < 0:
+                    out.append(move)
+                elif attacks and (co[d] - seat) % 2 == 1 and (
+                        height >= 2 or not _NEEDS_BOLSTERED[u]):
+                    out.append(attack)
+            if is_location[h] and ctrl[h] != team:
+                out.append(control[h])
             if own_tactic is not None:
-                prefix = table.unit[c][h]
+                prefix = table.tactic[c][h]
+                arg = table.arg
                 for args in own_tactic(self, seat, h):
-                    tail = "".join([" " + b.name[a] for a in args])
-                    out[f"{prefix} tactic{tail}"] = ("man", seat, c, h, "tactic", args)
+                    out.append("".join([prefix, *map(arg.__getitem__, args)]))
         army_tactic = _ARMY_TACTIC[c]
         if army_tactic is not None:
-            for args in army_tactic(self, seat, mine[0]):  # one decision for the whole army
-                out[f"{COIN_NAMES[c]} tactic"] = ("man", seat, c, mine[0], "tactic", args)
+            for _ in army_tactic(self, seat, mine[0]):  # one decision for the whole army
+                out.append(_ARMY_STR[c])
 
     def _maneuvers(
-        self, seat: int, h: int, pay: int, height: int, out: dict[str, Op], moves_only: bool,
+        self, seat: int, h: int, pay: int, height: int, out: list[str], moves_only: bool,
     ) -> None:
         """Move, control and attack options of the unit on ``h`` (attack height ``height``),
         paid with ``pay`` (a coin, :data:`PAY_STACK` or :data:`PAY_FREE`: the prefix of the
@@ -501,34 +560,32 @@ class WarChestState:
             table = _NOTATION[b]
         except KeyError:
             table = _notation(b)
-        attacks = not moves_only and _NORMAL_ATTACK[cu[h]]
-        co = self.cell_owner
-        hits: list[tuple[str, Args]] = []  # added after the control action
-        for d, move, attack, args in table.nbr[p][h]:
-            u = cu[d]
-            if u < 0:
-                out[move] = ("man", seat, pay, h, "move", args)
-            elif attacks and (co[d] - seat) % 2 == 1 and (height >= 2 or not _NEEDS_BOLSTERED[u]):
-                hits.append((attack, args))
+        if moves_only or not _NORMAL_ATTACK[cu[h]]:
+            out += [move for d, move, _ in table.nbr[p][h] if cu[d] < 0]
+        else:
+            co = self.cell_owner
+            for d, move, attack in table.nbr[p][h]:
+                u = cu[d]
+                if u < 0:
+                    out.append(move)
+                elif (co[d] - seat) % 2 == 1 and (height >= 2 or not _NEEDS_BOLSTERED[u]):
+                    out.append(attack)
         if moves_only:
             return
         if b.is_location[h] and self.ctrl[h] != seat % 2:
-            out[table.control[p][h]] = ("man", seat, pay, h, "control", ())
-        for attack, target in hits:
-            out[attack] = ("man", seat, pay, h, "attack", target)
+            out.append(table.control[p][h])
 
-    def _frame_actions(self, frame: Frame, out: dict[str, Op]) -> None:
+    def _frame_actions(self, frame: Frame, out: list[str]) -> None:
         """The decisions a pending frame offers."""
         seat = frame[1]
         if frame[0] == "use":
             self._coin_actions(seat, frame[2], out)
             return
         if frame[0] == "guard":
-            out["guard supply"] = ("guard", seat, True)
-            out["guard unit"] = ("guard", seat, False)
+            out += _GUARD_STRS
             return
         if frame[0] != "footman":  # each Footman that can maneuver must; the others may stop
-            out["stop"] = ("stop", seat)
+            out.append("stop")
         if frame[0] == "repeat":
             h = frame[2]
             if self.cell_h[h] >= 2:
@@ -547,34 +604,113 @@ class WarChestState:
 
     def _frame_has_choice(self, frame: Frame) -> bool:
         """Whether a frame offers some decision other than ``stop``."""
-        probe: dict[str, Op] = {}
+        probe: list[str] = []
         self._frame_actions(frame, probe)
         return len(probe) > ("stop" in probe)
+
+    # ------------------------------------------------------------------ decoding actions
+
+    def _mover(self) -> int:
+        """The seat that decides now (the game is not over)."""
+        if self.draft_order:
+            return self.draft_order[0]
+        if self.pending:
+            return int(self.pending[-1][1])
+        return self.turn
+
+    def _decode(self, seat: int, action: str) -> tuple[Op, str]:
+        """The operation of ``seat``'s legal ``action`` and the action's public form (a coin
+        paid face down hidden). Both follow from the string and the seat alone (but the
+        Footman tactic's, which names its first unit's hex), so they are remembered per board
+        and seat, parsed on first use."""
+        b = self.board
+        try:
+            table = _NOTATION[b]
+        except KeyError:
+            table = _notation(b)
+        known = table.ops[seat]
+        hit = known.get(action)
+        if hit is not None:
+            return hit
+        op = self._parse(seat, action)
+        public = "?" + action[action.index(" "):] if op[0] in _FACE_DOWN else action
+        if op[0] == "man" and action.count(" ") == 1:  # "<coin> tactic": the army tactic
+            return op, public  # names no hex: its unit's hex is this position's
+        hit = known[action] = (op, public)
+        return hit
+
+    def _parse(self, seat: int, action: str) -> Op:
+        """The operation of ``seat``'s legal ``action`` (canonical spelling) read off the
+        string (see :meth:`_decode`)."""
+        toks = action.split(" ")
+        head = toks[0]
+        by_name = self.board.by_name
+        if head == "stop":
+            return ("stop", seat)
+        if head == "guard":
+            return ("guard", seat, toks[1] == "supply")
+        if head == "pick":
+            return ("pick", seat, UNIT_BY_NAME[toks[1]])
+        if head == "repeat":
+            pay = PAY_STACK
+        elif head == "free":
+            pay = PAY_FREE
+        else:
+            pay = c = COIN_BY_NAME[head]
+            verb = toks[1]
+            if verb == "initiative":
+                return ("init", seat, c)
+            if verb == "pass":
+                return ("pass", seat, c)
+            if verb == "recruit":
+                return ("recruit", seat, c, UNIT_BY_NAME[toks[2]])
+            if verb == "deploy":
+                return ("deploy", seat, c, by_name[toks[2]])
+            if verb == "bolster":
+                return ("bolster", seat, c, by_name[toks[2]])
+            if verb == "tactic":  # the army tactic (Footman): its first unit stands for all
+                return ("man", seat, c, self.units_of(seat, c)[0], "tactic", ())
+        h = by_name[toks[1]]
+        args = tuple(by_name[x] for x in toks[3:])
+        verb = toks[2]
+        if verb == "move":
+            return ("man", seat, pay, h, "move", args)
+        if verb == "attack":
+            return ("man", seat, pay, h, "attack", args)
+        if verb == "control":
+            return ("man", seat, pay, h, "control", args)
+        return ("man", seat, pay, h, "tactic", args)
 
     # ------------------------------------------------------------------ apply
 
     def apply(self, action: str) -> None:
         legal = self._legal
-        if legal is None:
-            legal = self._coin_map(action)
-        op = legal.get(action)
-        if op is None:
-            legal = self._legal_map()
-            op = legal.get(action)
-        if op is None:
-            canon = canonical(action)
-            op = legal.get(canon)
-            if op is None:
-                raise IllegalAction(self._why_illegal(canon))
-            action = canon
+        if not (action in self._coin_list(action) if legal is None else action in legal):
+            legal = self._legal_tuple()
+            if action not in legal:
+                canon = canonical(action)
+                if canon not in legal:
+                    raise IllegalAction(self._why_illegal(canon))
+                action = canon
+        # the mover and the operation (see _mover and _decode, inlined for their common case)
+        if self.draft_order:
+            seat = self.draft_order[0]
+        elif self.pending:
+            seat = self.pending[-1][1]
+        else:
+            seat = self.turn
+        try:
+            hit = _NOTATION[self.board].ops[seat].get(action)
+        except KeyError:
+            hit = None
+        op, public = self._decode(seat, action) if hit is None else hit
         self._legal = None
         self.history.append(action)
-        seat = op[1]
         log = self.log
         if len(log) > _LOG_KEEP:
             _trim(log, self.seen)
         # what the others see of this decision: all of it, but the coin paid face down
-        log.append((seat, "?" + action[action.index(" "):] if op[0] in _FACE_DOWN else action))
+        log.append((seat, public))
         self.seen[seat] = len(log)
         self._perform(op)
 
@@ -605,6 +741,7 @@ class WarChestState:
                 self.cell_unit[h] = c
                 self.cell_owner[h] = seat
                 self.cell_h[h] = 1
+                self._place(h, c, seat)
             elif op[0] == "bolster":
                 self.cell_h[op[3]] += 1
             else:
@@ -684,8 +821,15 @@ class WarChestState:
 
     def move_unit(self, a: int, b: int) -> None:
         """Move the whole stack on ``a`` to the empty hex ``b``."""
-        self.cell_unit[b] = self.cell_unit[a]
-        self.cell_owner[b] = self.cell_owner[a]
+        t, owner = self.cell_unit[a], self.cell_owner[a]
+        k = owner * NUM_TYPES + t
+        hexes = self.unit_hexes[k]
+        if len(hexes) == 1:
+            self.unit_hexes[k] = (b,)
+        else:
+            self.unit_hexes[k] = tuple(sorted(b if x == a else x for x in hexes))
+        self.cell_unit[b] = t
+        self.cell_owner[b] = owner
         self.cell_h[b] = self.cell_h[a]
         self.cell_unit[a] = -1
         self.cell_owner[a] = -1
@@ -694,6 +838,13 @@ class WarChestState:
     def control(self, seat: int, h: int) -> None:
         """Put ``seat``'s team marker on ``h`` (an enemy marker there goes home); maybe win."""
         team = seat % 2
+        before = self.ctrl[h]
+        if before != team:
+            held = list(self.held)
+            if before >= 0:
+                held[before] = tuple(x for x in held[before] if x != h)
+            held[team] = tuple(sorted((*held[team], h)))
+            self.held = (held[0], held[1])
         self.ctrl[h] = team
         if self.markers_placed(team) >= self.markers_total:
             self.winner = team
@@ -704,6 +855,7 @@ class WarChestState:
         self.box[self.cell_owner[h]][self.cell_unit[h]] += 1
         self.cell_h[h] -= 1
         if self.cell_h[h] == 0:
+            self._unplace(h, self.cell_unit[h], self.cell_owner[h])
             self.cell_unit[h] = -1
             self.cell_owner[h] = -1
 
@@ -788,8 +940,10 @@ class WarChestState:
 
     def _attack_target(self, action: str) -> int:
         """The hex a legal action attacks (a normal attack or an attacking tactic), or -1."""
-        op = self._legal_map().get(action)
-        if op is None or op[0] != "man":
+        if action not in self._legal_tuple():
+            return -1
+        op = self._decode(self._mover(), action)[0]
+        if op[0] != "man":
             return -1
         _, _, pay, h, verb, args = op
         if verb == "attack":
@@ -840,7 +994,9 @@ class WarChestState:
         new.cell_unit = self.cell_unit[:]
         new.cell_owner = self.cell_owner[:]
         new.cell_h = self.cell_h[:]
+        new.unit_hexes = self.unit_hexes[:]
         new.ctrl = self.ctrl[:]
+        new.held = self.held  # immutable: shared
         new.bag = [*map(copy, self.bag)]
         new.hand = [*map(copy, self.hand)]
         new.faceup = [*map(copy, self.faceup)]
@@ -856,10 +1012,9 @@ class WarChestState:
         new.draft_pool = self.draft_pool[:]
         new.draft_order = self.draft_order[:]
         new.winner = self.winner
-        # the same position has the same legal actions: a copy of the map (its operations are
-        # tuples) spares the clone's ``apply`` the move generation
-        legal = self._legal
-        new._legal = None if legal is None else legal.copy()
+        # the same position has the same legal actions: sharing the (immutable) tuple spares
+        # the clone's ``apply`` the move generation
+        new._legal = self._legal
         return new
 
     def __getstate__(self) -> JSON:

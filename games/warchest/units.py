@@ -194,10 +194,22 @@ def _royal_guard_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
             if s.cell_unit[d] < 0:
                 yield (d,)
         return
-    team = seat % 2
-    for d in _reach2(s, h):
-        if s.board.is_location[d] and s.ctrl[d] == team:
-            yield (d,)
+    # the empty locations the team controls (few: s.held) one step away, or two steps
+    # through an empty hex
+    cu = s.cell_unit
+    dist = s.board.dist
+    around = s.board.neighbours[h]
+    for d in s.held[seat % 2]:
+        if cu[d] < 0:
+            steps = dist[h][d]
+            if steps == 1:
+                yield (d,)
+            elif steps == 2:
+                back = dist[d]
+                for m in around:
+                    if cu[m] < 0 and back[m] == 1:
+                        yield (d,)
+                        break
 
 
 UNITS: tuple[UnitSpec, ...] = (

@@ -73,6 +73,7 @@ def position(
     else:
         for hx, team in control.items():
             s.ctrl[board.by_name[hx]] = team
+    s.reindex()
     s.round = 1
     s.turn = turn
     s.initiative = initiative

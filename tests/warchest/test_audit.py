@@ -291,6 +291,7 @@ def _half_turn(s: WarChestState) -> WarChestState:
     for h in range(b.size):
         t.cell_owner[rot[h]] = 1 - s.cell_owner[h] if s.cell_owner[h] >= 0 else -1
         t.ctrl[rot[h]] = 1 - s.ctrl[h] if s.ctrl[h] >= 0 else -1
+    t.reindex()
     for name in ("cards", "bag", "hand", "faceup", "facedown", "supply", "box"):
         rows = getattr(s, name)
         setattr(t, name, [list(rows[1]), list(rows[0])])

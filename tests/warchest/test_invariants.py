@@ -1,4 +1,5 @@
-"""Invariants over random games: coins are conserved, hands stay small, units stay unique."""
+"""Invariants over random games: coins are conserved, hands stay small, units stay unique, the
+indexes of units and control markers match the board."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ def _check(s: WarChestState) -> None:
         limit = 4 if any(f[0] == "use" and f[1] == seat for f in s.pending) else 3
         assert sum(s.hand[seat]) <= limit
     assert all(s.ctrl[h] == -1 for h in range(s.board.size) if not s.board.is_location[h])
+    # the engine keeps its index of units in step with the board
+    kept = (list(s.unit_hexes), s.held)
+    s.reindex()
+    assert kept == (s.unit_hexes, s.held), f"indexes out of step with the board\n{s}"
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: repr(v))
@@ -54,6 +59,20 @@ def test_random_games_keep_the_invariants(variant: dict[str, str]) -> None:
             _check(s)
             s.apply(rng.choice(s.legal_actions()))
         _check(s)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: repr(v))
+def test_sampled_states_index_their_board(variant: dict[str, str]) -> None:
+    """sample_state builds the indexes of units and markers as it sets the board."""
+    for seed in range(2):
+        s = GAME.new_game(seed, **variant)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            world = GAME.sample_state(s.observation(s.current_player), rng)
+            kept = (list(world.unit_hexes), world.held)
+            world.reindex()
+            assert kept == (world.unit_hexes, world.held), f"sampled indexes differ\n{s}"
+            s.apply(rng.choice(s.legal_actions()))
 
 
 def test_combined_variants_pass_conformance() -> None:

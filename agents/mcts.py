@@ -523,7 +523,7 @@ def _warchest_evaluate(state: State) -> list[float]:
 _HOOKS: dict[str, Hooks] = {
     "battleline": Hooks(policy=_battleline_policy, evaluate=_battleline_evaluate, depth=4, c=0.1,
                         bias=20, top=6, reply=True, iters=18),
-    "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=2, c=0.1),
+    "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=4, c=0.1),
 }
 
 

@@ -257,9 +257,24 @@ def _validate(boxed: str, label: str, game: Game, variant: dict[str, str], games
             elif record.termination.is_forfeit:
                 report.problem(f"{line}; the opponent forfeited unexpectedly: {record.reason}")
             else:
-                outcome = {1.0: "won", -1.0: "lost", 0.0: "draw"}.get(record.returns[seat], "?")
+                outcome = outcome_in_words(record.returns, seat)
                 report.say(f"ok   {line}; {outcome} ({record.termination.value})")
     return report
+
+
+def outcome_in_words(returns: list[float], seat: int) -> str:
+    """How a finished game went for ``seat``: won, lost, a draw (every seat level), or, between
+    the two with three seats, its score on the scale from 1 (first) to -1 (last).
+
+    >>> outcome_in_words([0.5, 1.0, -1.0], 0), outcome_in_words([0.0, 0.0], 1)
+    ('placed between first and last (score +0.5)', 'draw')
+    """
+    score = returns[seat]
+    if all(r == score for r in returns):
+        return "draw"
+    if score in (1.0, -1.0):
+        return "won" if score > 0 else "lost"
+    return f"placed between first and last (score {score:+g})"
 
 
 def validate_cmd(

@@ -6,9 +6,11 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
+from harness.cli.bots import outcome_in_words
 
 runner = CliRunner()
 
@@ -113,3 +115,19 @@ def test_the_template_is_a_working_bot(toy: str) -> None:
     template = str(Path(__file__).resolve().parents[2] / "agents" / "template.py")
     result = runner.invoke(app, ["validate", template, "--game", "toy", "--games", "1"])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(("returns", "seat", "words"), [
+    ([1.0, -1.0], 0, "won"),
+    ([1.0, -1.0], 1, "lost"),
+    ([0.0, 0.0], 0, "draw"),
+    ([1.0, 1.0, -1.0, -1.0], 2, "lost"),  # War Chest for four: a team's result
+    ([0.5, 0.5, -1.0], 0, "placed between first and last (score +0.5)"),  # no winner, 3 seats
+    ([1.0, 0.0, -1.0], 1, "placed between first and last (score +0)"),
+    ([0.0, 0.0, 0.0], 2, "draw"),
+])
+def test_validate_words_every_result_including_a_middle_place(
+        returns: list[float], seat: int, words: str) -> None:
+    """Three-player Battle Line scores a middle place between 1 and -1: validate names it
+    instead of printing a question mark (as it once did) or calling it a draw."""
+    assert outcome_in_words(returns, seat) == words

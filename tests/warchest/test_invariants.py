@@ -45,9 +45,14 @@ def _check(s: WarChestState) -> None:
         assert sum(s.hand[seat]) <= limit
     assert all(s.ctrl[h] == -1 for h in range(s.board.size) if not s.board.is_location[h])
     # the engine keeps its index of units in step with the board
+    assert _indexes_agree(s), f"indexes out of step with the board\n{s}"
+
+
+def _indexes_agree(s: WarChestState) -> bool:
+    """Are the indexes of units and control markers those a fresh ``reindex()`` builds?"""
     kept = (list(s.unit_hexes), s.held)
     s.reindex()
-    assert kept == (s.unit_hexes, s.held), f"indexes out of step with the board\n{s}"
+    return kept == (s.unit_hexes, s.held)
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: repr(v))
@@ -69,9 +74,7 @@ def test_sampled_states_index_their_board(variant: dict[str, str]) -> None:
         rng = random.Random(seed)
         while not s.is_terminal():
             world = GAME.sample_state(s.observation(s.current_player), rng)
-            kept = (list(world.unit_hexes), world.held)
-            world.reindex()
-            assert kept == (world.unit_hexes, world.held), f"sampled indexes differ\n{s}"
+            assert _indexes_agree(world), f"sampled indexes differ\n{s}"
             s.apply(rng.choice(s.legal_actions()))
 
 

@@ -519,24 +519,9 @@ class WarChestState:
         own_tactic = _UNIT_TACTIC[c]
         bolster = table.bolster[c]
         cell_h = self.cell_h
-        # the unit's maneuvers: _maneuvers for a coin's payment, inlined (every position runs
-        # this for every unit of a coin in the hand)
-        nbr, control = table.nbr[c], table.control[c]
-        co = self.cell_owner
-        attacks = _NORMAL_ATTACK[c]
-        is_location, ctrl, team = b.is_location, self.ctrl, seat % 2
         for h in mine:
             out.append(bolster[h])
-            height = cell_h[h]
-            for d, move, attack in nbr[h]:
-                u = cu[d]
-                if u < 0:
-                    out.append(move)
-                elif attacks and (co[d] - seat) % 2 == 1 and (
-                        height >= 2 or not _NEEDS_BOLSTERED[u]):
-                    out.append(attack)
-            if is_location[h] and ctrl[h] != team:
-                out.append(control[h])
+            self._maneuvers(seat, h, c, cell_h[h], out, False)
             if own_tactic is not None:
                 prefix = table.tactic[c][h]
                 arg = table.arg
@@ -692,18 +677,8 @@ class WarChestState:
                 if canon not in legal:
                     raise IllegalAction(self._why_illegal(canon))
                 action = canon
-        # the mover and the operation (see _mover and _decode, inlined for their common case)
-        if self.draft_order:
-            seat = self.draft_order[0]
-        elif self.pending:
-            seat = self.pending[-1][1]
-        else:
-            seat = self.turn
-        try:
-            hit = _NOTATION[self.board].ops[seat].get(action)
-        except KeyError:
-            hit = None
-        op, public = self._decode(seat, action) if hit is None else hit
+        seat = self._mover()
+        op, public = self._decode(seat, action)
         self._legal = None
         self.history.append(action)
         log = self.log

@@ -150,12 +150,13 @@ def run(quick: bool) -> None:
     for game, variant in GAMES:
         label = game + "".join(f" {k}={v}" for k, v in variant.items())
         states = positions(game, variant, 3 if quick else 8)
+        hooks = hooks_for(game)
         searches = [("", "iterations")]
-        if hooks_for(game).reply:  # the default is the reply ply: its trials, then the tree's
+        if hooks.reply:  # the default is the reply ply: its trials, then the tree's
             searches = [("", "trials"), ("reply=0", "iterations")]
         for options, unit in searches:
             name = f"{label} mcts{':' + options if options else ''}"
-            budget = hooks_for(game).iters if not options else 200
+            budget = hooks.iters if not options else 200
             rate = _search_rate(game, states, options, budget // 6 if quick else budget)
             figure(f"{name} search rate", rate, f"{unit}/s",
                    f"{len(states)} positions of greedy play")

@@ -3,9 +3,11 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+NATIVE := $(VENV)/.native
+ENGINE_SOURCES := $(wildcard games/*.py games/battleline/*.py games/warchest/*.py)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup browser test test-slow league league-warchest bench golden docs lint screenshots clean
+.PHONY: help setup native compiler browser test test-slow league league-warchest bench golden docs lint screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -16,7 +18,25 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
 	touch $(STAMP)
 
-setup: $(STAMP) browser ## create .venv, install tourney with its development extras, and Chromium
+setup: $(STAMP) $(NATIVE) browser ## create .venv, install tourney with its development extras, compile the engines, and Chromium
+
+# The engines' hot modules compiled with mypyc (games/native.py): the same games, 2-3x faster.
+# Rebuilt when an engine source changes; an engine whose build fails runs from its sources.
+$(NATIVE): $(STAMP) $(ENGINE_SOURCES) | compiler
+	$(BIN)/python -m games.native_build
+	touch $(NATIVE)
+
+native: $(NATIVE) ## compile the engines' hot modules (mypyc; make setup does it)
+
+compiler: ## install a C compiler for the compiled engines (apt-get, as root) or say how
+	@if command -v cc >/dev/null || command -v gcc >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing gcc (apt-get)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libc6-dev >/dev/null || { apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libc6-dev >/dev/null; }; \
+	else \
+		echo "warning: no C compiler: the engines will run from their sources (slower); 'sudo apt-get install gcc' compiles them" >&2; \
+	fi
 
 # The report tests drive a real headless Chromium (Debian's chromium + chromium-driver).
 browser: ## install headless Chromium for the report tests (apt-get, as root) or say how
@@ -31,21 +51,21 @@ browser: ## install headless Chromium for the report tests (apt-get, as root) or
 		echo "error: the report tests need headless Chromium: run 'sudo apt-get install chromium chromium-driver' (or make setup as root)" >&2; exit 1; \
 	fi
 
-test: $(STAMP) browser ## run the test suite (slow soak tests excluded)
+test: $(STAMP) $(NATIVE) browser ## run the test suite (slow soak tests excluded)
 	$(BIN)/python -m pytest -q -m "not slow"
 
-test-slow: $(STAMP) ## run only the slow soak and statistical tests
+test-slow: $(STAMP) $(NATIVE) ## run only the slow soak and statistical tests
 	$(BIN)/python -m pytest -q -m slow
 
-league: $(STAMP) ## the demo round robin of the ladder's rungs (random, greedy, mcts) on Battle Line, with ratings
+league: $(STAMP) $(NATIVE) ## the demo round robin of the ladder's rungs (random, greedy, mcts) on Battle Line, with ratings
 	$(BIN)/tourney league battleline random greedy mcts --games 60 --out results/demo --seed 1
 	$(BIN)/tourney ratings results/demo --h2h
 
-league-warchest: $(STAMP) ## the same demo on War Chest (results/demo-warchest)
+league-warchest: $(STAMP) $(NATIVE) ## the same demo on War Chest (results/demo-warchest)
 	$(BIN)/tourney league warchest random greedy mcts --games 10 --out results/demo-warchest --seed 1
 	$(BIN)/tourney ratings results/demo-warchest --h2h
 
-bench: $(STAMP) ## print the benchmark figures (engines, sandbox, leagues)
+bench: $(STAMP) $(NATIVE) ## print the benchmark figures (engines, sandbox, leagues)
 	$(BIN)/tourney bench
 
 golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/

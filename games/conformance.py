@@ -102,13 +102,21 @@ def _children(obj: object) -> Iterator[tuple[str, object]]:
         for v in obj:
             yield "{...}", v
         return
+    for name in attribute_names(obj):
+        if hasattr(obj, name):
+            yield f".{name}", getattr(obj, name)
+
+
+def attribute_names(obj: object) -> list[str]:
+    """The data attributes an object may hold: its ``__dict__`` and the ``__slots__`` of its
+    classes, or a mypyc-compiled class's attribute list (``__mypyc_attrs__``; see
+    :mod:`games.native`), which has no ``__slots__`` to read."""
     names: list[str] = list(getattr(obj, "__dict__", {}))
     for klass in type(obj).__mro__:
         slots = klass.__dict__.get("__slots__", ())
         names += [slots] if isinstance(slots, str) else list(slots)
-    for name in dict.fromkeys(names):
-        if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
-            yield f".{name}", getattr(obj, name)
+        names += klass.__dict__.get("__mypyc_attrs__", ())
+    return [n for n in dict.fromkeys(names) if not n.startswith("__")]
 
 
 def mutable_objects(root: object, path: str = "state") -> dict[int, str]:

@@ -14,6 +14,7 @@ from games.conformance import (
     ConformanceError,
     Ply,
     Report,
+    attribute_names,
     check_game,
     rule_distinct_results,
     shared_mutables,
@@ -85,8 +86,8 @@ class _Wrapped:
 
 def _recast(cls: type[WarChestState], state: WarChestState) -> WarChestState:
     """``state``'s slots in an instance of the subclass ``cls``."""
-    out = cls.__new__(cls)
-    for slot in WarChestState.__slots__:
+    out = cls(state.seed, state.variant, blank=True)
+    for slot in attribute_names(state):
         setattr(out, slot, getattr(state, slot))
     return out
 

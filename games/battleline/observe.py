@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from games.battleline.cards import (
     ALL_TACTICS,
@@ -37,6 +39,10 @@ from games.battleline.state import (
     BattleLineState,
 )
 from games.protocol import JSON, GameError
+
+#: An observation as a bot holds it: a dict, or the referee's lazy mapping (a compiled
+#: function would refuse anything but a dict under the dict type).
+Observation = Mapping[str, Any]
 
 
 def observe(state: BattleLineState, seat: int) -> JSON:
@@ -157,7 +163,7 @@ def _top_names(tops: list[list[int]], seat: int) -> list[str]:
     return [names[c] if k >> seat & 1 else "?" for c, k in reversed(tops)]
 
 
-def sample(obs: JSON, rng: random.Random) -> BattleLineState:
+def sample(obs: Observation, rng: random.Random) -> BattleLineState:
     """A full state consistent with ``obs``: the hidden cards dealt at random.
 
     The observing seat's hand, the cards it knows in other hands and the deck tops it knows

@@ -34,6 +34,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable
 
+from mypy_extensions import mypyc_attr
+
 from games.battleline import formations as fm
 from games.battleline.cards import (
     ALL_TACTICS,
@@ -272,6 +274,7 @@ def _observe() -> Callable[[BattleLineState, int], JSON]:
     return _OBSERVE[0]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # test doubles subclass it (compiled: games.native)
 class BattleLineState:
     """One Battle Line game in progress (see the module docstring for the turn structure)."""
 
@@ -331,7 +334,11 @@ class BattleLineState:
 
     # ------------------------------------------------------------------ construction
 
-    def __init__(self, seed: int, variant: dict[str, str]) -> None:
+    def __init__(self, seed: int, variant: dict[str, str], *, blank: bool = False) -> None:
+        """A new game's position before the deal (``blank``: nothing set, for :meth:`clone` to
+        fill; a compiled class cannot be made without its ``__init__``)."""
+        if blank:
+            return
         rules = variant.get("rules", "standard")
         if rules not in RULE_TABLE:
             raise GameError(f"unknown Battle Line rules {rules!r}; choose one of {RULES}")
@@ -1019,7 +1026,7 @@ class BattleLineState:
 
     def clone(self) -> BattleLineState:
         """An independent copy (cheap: flat lists of ints and tuples)."""
-        new = BattleLineState.__new__(BattleLineState)
+        new = BattleLineState(self.seed, self.variant, blank=True)
         new.n = self.n
         new.layout = self.layout
         new.opponents = self.opponents
@@ -1071,15 +1078,11 @@ class BattleLineState:
         new._legal = None if legal is None else legal.copy()
         return new
 
-    def __getstate__(self) -> JSON:
-        return self.to_json()
-
-    def __setstate__(self, data: JSON) -> None:
+    def __reduce__(self) -> tuple[Callable[[JSON], BattleLineState], tuple[JSON]]:
+        """Pickled as its JSON (:meth:`to_json`), rebuilt by :func:`codec.from_json`."""
         from games.battleline.codec import from_json
 
-        other = from_json(data)
-        for name in BattleLineState.__slots__:
-            setattr(self, name, getattr(other, name))
+        return from_json, (self.to_json(),)
 
     def to_json(self) -> JSON:
         """The full state as JSON (hidden cards included: see :mod:`codec`)."""

@@ -10,6 +10,8 @@ generator (so the next bag draw cannot be predicted).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from games.protocol import JSON
 from games.warchest.board import board_for
@@ -23,6 +25,10 @@ from games.warchest.units import (
     UNIT_BY_NAME,
     UNITS,
 )
+
+#: An observation as a bot holds it: a dict, or the referee's lazy mapping (a compiled
+#: function would refuse anything but a dict under the dict type).
+Observation = Mapping[str, Any]
 
 
 def _counts(row: list[int]) -> dict[str, int]:
@@ -46,7 +52,8 @@ def _frame_view(s: WarChestState, frame: Frame, seat: int) -> JSON:
         out["hexes"] = [names[frame[2]], names[frame[3]]]
         out["triggers"] = bool(frame[4])
     else:
-        out["hexes"] = [names[h] for h in frame[2:]]
+        owing: tuple[int, ...] = frame[2:]  # declared: mypyc cannot loop over *tuple[...]
+        out["hexes"] = [names[h] for h in owing]
     return out
 
 
@@ -114,7 +121,7 @@ def _deal(pool: list[int], sizes: tuple[int, int], rng: random.Random) -> tuple[
     return piles[0], piles[1], rest
 
 
-def sample(obs: JSON, rng: random.Random) -> WarChestState:
+def sample(obs: Observation, rng: random.Random) -> WarChestState:
     """A full state consistent with ``obs``: hidden coins dealt at random, a fresh generator."""
     seat = int(obs["seat"])
     s = WarChestState(rng.getrandbits(32), dict(obs["variant"]))

@@ -34,9 +34,11 @@ is illegal) and :mod:`render` (``str``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import compress
 from operator import add
+
+from mypy_extensions import mypyc_attr
 
 from games.protocol import JSON, GameEnd, GameError, IllegalAction
 from games.warchest.board import Board, board_for
@@ -166,6 +168,7 @@ def _take(bag: list[int], r: int) -> int:
     raise AssertionError("bag count out of sync")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # test doubles subclass it (compiled: games.native)
 class WarChestState:
     """A full War Chest position, as the referee holds it."""
 
@@ -176,8 +179,12 @@ class WarChestState:
         "round", "seed", "seen", "supply", "turn", "unit_hexes", "variant", "winner",
     )
 
-    def __init__(self, seed: int, variant: dict[str, str]) -> None:
-        """An empty position for that variant (use ``games.warchest.GAME.new_game`` to play)."""
+    def __init__(self, seed: int, variant: dict[str, str], *, blank: bool = False) -> None:
+        """An empty position for that variant (use ``games.warchest.GAME.new_game`` to play);
+        ``blank``: nothing set, for :meth:`clone` to fill (a compiled class cannot be made
+        without its ``__init__``)."""
+        if blank:
+            return
         self.seed = seed
         self.variant = dict(variant)
         self.history: list[str] = []
@@ -578,7 +585,8 @@ class WarChestState:
         elif frame[0] == "sword":
             self._maneuvers(seat, frame[2], PAY_FREE, 0, out, True)
         else:  # footman, merc: one free maneuver by one of the listed units
-            for h in frame[2:]:
+            hexes: tuple[int, ...] = frame[2:]  # declared: mypyc cannot loop over *tuple[...]
+            for h in hexes:
                 if self.cell_owner[h] == seat and self.cell_unit[h] >= 0:
                     self._maneuvers(seat, h, PAY_FREE, self.cell_h[h], out, False)
 
@@ -696,7 +704,8 @@ class WarChestState:
             if frame is not None and frame[0] == "footman":
                 # The other Footman units keep their maneuver. Whether they have one is judged
                 # when the frame comes back on top (this maneuver may open or close their way).
-                rest = tuple(x for x in frame[2:] if x != op[3])
+                owing: tuple[int, ...] = frame[2:]
+                rest = tuple(x for x in owing if x != op[3])
                 if rest:
                     left: FootmanFrame = ("footman", op[1], *rest)
                     pending.append(left)
@@ -954,7 +963,7 @@ class WarChestState:
     # ------------------------------------------------------------------ copies and JSON
 
     def clone(self) -> WarChestState:
-        new = WarChestState.__new__(WarChestState)
+        new = WarChestState(self.seed, self.variant, blank=True)
         new.seed = self.seed
         new.variant = self.variant.copy()
         new.history = self.history[:]
@@ -992,13 +1001,9 @@ class WarChestState:
         new._legal = self._legal
         return new
 
-    def __getstate__(self) -> JSON:
-        return self.to_json()
-
-    def __setstate__(self, data: JSON) -> None:
-        restored = WarChestState.from_json(data)
-        for slot in WarChestState.__slots__:
-            object.__setattr__(self, slot, getattr(restored, slot))
+    def __reduce__(self) -> tuple[Callable[[JSON], WarChestState], tuple[JSON]]:
+        """Pickled as its JSON (:meth:`to_json`), rebuilt by :meth:`from_json`."""
+        return WarChestState.from_json, (self.to_json(),)
 
     def to_json(self) -> JSON:
         """The full state as JSON (hidden coins included: see :mod:`codec`)."""

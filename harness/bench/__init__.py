@@ -22,6 +22,10 @@ def run_sections(only: list[str], quick: bool = False) -> None:
     unknown = [s for s in only if s not in SECTIONS]
     if unknown:
         raise KeyError(f"unknown bench section {unknown[0]!r}; choose from {', '.join(SECTIONS)}")
+    from games import native
+
+    print("engines: " + "; ".join(f"{game} {how}" for game, how in native.status().items()),
+          flush=True)
     for name in only or SECTIONS:
         module = importlib.import_module(f"harness.bench.{name}")
         print(f"[{name}]", flush=True)

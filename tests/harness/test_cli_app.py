@@ -43,7 +43,9 @@ def test_bench_runs_a_quick_section_and_prints_figures() -> None:
     result = runner.invoke(app, ["bench", "--only", "league", "--quick"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "[league]" and lines[-1].startswith("  (section took ")
+    # first which engines run compiled (the figures depend on it), then the section
+    assert lines[0] == "engines: battleline compiled; warchest compiled"
+    assert lines[1] == "[league]" and lines[-1].startswith("  (section took ")
     figures = [line for line in lines if FIGURE.match(line)]
     names = [line.split(":")[0].strip() for line in figures]
     assert {"bare engine loop", "league in-process", "league, 2 workers"} <= set(names)

@@ -167,7 +167,9 @@ def test_a_worker_killed_mid_league_loses_and_repeats_nothing(tmp_path: Path) ->
     assert set(terminations) <= {"normal", "stalemate"}  # the lost game was re-run
 
 
-LEAGUE_GAMES = 600  # 200 a pair: enough that a signal sent after a few batches finds games left
+# 1,000 a pair: enough that a signal sent after a few batches finds games left, even with the
+# compiled engines (about 2 ms a game; 600 games could all end between two looks at the folder)
+LEAGUE_GAMES = 3000
 
 
 def _start(out: Path, *extra: str) -> subprocess.Popen[str]:

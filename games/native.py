@@ -48,9 +48,9 @@ MANIFEST = "manifest.json"
 _STATUS: dict[str, str] = {}
 
 
-def build_root(prefix: str | None = None) -> Path:
+def build_root() -> Path:
     """Where the compiled modules of this environment and Python version live."""
-    return Path(prefix or sys.prefix) / "tourney-native" / sys.implementation.cache_tag
+    return Path(sys.prefix) / "tourney-native" / sys.implementation.cache_tag
 
 
 def source_of(module: str) -> Path:

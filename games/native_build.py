@@ -31,7 +31,9 @@ def build(root: Path | None = None, groups: Sequence[str] = tuple(native.GROUPS)
             reason = " ".join(str(exc).split())[-300:] or type(exc).__name__
             manifest["failed"][group] = f"the build failed: {reason}"
             outcome[group] = f"not compiled: {reason}"
-    (root / native.MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    fresh = root / (native.MANIFEST + ".new")
+    fresh.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    os.replace(fresh, root / native.MANIFEST)  # readers see the old manifest or the new one
     return outcome
 
 
@@ -70,7 +72,11 @@ def _build_group(group: str, root: Path) -> dict[str, object]:
             module = ".".join(name[: len(rel.parts)])  # path parts, less the file's suffixes
             target = root / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(built, target)
+            # a new file renamed into place: a process that has the old library loaded keeps
+            # its (unlinked) copy; rewriting it in place would pull it from under that process
+            fresh = target.with_name(target.name + ".new")
+            shutil.copyfile(built, fresh)
+            os.replace(fresh, target)
             files[module] = str(rel)
     missing = [m for m in modules if m not in files]
     if missing:

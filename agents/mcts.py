@@ -11,7 +11,12 @@ consistently with what it sees.
 2. *selects* down one shared tree, keyed by action strings, choosing among the actions legal in
    that world by UCB1 with availability counts (an action's exploration term counts only the
    visits in which it was legal, so rare actions are not starved);
-3. *expands* one untried action;
+3. *expands* one untried action: the one the game's ``order`` hook picks (War Chest: greedy's
+   choice for the seat to move), else one at random. With progressive widening (the game's
+   ``widen``; War Chest 0.25) a node below the root admits only ``1 + widen * sqrt(visits)``
+   children (War Chest: one under 16 visits, two under 64): a node met a few times keeps
+   answering with the heuristic's best move rather than trying every action once, so a small
+   budget meets plausible answers instead of random ones;
 4. *rolls out* with the game's rollout policy (uniformly random unless the game has a hook) for
    at most ``depth`` decisions, then scores the end with the game's evaluation hook (or the real
    returns if the game ended);
@@ -59,6 +64,9 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
   greedy's move unless it finds a clearly better one;
   ``top`` (default: the game's hook, Battle Line 6, 0 = all): search only the heuristic's best
   ``top`` root actions (the game's ``agents.greedy_<game>.ranked``).
+* ``expand``: ``order`` (default: the game's order hook, where it has one) or ``random``, the
+  untried action a node expands first; ``widen`` (default: the game's hook; War Chest 0.25,
+  otherwise 0 = none): the progressive widening factor below the root.
 
 Whatever the budget, each decision stops by the time ``start(info)`` allows: ``move_time``
 less a safety margin, never counting on the overage bank (which only absorbs hiccups).
@@ -102,6 +110,8 @@ class Hooks:
     bias: int = 0  # virtual wins on the greedy heuristic's choice at the root
     top: int = 0  # search only the heuristic's best ``top`` root actions (0: all)
     reply: bool = False  # decide by the reply ply (see MctsBot.reply_search), not the tree
+    order: Policy | None = None  # which untried action a node expands first (None: at random)
+    widen: float = 0.0  # progressive widening: a node of n visits has 1 + widen * sqrt(n) children
     iters: int = DEFAULT_ITERS  # the default budget: tree iterations, or reply-ply trials
 
 
@@ -123,13 +133,18 @@ class MctsBot:
     def __init__(self, iters: int | None = None, ms: float | None = None, c: float | None = None,
                  depth: int | None = None, worlds: int = 0, rollout: str = "policy",
                  prior: int = 4, bias: int | None = None, top: int | None = None,
-                 reply: int | None = None) -> None:
+                 reply: int | None = None, expand: str = "order",
+                 widen: float | None = None) -> None:
         if iters is not None and iters < 1:
             raise ValueError(f"mcts iters={iters}: give at least 1 iteration")
         if ms is not None and ms <= 0:
             raise ValueError(f"mcts ms={ms}: give a positive time per decision")
         if rollout not in ("policy", "random", "greedy"):
             raise ValueError(f"mcts rollout={rollout!r}: choose policy, random or greedy")
+        if expand not in ("order", "random"):
+            raise ValueError(f"mcts expand={expand!r}: choose order or random")
+        if widen is not None and widen < 0:
+            raise ValueError(f"mcts widen={widen}: give 0 (no widening) or a positive factor")
         if reply not in (None, 0, 1):
             raise ValueError(f"mcts reply={reply}: write 1 for the reply ply or 0 for the tree")
         self.iters = iters  # None: the game's default budget, unless ``ms`` is given
@@ -142,6 +157,8 @@ class MctsBot:
         self.bias = bias
         self.top = top
         self.reply = reply
+        self.expand = expand
+        self.widen = widen
         self.rng = random.Random(0)
         self.move_time = 1.0
         self.game_name = ""
@@ -250,6 +267,8 @@ class MctsBot:
         depth = hooks.depth if self.depth is None else self.depth
         bias = hooks.bias if self.bias is None else self.bias
         top = hooks.top if self.top is None else self.top
+        order = hooks.order if self.expand == "order" else None
+        widen = hooks.widen if self.widen is None else self.widen
         if top > 0 or bias > 0:
             legal = self._candidates(observation, legal, top)
         allowed = set(legal)
@@ -274,7 +293,7 @@ class MctsBot:
                 world = pool[done % self.worlds].clone()
             else:
                 world = game.sample_state(observation, rng)
-            self._iterate(root, world, me, allowed, policy, evaluate, depth)
+            self._iterate(root, world, me, allowed, policy, evaluate, depth, order, widen)
             done += 1
             later = clock()
             slowest = max(slowest * 0.9, later - now)  # an iteration must fit before the deadline
@@ -309,7 +328,8 @@ class MctsBot:
         return order[:top] if top > 0 else order
 
     def _iterate(self, root: _Node, world: State, me: int, allowed: set[str],
-                 policy: Policy | None, evaluate: Evaluate | None, depth: int) -> None:
+                 policy: Policy | None, evaluate: Evaluate | None, depth: int,
+                 order: Policy | None, widen: float) -> None:
         rng = self.rng
         c = self.hooks.c if self.c is None else self.c
         path: list[tuple[_Node, int]] = []  # (edge, seat that chose it)
@@ -318,13 +338,21 @@ class MctsBot:
         while not world.is_terminal():
             seat = world.current_player
             legal = world.legal_actions()
-            if at_root:
+            if at_root:  # the root tries every action it searches
                 legal = [a for a in legal if a in allowed] or legal
                 at_root = False
+                room = len(legal)
+            elif widen > 0.0:
+                room = 1 + int(widen * math.sqrt(node.visits))
+            else:
+                room = len(legal)
             children = node.children
             untried = [a for a in legal if a not in children]
-            if untried:
-                action = rng.choice(untried)
+            if untried and len(legal) - len(untried) < room:
+                if order is not None and len(untried) > 1:
+                    action = order(world, untried, rng)
+                else:
+                    action = rng.choice(untried)
                 child = children[action] = _Node()
                 for a in legal:
                     other = children.get(a)
@@ -337,7 +365,9 @@ class MctsBot:
             best: _Node | None = None
             action = legal[0]
             for a in legal:
-                edge = children[a]
+                edge = children.get(a)
+                if edge is None:  # not yet admitted by the widening
+                    continue
                 edge.avail += 1
                 score = edge.total / edge.visits + c * math.sqrt(math.log(edge.avail) / edge.visits)
                 if score > best_score:
@@ -428,7 +458,7 @@ def parse_options(text: str) -> dict[str, Any]:
     """
     kinds: dict[str, Callable[[str], Any]] = {
         "iters": int, "ms": float, "c": float, "depth": int, "worlds": int, "rollout": str,
-        "prior": int, "bias": int, "top": int, "reply": int,
+        "prior": int, "bias": int, "top": int, "reply": int, "expand": str, "widen": float,
     }
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -523,7 +553,8 @@ def _warchest_evaluate(state: State) -> list[float]:
 _HOOKS: dict[str, Hooks] = {
     "battleline": Hooks(policy=_battleline_policy, evaluate=_battleline_evaluate, depth=4, c=0.1,
                         bias=20, top=6, reply=True, iters=18),
-    "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=4, c=0.1),
+    "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=3, c=0.1,
+                      order=_warchest_policy, widen=0.25),
 }
 
 

@@ -325,14 +325,14 @@ def _walk(children: dict[str, Any], state: Any, seen: list[tuple[Any, Any]]) -> 
         _walk(node.children, after, seen)
 
 
-def _searched_tree(toy: str, monkeypatch: pytest.MonkeyPatch, **hooks: Any
-                   ) -> tuple[Any, list[tuple[Any, Any]]]:
+def _searched_tree(toy: str, monkeypatch: pytest.MonkeyPatch, expand: str = "order",
+                   **hooks: Any) -> tuple[Any, list[tuple[Any, Any]]]:
     """A 60-iteration search of a toy position whose hidden cards are all known (the two
     unseen cards are the opponent's hand), so every world is the same position."""
     monkeypatch.setitem(mcts._HOOKS, toy, mcts.Hooks(evaluate=_toy_evaluate, depth=0, **hooks))
     state = toygame.ToyState(seed=0, variant={"players": "2", "hand": "2"},
                              hands=[[2, 8], [6, 7]], deck=[], piles=[[1, 3, 4], [5, 9]])
-    bot = MctsBot(iters=60)
+    bot = MctsBot(iters=60, expand=expand)
     bot.start({"game": toy, "seat": 0, "rng_seed": 3})
     root = bot.search(state.observation(0), state.legal_actions(), math.inf)
     assert set(root) == set(state.legal_actions())  # the root tries every action
@@ -357,24 +357,14 @@ def test_widening_admits_one_child_more_per_square_of_the_visits(
         toy: str, monkeypatch: pytest.MonkeyPatch, expand: str) -> None:
     """widen=0.5: a node of n visits has at most 1 + int(0.5 * sqrt(n)) children (one below 4
     visits, two below 16); without widening a node tries every action before it repeats one."""
-    monkeypatch.setattr(MctsBot, "__init__", _with_expand(expand))
-    _, seen = _searched_tree(toy, monkeypatch, order=_highest_card, widen=0.5)
+    _, seen = _searched_tree(toy, monkeypatch, expand, order=_highest_card, widen=0.5)
     for node, _ in seen:
         assert len(node.children) <= 1 + int(0.5 * math.sqrt(node.visits))
     assert any(len(node.children) > 1 for node, _ in seen)
-    _, seen = _searched_tree(toy, monkeypatch, order=_highest_card, widen=0.0)
+    _, seen = _searched_tree(toy, monkeypatch, expand, order=_highest_card, widen=0.0)
     for node, at in seen:
         if node.children and any(child.visits > 1 for child in node.children.values()):
             assert set(node.children) == set(at.legal_actions())
-
-
-def _with_expand(expand: str) -> Any:
-    init = MctsBot.__init__
-
-    def patched(self: MctsBot, *args: Any, **kwargs: Any) -> None:
-        init(self, *args, **{**kwargs, "expand": expand})
-
-    return patched
 
 
 def test_expand_and_widen_options_are_checked() -> None:

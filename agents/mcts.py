@@ -555,7 +555,7 @@ _HOOKS: dict[str, Hooks] = {
     "battleline": Hooks(policy=_battleline_policy, evaluate=_battleline_evaluate, depth=4, c=0.1,
                         bias=20, top=6, reply=True, iters=18),
     "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=3, c=0.1,
-                      order=_warchest_policy, widen=0.25),
+                      top=5, order=_warchest_policy, widen=0.25),
 }
 
 

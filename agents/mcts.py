@@ -16,7 +16,8 @@ consistently with what it sees.
    ``widen``; War Chest 0.25) a node below the root admits only ``1 + widen * sqrt(visits)``
    children (War Chest: one under 16 visits, two under 64): a node met a few times keeps
    answering with the heuristic's best move rather than trying every action once, so a small
-   budget meets plausible answers instead of random ones;
+   budget meets plausible answers instead of random ones (the root, restricted to the game's
+   ``top`` actions where it has one, War Chest 5, tries every action it searches);
 4. *rolls out* with the game's rollout policy (uniformly random unless the game has a hook) for
    at most ``depth`` decisions, then scores the end with the game's evaluation hook (or the real
    returns if the game ended);
@@ -62,8 +63,8 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
 * ``bias`` (default: the game's hook; Battle Line 20, otherwise 0): progressive bias of the
   tree, that many virtual wins on the greedy heuristic's choice at the root, so the search plays
   greedy's move unless it finds a clearly better one;
-  ``top`` (default: the game's hook, Battle Line 6, 0 = all): search only the heuristic's best
-  ``top`` root actions (the game's ``agents.greedy_<game>.ranked``).
+  ``top`` (default: the game's hook, Battle Line 6, War Chest 5, 0 = all): search only the
+  heuristic's best ``top`` root actions (the game's ``agents.greedy_<game>.ranked``).
 * ``expand``: ``order`` (default: the game's order hook, where it has one) or ``random``, the
   untried action a node expands first; ``widen`` (default: the game's hook; War Chest 0.25,
   otherwise 0 = none): the progressive widening factor below the root.

@@ -537,8 +537,8 @@ def _prospect(side: int, count: int, avail: int, n: int, foggy: bool) -> float:
 
 
 def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:
-    """The greedy heuristic on the world itself: the action whose result scores best, scored by
-    its quick scoring (the same scores but where a coin is drawn, for two thirds of the time)."""
+    """The greedy heuristic on the world itself: the action whose result scores best, by
+    ``quick_scores`` (greedy's own scores wherever no coin is drawn, in two thirds of the time)."""
     assert isinstance(state, WarChestState)
     return quick_best_action(state, legal, state.current_player % 2, rng)
 

@@ -20,6 +20,9 @@ import agents.mcts as mcts
 from agents.mcts import MctsBot, parse_options
 from agents.random import RandomBot
 from games import registry
+from games.battleline.cards import CARD_IDS
+from games.battleline.formations import best_rank
+from games.battleline.state import BattleLineState
 from harness.bots.runner import load_bot_file
 from tests.harness import toygame
 
@@ -71,9 +74,22 @@ def test_the_file_is_an_ordinary_bot_file_with_exactly_one_bot() -> None:
     bot = factory()
     assert type(bot).__name__ == "MctsBot"
     assert bot.iters is None and bot.ms is None  # the game's default budget
-    for game, reply, budget in (("battleline", True, 18), ("warchest", False, 200)):
+    for game, reply, budget in (("battleline", True, 120), ("warchest", False, 200)):
         bot.start({"game": game, "seat": 0, "rng_seed": 0})
         assert (bot.hooks.reply, bot.budget()) == (reply, budget)
+
+
+class _Counting(MctsBot):
+    """An mcts bot that remembers the budgets its decisions used."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.used: list[int] = []
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        action = super().act(observation, legal_actions)
+        self.used.append(self.last_iterations)
+        return action
 
 
 @pytest.mark.parametrize(("game", "variant"), [
@@ -81,9 +97,9 @@ def test_the_file_is_an_ordinary_bot_file_with_exactly_one_bot() -> None:
 ])
 def test_every_answer_is_legal_in_every_variant(game: str, variant: dict[str, str]) -> None:
     n = registry.get(game).new_game(0, **variant).num_players
-    bots: list[Any] = [MctsBot(iters=6) if seat % 2 == 0 else RandomBot() for seat in range(n)]
+    bots: list[Any] = [_Counting(iters=6) if seat % 2 == 0 else RandomBot() for seat in range(n)]
     play(game, variant, 7, bots, cap=120)
-    assert any(bot.last_iterations == 6 for bot in bots if isinstance(bot, MctsBot))
+    assert any(6 in bot.used for bot in bots if isinstance(bot, _Counting))
 
 
 def test_a_game_without_hooks_and_three_seats_is_searched_too(toy: str) -> None:
@@ -147,7 +163,7 @@ def test_the_search_stops_inside_the_move_time(monkeypatch: pytest.MonkeyPatch, 
     clock = _FakeClock(0.002)  # every reading of the clock is 2 ms after the last one
     monkeypatch.setattr(mcts, "time", clock)
     state = registry.get("battleline").new_game(2)
-    bot = MctsBot(iters=100_000, reply=reply)
+    bot = MctsBot(iters=100_000, reply=reply, top=6)  # 16 seedings would eat the fake 50 ms
     bot.start({"game": "battleline", "seat": 0, "rng_seed": 0,
                "limits": {"move_time": move_time, "overage": 10.0}})
     action = bot.act(state.observation(0), state.legal_actions())
@@ -266,7 +282,8 @@ def test_the_battle_line_evaluation_judges_only_what_every_seat_sees(
         state = game.new_game(seed, **variant)
         while not state.is_terminal():
             score = mcts._battleline_evaluate(state)
-            mcts._EDGES.clear()  # the memo of flag judgements only saves time
+            mcts._CHANCES.clear()  # the memos of flag judgements only save time
+            mcts._RANKS.clear()
             assert mcts._battleline_evaluate(state) == score
             for seat in range(state.num_players):
                 world = game.sample_state(state.observation(seat), rng)
@@ -276,6 +293,79 @@ def test_the_battle_line_evaluation_judges_only_what_every_seat_sees(
             checked += 1
             state.apply(rng.choice(state.legal_actions()))
     assert checked > 100
+
+
+def _mask(*names: str) -> int:
+    return sum(1 << CARD_IDS[name] for name in names)
+
+
+def test_a_flag_s_chance_in_hand_checked_positions() -> None:
+    """Red 8-9-10 is the best wedge there is: against an empty side (any three troops, in any
+    future) it wins or ties in rank, and a tie goes to the side with more cards down, so the
+    flag is certain. A complete phalanx of 2s cannot catch a red 8-9 with red 10 or 7 unseen in
+    a future where the first side receives one, and wins the rest; with no red 7 or 10 unseen
+    the phalanx is certain."""
+    troops = sum(1 << card for card in range(60))
+    wedge = _mask("r8", "r9", "r10")
+    assert mcts.flag_edge(wedge, 3, 0, 0, troops & ~wedge, 3, False) == 0.5
+    assert mcts.flag_edge(0, 0, wedge, 3, troops & ~wedge, 3, False) == -0.5
+    twos = _mask("r2", "o2", "y2")
+    start = _mask("r8", "r9")
+    unseen = troops & ~twos & ~start
+    futures = sum(1 for dealt in mcts._FIRST if dealt & unseen & _mask("r7", "r10"))
+    assert 0 < futures < mcts._FUTURES
+    assert mcts.flag_edge(start, 2, twos, 3, unseen, 3, False) == futures / mcts._FUTURES - 0.5
+    assert mcts.flag_edge(start, 2, twos, 3, unseen & ~_mask("r7", "r10"), 3, False) == -0.5
+
+
+def _naive_edge(first: int, first_count: int, second: int, second_count: int, avail: int,
+                n: int, foggy: bool) -> float:
+    """A flag's chance the obvious way: every future, both best ranks computed afresh."""
+    wins = 0
+    for future, (mine, theirs) in enumerate(zip(mcts._FIRST, mcts._SECOND, strict=True)):
+        x = -1 if first_count > n else best_rank(first, n - first_count, avail & mine, n, foggy)
+        y = -1 if second_count > n else best_rank(second, n - second_count, avail & theirs, n,
+                                                  foggy)
+        if x > y or (x == y and (first_count > second_count or (
+                first_count == second_count and mcts._COINS >> future & 1))):
+            wins += 1
+    return wins / mcts._FUTURES - 0.5
+
+
+@pytest.mark.parametrize("variant", [{}, {"rules": "schotten-totten"}, {"players": "3"}])
+def test_the_battle_line_evaluation_equals_the_naive_one(variant: dict[str, str]) -> None:
+    """The memoised evaluation against flags judged the obvious way (empty flags even), on
+    positions of random play; and the decision's evaluation (the troops unseen at the
+    decision) equals the plain one on the decision's own world."""
+    game = registry.get("battleline")
+    rng = random.Random(11)
+    flags = 0
+    for seed in range(4):
+        state = game.new_game(seed, **variant)
+        assert isinstance(state, BattleLineState)
+        while not state.is_terminal():
+            avail = state.troop_all & ~state.gone
+            tally = [0.0] * state.n
+            for flag, (a, b) in enumerate(state.layout.seats_at):
+                if state.claimed[flag] >= 0:
+                    tally[state.claimed[flag]] += 1.0
+                    continue
+                first, second = state.smask[a * 9 + flag], state.smask[b * 9 + flag]
+                if first or second:
+                    edge = _naive_edge(first, len(state.sides[a * 9 + flag]), second,
+                                       len(state.sides[b * 9 + flag]), avail,
+                                       4 if state.mud[flag] >= 0 else 3, state.fog[flag] >= 0)
+                    tally[a] += edge
+                    tally[b] -= edge
+                    flags += 1
+            for seat, spent in enumerate(state.tactics_played):
+                tally[seat] -= 0.25 * spent
+            total = sum(tally)
+            naive = [math.tanh((t - (total - t) / (state.n - 1)) / 3.0) for t in tally]
+            assert mcts._battleline_evaluate(state) == pytest.approx(naive)
+            assert mcts._battleline_evaluator(state)(state) == pytest.approx(naive)
+            state.apply(rng.choice(state.legal_actions()))
+    assert flags > 500
 
 
 def _toy_evaluate(state: Any) -> list[float]:

@@ -74,7 +74,7 @@ def test_the_file_is_an_ordinary_bot_file_with_exactly_one_bot() -> None:
     bot = factory()
     assert type(bot).__name__ == "MctsBot"
     assert bot.iters is None and bot.ms is None  # the game's default budget
-    for game, reply, budget in (("battleline", True, 120), ("warchest", False, 200)):
+    for game, reply, budget in (("battleline", True, 128), ("warchest", False, 200)):
         bot.start({"game": game, "seat": 0, "rng_seed": 0})
         assert (bot.hooks.reply, bot.budget()) == (reply, budget)
 
@@ -267,6 +267,35 @@ def test_top_one_plays_the_heuristics_choice() -> None:
         if len(legal) > 1:
             assert answer == ranked(state.observation(seat), list(legal), random.Random(ply))[0]
         state.apply(answer)
+
+
+def test_the_reply_ply_compares_actions_on_the_same_worlds() -> None:
+    """A budget that ends inside a world (some actions tried in it, some not) decides as the
+    budget of the whole worlds before it: an unfinished world would favour or sink only the
+    actions it reached (a world's deal moves every action's result together)."""
+    game = registry.get("battleline")
+    rng = random.Random(3)
+    decided = differs = 0
+    for seed in range(12):
+        state = game.new_game(seed)
+        while not state.is_terminal() and decided < 60:
+            seat, legal = state.current_player, state.legal_actions()
+            if len(legal) > 4 and state.observation(seat)["phase"] == "play":
+                answers = []
+                for iters in (8, 11):  # 2 worlds of the best 4; then 3 of a third world
+                    bot = MctsBot(iters=iters, top=4)
+                    bot.start({"game": "battleline", "seat": seat, "rng_seed": seed,
+                               "limits": {"move_time": 60.0, "overage": 0.0}})
+                    answers.append(bot.act(state.observation(seat), list(legal)))
+                    assert bot.last_iterations == iters
+                assert answers[0] == answers[1]
+                bot = MctsBot(iters=12, top=4)  # a whole third world may change the decision
+                bot.start({"game": "battleline", "seat": seat, "rng_seed": seed,
+                           "limits": {"move_time": 60.0, "overage": 0.0}})
+                differs += bot.act(state.observation(seat), list(legal)) != answers[0]
+                decided += 1
+            state.apply(rng.choice(legal))
+    assert decided == 60 and differs > 0
 
 
 @pytest.mark.parametrize("variant", [{}, {"rules": "schotten-totten"}, {"players": "3"}])

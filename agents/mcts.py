@@ -100,7 +100,7 @@ from agents.greedy_warchest import evaluate as warchest_score
 from agents.greedy_warchest import quick_best_action
 from games import registry
 from games.battleline.cards import NUM_CARDS
-from games.battleline.formations import best_rank
+from games.battleline.formations import best_rank, complete_rank
 from games.battleline.state import BattleLineState
 from games.protocol import State
 from games.warchest.state import WarChestState
@@ -530,7 +530,8 @@ def _deal_futures(count: int, share: float) -> tuple[tuple[int, ...], tuple[int,
     second: list[int] = []
     for _ in range(count):
         a = b = 0
-        for card in range(NUM_CARDS):  # (only troops are ever unseen: the rest is never read)
+        # every card draws (only troops are ever read): the futures the README's figures used
+        for card in range(NUM_CARDS):
             u = rng.random()
             if u < share:
                 a |= 1 << card
@@ -564,7 +565,7 @@ def _ranks(side: int, count: int, avail: int, n: int, foggy: bool, which: int
     if count > n:
         out: tuple[int, ...] = (-1,) * _FUTURES
     elif count == n:
-        out = (best_rank(side, 0, 0, n, foggy),) * _FUTURES
+        out = (complete_rank(side, n, foggy),) * _FUTURES
     else:
         free = n - count
         out = tuple([best_rank(side, free, avail & dealt, n, foggy)

@@ -38,17 +38,19 @@ compiler: ## install a C compiler for the compiled engines (apt-get, as root) or
 		echo "warning: no C compiler: the engines will run from their sources (slower); 'sudo apt-get install gcc' compiles them" >&2; \
 	fi
 
-# The report tests drive a real headless Chromium (Debian's chromium + chromium-driver).
-browser: ## install headless Chromium for the report tests (apt-get, as root) or say how
+# The report tests drive a real headless Chromium (Debian's chromium + chromium-driver). Without
+# it (not root, no browser) every other test runs and the browser tests are reported as not run.
+browser: ## install headless Chromium for the browser tests (apt-get, as root) or say how
 	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "installing chromium and chromium-driver (apt-get)"; \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-			chromium chromium-driver >/dev/null || { apt-get update -q >/dev/null && \
+			chromium chromium-driver >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-			chromium chromium-driver >/dev/null; }; \
+			chromium chromium-driver >/dev/null; } || \
+		echo "warning: apt-get could not install chromium, so the browser tests (report and replay pages) will not run" >&2; \
 	else \
-		echo "error: the report tests need headless Chromium: run 'sudo apt-get install chromium chromium-driver' (or make setup as root)" >&2; exit 1; \
+		echo "warning: no headless Chromium, so the browser tests (report and replay pages) will not run: 'sudo apt-get install chromium chromium-driver' installs it" >&2; \
 	fi
 
 test: $(STAMP) $(NATIVE) browser ## run the test suite (slow soak tests excluded)

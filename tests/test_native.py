@@ -17,6 +17,7 @@ import pytest
 import games.battleline.state as battleline_state
 import games.warchest.state as warchest_state
 from games import native, registry
+from tests.patience import patience
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,7 +69,7 @@ def _run(switch: str) -> dict[str, object]:
     code = ("import json; from tests.test_native import fingerprints; "
             "print(json.dumps(fingerprints()))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=240, check=True)
+                          text=True, timeout=patience(1200), check=True)
     result: dict[str, object] = json.loads(done.stdout)
     return result
 
@@ -144,5 +145,5 @@ def test_the_switch_turns_the_compiled_engines_off() -> None:
     code = ("import games.battleline.state as s, games.native as n; "
             "print(s.__file__.endswith('.py'), sorted(set(n.status().values())))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60, check=True)
+                          text=True, timeout=patience(600), check=True)
     assert done.stdout.split(None, 1) == ["True", "['from sources (TOURNEY_NATIVE=0)']\n"]

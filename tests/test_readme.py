@@ -10,7 +10,8 @@ A block may be preceded by a marker line (the README's Development section docum
 - ``<!-- example: skip (REASON) -->``: never run, only checked for syntax.
 
 ``make TARGET`` in a block runs the Makefile's recipe for TARGET when that recipe consists of
-tourney commands (``make league``) and is skipped otherwise (``make test`` is this test); the
+tourney commands (``make league``), with a small budget (``--games 2``: one duplicate pair a
+pairing, the same commands and bots), and is skipped otherwise (``make test`` is this test); the
 folder holds a ``.venv`` link to this environment (for ``. .venv/bin/activate``), the clone's
 ``agents/``, ``engine.py``, the standalone bot of docs/protocol.md, and ``mybot/``, a bot
 directory laid out as the README's "Bot directories" section shows (tests/fixtures/dirbot).
@@ -32,13 +33,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.patience import patience
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 BIN = Path(sys.executable).parent
 FENCE = re.compile(r"^```(\w*)\s*$")
 MARKER = re.compile(r"^<!-- example: (file|slow|cluster|skip)\b\s*(.*?)\s*-->$")
 RUN = {"sh", "python", "sql"}
-BLOCK_TIMEOUT = 240
+# a hang guard, not a speed test: the slowest block takes about 40 s on an idle machine
+BLOCK_TIMEOUT = 600
+SHIM_GAMES = 2  # games a pairing when a block runs ``make league``: the demo, cheaply
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,9 @@ BLOCKS = blocks(README.read_text(encoding="utf-8"))
 
 
 def _make_function() -> str:
-    """A shell function ``make`` that runs the Makefile recipes made of tourney commands."""
+    """A shell function ``make`` that runs the Makefile recipes made of tourney commands, each
+    with ``--games`` cut to :data:`SHIM_GAMES` (the user has usually just played the full demo,
+    and what the later blocks read of it needs only a pair of games a pairing)."""
     recipes: dict[str, list[str]] = {}
     target = None
     for line in (ROOT / "Makefile").read_text(encoding="utf-8").splitlines():
@@ -96,7 +103,8 @@ def _make_function() -> str:
     cases = []
     for name, recipe in recipes.items():
         if recipe and all(r.startswith("$(BIN)/tourney ") for r in recipe):
-            body = " && ".join(r.replace("$(BIN)/", "") for r in recipe)
+            body = " && ".join(re.sub(r"--games \d+", f"--games {SHIM_GAMES}",
+                                      r.replace("$(BIN)/", "")) for r in recipe)
             cases.append(f"    {name}) {body} ;;")
     cases.append('    *) echo "make $1: not run by the README test" ;;')
     return 'make() {\n  case "$1" in\n' + "\n".join(cases) + "\n  esac\n}\n"
@@ -127,7 +135,7 @@ def run_block(block: Block, folder: Path, script: str | None = None) -> str:
         cmd = [sys.executable, "-c", "import duckdb, sys; print(duckdb.sql(sys.argv[1]))",
                block.text]
     done = subprocess.run(cmd, cwd=folder, env=_env(), capture_output=True, text=True,
-                          timeout=BLOCK_TIMEOUT, check=False)
+                          timeout=patience(BLOCK_TIMEOUT), check=False)
     if done.returncode != 0:
         pytest.fail(f"{block} exited {done.returncode}\n--- block ---\n{block.text}"
                     f"--- stdout ---\n{done.stdout[-3000:]}--- stderr ---\n{done.stderr[-3000:]}")
@@ -219,6 +227,21 @@ def test_the_duckdb_example_gives_seat_0s_win_rate(folder: Path) -> None:
         for bot, wins in sorted(expected.items())
     ]
     assert len(rows) == len(expected) > 1  # every bot of the demo league seated at 0
+
+
+def test_the_make_shim_plays_the_demo_recipes_with_a_small_budget() -> None:
+    """``make league`` in a block runs the Makefile's own commands with two games a pairing;
+    targets that are not made of tourney commands (``make test``, this test) are not run."""
+    shim = _make_function()
+    league = re.search(r"^    league\) (.*) ;;$", shim, re.M)
+    assert league is not None
+    recipe = re.search(r"^league:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.M)
+    assert recipe is not None
+    wanted = [re.sub(r"--games \d+", "--games 2", line.strip().replace("$(BIN)/", ""))
+              for line in recipe.group(1).splitlines()]
+    assert league.group(1).split(" && ") == wanted
+    assert "--games 2 " in wanted[0] and wanted[0].startswith("tourney league battleline")
+    assert not re.search(r"^    test\)", shim, re.M)
 
 
 def _free_port() -> int:

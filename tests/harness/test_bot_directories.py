@@ -29,6 +29,7 @@ from harness.bots.spec import (
 from harness.cli.app import app
 from harness.match.referee import play_game
 from harness.records import BotRef, GameSpec, Limits, Termination
+from tests.patience import patience
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "dirbot"
 FIXTURE_FILES = ["bot.toml", "data/table.json", "engine.py", "lib/__init__.py", "lib/choice.py"]
@@ -283,7 +284,7 @@ def test_without_namespaces_the_directory_is_a_private_copy_removed_after(
     """)
     env = {**os.environ, "TOURNEY_NO_NAMESPACES": "1"}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env, timeout=120, check=False)
+                          env=env, timeout=patience(600), check=False)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.splitlines()[-1])
     assert "the allow-list file system" in seen["missing"]  # the fallback was tested

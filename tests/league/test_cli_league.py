@@ -22,6 +22,7 @@ from harness.league.service import prepare_league, run_league
 from harness.records import GameRecord
 from harness.run.base import default_play
 from harness.run.local import InlineExecutor, ProcessExecutor
+from tests.patience import patience
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,7 +183,7 @@ def _start(out: Path, *extra: str) -> subprocess.Popen[str]:
 
 
 def _wait_for_batches(out: Path, n: int, proc: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + patience(600)
     while len(store.batch_files(out / "games")) < n:
         assert proc.poll() is None, "the league ended before it could be interrupted"
         assert time.monotonic() < deadline
@@ -194,14 +195,14 @@ def test_killed_or_interrupted_leagues_resume_to_every_game_once(tmp_path: Path)
     proc = _start(out)
     _wait_for_batches(out, 2, proc)
     proc.kill()  # SIGKILL of the league process itself; its workers die with it
-    proc.wait(10)
+    proc.wait(patience(60))
     stored = len(game_ids(out))
     assert 0 < stored < LEAGUE_GAMES
 
     proc = _start(out)
     _wait_for_batches(out, len(store.batch_files(out / "games")) + 2, proc)
     proc.send_signal(signal.SIGINT)  # Ctrl-C
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=patience(300))
     assert proc.returncode == 130
     assert f"resume with:\n  tourney league --resume --out {out}" in err
 

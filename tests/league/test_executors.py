@@ -10,6 +10,7 @@ import pytest
 from harness.records import GameRecord, GameSpec, Termination
 from harness.run.base import PlayFn, void_record
 from harness.run.local import InlineExecutor, ProcessExecutor
+from tests.patience import patience
 
 from .helpers import record, spec
 
@@ -84,7 +85,7 @@ def test_a_hung_game_is_killed_by_the_watchdog() -> None:
     t0 = time.monotonic()
     with ProcessExecutor(2, hangs, deadline=1.0, poll_seconds=0.1) as ex:
         records = {r.game_id: r for r in ex.run(SPECS)}
-    assert time.monotonic() - t0 < 30
+    assert time.monotonic() - t0 < patience(30, cap=1800)  # the hung game: 3,600 s
     assert len(records) == len(SPECS)
     assert records["g01"].termination is Termination.TIMEOUT
     assert "watchdog" in records["g01"].reason

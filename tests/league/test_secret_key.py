@@ -4,12 +4,13 @@ on their old derivation, and --require-isolation."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from harness.bots import sandbox
+from harness.bots import isolation, sandbox
 from harness.league import schedule, store
 from harness.league.config import LeagueMismatch, load_config
 from harness.league.service import LeagueError, make_executor, prepare_league, run_league
@@ -74,10 +75,17 @@ def test_a_seed_does_not_continue_a_league_with_a_random_key(tmp_path: Path) -> 
 
 def test_require_isolation_refuses_what_this_machine_does_not_give(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    plan = prepare_league("battleline", ["a=sandbox:random", "greedy"], out=tmp_path / "ok",
-                          games=2, require_isolation=True)
-    assert plan.config.isolation["missing"] == []
-    assert plan.config.isolation["mechanism"] in ("cgroup1", "cgroup2")
+    here = isolation.missing(sandbox.report())
+    if here:  # a normal user without a cgroup (or a locked-down machine): refused, and why
+        with pytest.raises(LeagueError, match=re.escape(f"this machine does not give bots "
+                                                        f"{'; '.join(here)}")):
+            prepare_league("battleline", ["a=sandbox:random", "greedy"], out=tmp_path / "ok",
+                           games=2, require_isolation=True)
+    else:  # root (CI): everything is in force, so the league is accepted
+        plan = prepare_league("battleline", ["a=sandbox:random", "greedy"],
+                              out=tmp_path / "ok", games=2, require_isolation=True)
+        assert plan.config.isolation["missing"] == []
+        assert plan.config.isolation["mechanism"] in ("cgroup1", "cgroup2")
     weak = {**sandbox.report(), "mechanism": "rlimits", "cgroups": False,
             "freeze": "process group only"}
     monkeypatch.setattr(sandbox, "report", lambda: weak)

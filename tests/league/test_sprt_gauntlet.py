@@ -22,6 +22,7 @@ from harness.league.service import League
 from harness.league.sprt import Sprt, SprtParams
 from harness.records import BotRef, GameRecord, GameSpec, Termination
 from tests.league.helpers import record
+from tests.patience import patience
 
 SLOPPY = f"sloppy=inproc:{Path(__file__).parent / 'bots' / 'sloppy.py'}"
 PARAMS = SprtParams(100.0, 300.0)  # sloppy v random: H1 after some twenty pairs
@@ -181,12 +182,12 @@ def test_ctrl_c_keeps_finished_games_and_the_printed_command_continues_the_test(
            "--batch-size", "20", "--seed", "1"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=Path(__file__).parents[2])
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + patience(600)
     while len(store.batch_files(cut / "games")) < 3:
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=patience(300))
     assert proc.returncode == 130 and "no verdict yet: interrupted" in out, out + err
     resume = err.split("continue with:\n  ")[1].strip()
     assert resume.startswith("tourney gauntlet battleline random=random r2=random --sprt")

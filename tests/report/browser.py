@@ -1,11 +1,14 @@
 """Headless Chromium (Debian's ``chromium`` + ``chromium-driver``) driven through Selenium.
 
-``make setup`` installs both when it runs as root; elsewhere :func:`chromium` fails with a
-message that says how to install them (tests never skip for a missing browser).
+``make setup`` installs both when it runs as root. Where they are missing (a user who is not
+root), :func:`require` reports the browser tests as not run, with the command that installs
+them, so that every other test still runs; under CI (``CI`` set in the environment), which must
+prove the pages in a real browser, a missing browser fails them instead.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,9 +17,9 @@ from typing import Any
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-INSTALL_HINT = ("headless Chromium is needed for the report tests: run `make setup` as root "
-                "(it apt-installs chromium and chromium-driver) or `sudo apt-get install "
-                "chromium chromium-driver`")
+INSTALL_HINT = ("headless Chromium is needed for the browser tests: `sudo apt-get install "
+                "chromium chromium-driver` (or `make setup` as root) installs it")
+NOT_RUN = "not run"  # how a skipped browser test's reason begins (tests/conftest.py counts them)
 
 
 def missing() -> str:
@@ -25,6 +28,19 @@ def missing() -> str:
         if not Path(path).exists() and shutil.which(Path(path).name) is None:
             return f"{path} not found; {INSTALL_HINT}"
     return ""
+
+
+def require() -> None:
+    """Return where the browser can run; otherwise report the calling test as not run (with the
+    command that installs the browser), or fail it under CI."""
+    import pytest
+
+    problem = missing()
+    if not problem:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"CI runs the browser tests, but {problem}")
+    pytest.skip(f"{NOT_RUN}: {problem}")
 
 
 @contextmanager

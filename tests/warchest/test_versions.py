@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from games.warchest import RULES_VERSION
+from tests.patience import patience
 
 TOURNEY = str(Path(sys.executable).with_name("tourney"))
 
 
 def _tourney(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([TOURNEY, *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([TOURNEY, *args], capture_output=True, text=True, timeout=patience(600),
                           check=False)
 
 

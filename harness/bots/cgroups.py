@@ -14,8 +14,9 @@ Where neither works (no rights, a locked-down container), :func:`mechanism` says
 the runner's per-process rlimits are all there is, and a bot is stopped between turns by its
 process group only (a session it creates escapes that).
 
-Stopping a bot between turns sends SIGSTOP to every process of its group (and SIGCONT to resume
-it) rather than using the freezer: a signal costs a few microseconds where a v1 freezer round
+Stopping a bot between turns sends SIGSTOP to every process of its group, again and again until
+one pass finds them all stopped (one not yet stopped could wake another), and SIGCONT to resume
+it, rather than using the freezer: a signal costs a few microseconds where a v1 freezer round
 trip costs ~200, and a stopped process still dies at once on SIGKILL (a frozen v1 one does not,
 so a referee killed while a bot was frozen would leave it behind).
 """
@@ -151,6 +152,20 @@ def backend() -> Backend:
 def mechanism() -> str:
     """"cgroup2", "cgroup1" or "rlimits": what limits a bot's whole process tree here."""
     return backend().kind
+
+
+_STOP_PASSES = 200  # at most about 0.1 s of passes to stop a tree that keeps waking itself
+_STOP_PAUSE = 0.00005
+
+
+def _is_stopped(pid: int) -> bool:
+    """Whether ``pid`` is stopped (or gone, or a zombie: it will not run again either)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split(None, 1)[0]
+    except (OSError, IndexError):
+        return True
+    return state in (b"T", b"t", b"Z", b"X")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -325,20 +340,30 @@ class BotGroup:
         return [int(p) for p in b"".join(chunks).split()]
 
     def stop_all(self, spare: frozenset[int] = frozenset()) -> list[int]:
-        """SIGSTOP every process of the group but ``spare``, until no new member appears (one
-        may fork while the others are being stopped); returns those stopped. Once all are
-        stopped none can start another, so :meth:`continue_all` needs no new list."""
-        done: set[int] = set(spare)
+        """SIGSTOP every process of the group but ``spare``, and repeat until one pass finds
+        every one of them stopped; returns those stopped. Stopping each process once, in order,
+        is not enough: one not stopped yet may fork, or SIGCONT one stopped before it (helpers
+        in sessions of their own can wake each other). Once all are stopped none can wake or
+        start another, so :meth:`continue_all` needs no new list. A lone process cannot wake
+        itself, so it is stopped with one signal and one look, as before."""
+        seen: set[int] = set(spare)
         stopped: list[int] = []
-        for _ in range(100):
-            fresh = [p for p in self.pids() if p not in done]
-            if not fresh:
+        for attempt in range(_STOP_PASSES):
+            members = [p for p in self.pids() if p not in spare]
+            if len(members) > 1:  # anyone already stopped may have been woken since
+                waking = [p for p in members if p not in seen or not _is_stopped(p)]
+            else:
+                waking = [p for p in members if p not in seen]
+            if not waking:
                 break
-            for pid in fresh:
+            for pid in waking:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGSTOP)
-                done.add(pid)
-                stopped.append(pid)
+                if pid not in seen:
+                    seen.add(pid)
+                    stopped.append(pid)
+            if attempt:  # a SIGSTOP takes effect when its process next runs: let it
+                time.sleep(_STOP_PAUSE * min(attempt, 10))
         return stopped
 
     @staticmethod

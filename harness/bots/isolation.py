@@ -1,7 +1,8 @@
 """The confinement policy of sandboxed bots: what a bot may see, use and keep.
 
 One policy, applied by the stdlib-only runner (:mod:`harness.bots.runner`) before any bot code
-runs, with the kernel's own mechanisms (namespaces, mounts, cgroups, rlimits; no external tool):
+runs, with the kernel's own mechanisms (namespaces, mounts, cgroups, rlimits, capabilities and a
+seccomp filter that :mod:`harness.bots.syscalls` builds with libseccomp):
 
 * **File system: an allow-list.** The bot's root is a fresh, read-only, in-memory directory tree
   that holds only: the system's program and library directories (``/usr``, and ``/bin``,
@@ -17,8 +18,10 @@ runs, with the kernel's own mechanisms (namespaces, mounts, cgroups, rlimits; no
   works unchanged, even one under a private (0700) directory such as ``/root``: the bot sees the
   allowed directories, never their private parents. No home directories, no other leagues, no
   ``/var/tmp``, no other bot's files, no ``harness``.
-* **Processes:** new PID, network and mount namespaces; as root, the unprivileged ``nobody``
-  user; ``no_new_privs``.
+* **Processes:** new PID, network, mount, IPC and UTS namespaces; as root, the unprivileged
+  ``nobody`` user; no capabilities (a user namespace's full set is dropped, bounding set
+  included); ``no_new_privs``; the system-call filter. What the runner reports is read back
+  from the kernel (``/proc/self/status``), not inferred from what was asked.
 * **Resources per bot** (the bot and everything it starts, together): memory, process count and
   CPU time through a control group (:mod:`harness.bots.cgroups`), plus per-process rlimits;
   the whole tree stopped between its turns.
@@ -191,9 +194,12 @@ def allowed_imports() -> str:
 REQUIRED = {
     "cgroups": "per-bot memory, process and CPU limits (cgroup v2 or v1)",
     "pid_namespace": "an own PID namespace",
+    "ipc_namespace": "an own IPC namespace (no System V memory or queues kept between games)",
     "network": "no network (an own network namespace)",
     "filesystem": "the allow-list file system",
     "user": "an unprivileged user (tourney runs as root) or a user namespace",
+    "capabilities": "no capabilities",
+    "seccomp": "a system-call filter (seccomp, built with libseccomp)",
     "freeze": "the bot's whole process tree stopped between its turns",
 }
 
@@ -206,6 +212,8 @@ def missing(state: dict[str, Any]) -> list[str]:
         value = state.get(key)
         if key == "freeze":
             value = value == "whole tree"
+        elif key == "capabilities":
+            value = value == "none"
         if not value:
             out.append(text)
     return out
@@ -217,18 +225,23 @@ def describe(state: dict[str, Any]) -> str:
              f"file system: {'allow-list' if state['filesystem'] else 'host (not confined)'}",
              f"network {'off' if state['network'] else 'ON'}",
              f"own PID namespace {'yes' if state['pid_namespace'] else 'NO'}",
+             f"own IPC namespace {'yes' if state.get('ipc_namespace') else 'NO'}",
              f"unprivileged {'yes' if state['user'] else 'NO'}",
+             f"capabilities {state.get('capabilities', 'unknown')}",
+             f"system-call filter {'yes' if state.get('seccomp') else 'NO'}",
              f"stopped between turns: {state['freeze']}"]
     return ", ".join(parts)
 
 
-def run_probe(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """Run the runner's probe and parse its one-line answer (empty dict if it failed)."""
+def read_probe(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
+    """Wait for the runner's probe and parse its one-line answer (empty dict if it failed)."""
     try:
-        done = subprocess.run(argv, env=env, capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        out, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         return {}
-    for line in done.stdout.splitlines():
+    for line in out.splitlines():
         try:
             message = json.loads(line)
         except ValueError:

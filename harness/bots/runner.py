@@ -7,7 +7,9 @@ rules in-process and in the sandbox.
 
 Start-up, in order, before any bot code runs:
 
-1. ``--confine JSON`` (the policy of :mod:`harness.bots.isolation`): join the bot's control groups
+1. ``--confine FD`` (the policy of :mod:`harness.bots.isolation`, as JSON read from the inherited
+   descriptor FD and closed, so neither the bot's command line nor its descriptors hold the
+   host's paths or the referee's pid): join the bot's control groups
    (``cgroups``: everything from here on is counted for the bot), read the bot file while still
    privileged; resource limits (address space, CPU, file size, no core dumps); new network,
    mount and PID namespaces where the OS permits (without root inside a new user namespace),
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
     BotFactory = Callable[[], Any]
 
 _CLONE_NEWNS = 0x00020000
+_CLONE_NEWUTS = 0x04000000
+_CLONE_NEWIPC = 0x08000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
@@ -59,6 +63,12 @@ _MS_PRIVATE = 1 << 18
 _MNT_DETACH = 2
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_CAPBSET_DROP = 24
+_PR_SET_SECCOMP = 22
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_SECCOMP_MODE_FILTER = 2
+_CAPABILITY_VERSION_3 = 0x20080522
 
 
 class BotLoadError(Exception):
@@ -212,8 +222,9 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
         with open(procs, "w") as f:
             f.write("0")
     bot = cfg.get("bot")
-    # read while still privileged: the original may sit in a private directory
-    bot_files = _read_bot(bot) if bot else []
+    # read before the namespaces (the original may sit in a private directory), with the file
+    # access rights of the bot's owner, never more
+    bot_files = _as_owner(bot, _read_bot) if bot else []
     memory = int(cfg.get("memory", 0))
     if memory > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -231,6 +242,8 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
         # root creates the namespaces directly; anyone else first needs a user namespace
         as_root = uid is not None and os.geteuid() == 0
         achieved.update(_isolate(libc, not as_root, cfg, bot_files))
+    if libc is not None:
+        _drop_bounding_set(libc)  # while the runner still may (CAP_SETPCAP)
     if uid is not None and os.geteuid() == 0:
         gid = int(cfg.get("gid", uid))
         os.setgroups([])
@@ -247,7 +260,65 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
                                                       bool(achieved.get("user_namespace")))
     if bot and achieved["filesystem"] != "allow-list":
         achieved["bot_path"] = _private_copy(bot, bot_files)
+    if libc is not None:  # last: what follows is the bot's, with no privilege and no way back
+        _drop_capabilities(libc)
+        if cfg.get("seccomp"):
+            _install_filter(libc, cfg["seccomp"])
+    achieved.update(_measured())
     return achieved
+
+
+def _drop_bounding_set(libc: Any) -> None:
+    """Empty the capability bounding set, so that nothing the bot executes can gain one."""
+    for cap in range(64):
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break  # EINVAL past the last capability this kernel knows (or EPERM: none to drop)
+
+
+def _drop_capabilities(libc: Any) -> None:
+    """Give up every capability that is left: the ambient set and the effective, permitted and
+    inheritable sets. In a user namespace the runner holds them all until here (a Python bot is
+    never executed anew, so nothing else would clear them); as root, the switch to the bot's
+    user has already cleared them."""
+    import ctypes
+
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable (two words each): none
+    libc.capset(header, data)
+
+
+def _install_filter(libc: Any, program: str) -> None:
+    """Install the system-call filter (:mod:`harness.bots.syscalls`, BPF bytes in base64)."""
+    import base64
+    import ctypes
+
+    code = base64.b64decode(program)
+
+    class _Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buffer = ctypes.create_string_buffer(code, len(code))
+    prog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _check(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0),
+           "seccomp", "the system-call filter")
+
+
+def _measured() -> dict[str, Any]:
+    """What the kernel says this process now holds (``/proc/self/status``), not what was asked:
+    its capabilities, ``no_new_privs`` and seccomp mode."""
+    try:
+        with open("/proc/self/status") as f:
+            status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+    except OSError:
+        return {}
+    caps = [int(status.get(k, "0").strip() or "0", 16) for k in ("CapEff", "CapPrm", "CapBnd",
+                                                                   "CapAmb", "CapInh")]
+    names = ("effective", "permitted", "bounding", "ambient", "inheritable")
+    held = [f"{name} {value:x}" for name, value in zip(names, caps, strict=True) if value]
+    return {"capabilities": "none" if not held else ", ".join(held),
+            "no_new_privs": status.get("NoNewPrivs", "").strip() == "1",
+            "seccomp": status.get("Seccomp", "").strip() == "2"}
 
 
 BotFiles = list[tuple[str, bytes]]  # (path relative to the bot's folder, content)
@@ -255,18 +326,59 @@ BotFiles = list[tuple[str, bytes]]  # (path relative to the bot's folder, conten
 
 def _read_bot(bot: dict[str, Any]) -> BotFiles:
     """The bot's files: its one file, or a bot directory's files (``bot["files"]``, the
-    relative paths the referee listed), read without following a final symbolic link."""
+    relative paths the referee listed), each opened one path component at a time without
+    following a symbolic link anywhere (:func:`_open_beneath`)."""
     if "files" not in bot:
         with open(bot["source"], "rb") as f:
             return [(bot["name"], f.read())]
     found: BotFiles = []
     for rel in bot["files"]:
-        if rel.startswith("/") or ".." in rel.split("/"):
-            raise OSError(22, "not a path inside the bot directory", rel)
-        fd = os.open(os.path.join(bot["source"], rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as f:
+        with os.fdopen(_open_beneath(bot["source"], rel), "rb") as f:
             found.append((rel, f.read()))
     return found
+
+
+def _open_beneath(folder: str, rel: str) -> int:
+    """Open the regular file ``rel`` inside ``folder``: every component is opened relative to
+    the one before with ``O_NOFOLLOW``, so a directory swapped for a symbolic link after the
+    referee listed the files (to reach a file its owner may not read) fails with ``ELOOP``
+    instead of being followed; a FIFO or device is refused rather than read."""
+    import stat
+
+    parts = rel.split("/")
+    if rel.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise OSError(22, "not a path inside the bot directory", rel)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(folder, flags | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, flags | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        found = os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(found).st_mode):
+        os.close(found)
+        raise OSError(22, "not a regular file in the bot directory", rel)
+    os.set_blocking(found, True)
+    return found
+
+
+def _as_owner(bot: dict[str, Any], read: Callable[[dict[str, Any]], BotFiles]) -> BotFiles:
+    """``read(bot)`` with the file access rights of the owner of the bot's file or directory:
+    as root the runner could read any file, and a bot directory is its author's to arrange."""
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        return read(bot)
+    owner = os.stat(bot["source"])
+    libc = _libc()
+    libc.setfsgid(owner.st_gid)
+    libc.setfsuid(owner.st_uid)
+    try:
+        return read(bot)
+    finally:
+        libc.setfsuid(0)
+        libc.setfsgid(0)
 
 
 def _write_bot(folder: str, files: BotFiles, uid: int, gid: int, dir_mode: int) -> None:
@@ -313,12 +425,13 @@ def _isolate(libc: Any, user_namespace: bool, cfg: dict[str, Any],
     """
     user = _CLONE_NEWUSER if user_namespace else 0
     uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(user | _CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID) != 0:
+    spaces = _CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWIPC | _CLONE_NEWUTS
+    if libc.unshare(user | spaces) != 0:
         return {"network": libc.unshare(user | _CLONE_NEWNET) == 0}
     if user:
         _map_ids(uid, gid)
     _wait_and_pass_on(libc, os.fork())  # returns only in the child
-    achieved: dict[str, Any] = {"network": True, "pid_namespace": True,
+    achieved: dict[str, Any] = {"network": True, "pid_namespace": True, "ipc_namespace": True,
                                 "user_namespace": bool(user)}
     private = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
     root = cfg.get("root")
@@ -583,8 +696,19 @@ def _with_options(factory: BotFactory, options: dict[str, Any]) -> BotFactory:
     return lambda: factory(**options)
 
 
+def _read_all(fd: int) -> bytes:
+    """Everything the referee wrote on the inherited descriptor ``fd``, which is then closed."""
+    chunks = []
+    try:
+        while data := os.read(fd, 65536):
+            chunks.append(data)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
 def main(argv: list[str]) -> None:
-    """``bot_runner.py [--confine JSON] (--file PATH [--entry NAME] [--options JSON] |
+    """``bot_runner.py [--confine FD] (--file PATH [--entry NAME] [--options JSON] |
     --exec CMD... | --probe)``.
 
     The first line on the protocol output is the runner's own ``confined`` report (what the
@@ -596,7 +720,7 @@ def main(argv: list[str]) -> None:
     allowed = None
     if args[:1] == ["--confine"]:
         try:
-            cfg = json.loads(args[1])
+            cfg = json.loads(_read_all(int(args[1])))
             sandbox = confine(cfg)
             if sandbox.get("filesystem") == "allow-list":
                 allowed = cfg.get("allowed")

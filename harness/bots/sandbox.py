@@ -20,6 +20,7 @@ bot cannot think, or keep helpers busy, on its opponent's time. The bot's own ou
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import ctypes
 import errno
@@ -39,7 +40,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness.bots import cgroups, isolation
+from harness.bots import cgroups, isolation, syscalls
 from harness.bots import runner as bot_runner
 from harness.bots.protocol import (
     JSON,
@@ -194,23 +195,54 @@ def report() -> dict[str, Any]:
         "mechanism": mechanism,
         "cgroups": mechanism != "rlimits",
         "pid_namespace": bool(achieved.get("pid_namespace")),
+        "ipc_namespace": bool(achieved.get("ipc_namespace")),
         "network": bool(achieved.get("network")),
         "filesystem": achieved.get("filesystem") == "allow-list",
         "user": bool(achieved.get("unprivileged")),
+        "capabilities": achieved.get("capabilities", "unknown"),
+        "seccomp": bool(achieved.get("seccomp")),
         "freeze": "whole tree" if mechanism != "rlimits" else "process group only",
     }
+
+
+def _filter() -> JSON:
+    """The system-call filter for the runner to install (base64 BPF), where libseccomp is."""
+    program = syscalls.bot_filter()
+    return {"seccomp": base64.b64encode(program).decode()} if program else {}
 
 
 def probe_runner() -> JSON:
     """Confine a runner exactly as for a bot, without a bot, and return what it achieved."""
     user = sandbox_user()
     cfg: JSON = {"parent": os.getpid(), "root": _root_spec(Limits(), []),
-                 "isolate": _namespaces_allowed()}
+                 "isolate": _namespaces_allowed(), **_filter()}
     if user is not None:
         cfg["uid"], cfg["gid"] = user
-    argv = [sys.executable, "-P", "-s", bot_runner.__file__, "--confine", json.dumps(cfg),
-            "--probe"]
-    return isolation.run_probe(argv, _env())
+    try:
+        proc = start_runner([sys.executable, "-P", "-s"], cfg, ["--probe"], env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError:
+        return {}
+    return isolation.read_probe(proc)
+
+
+def start_runner(python: list[str], cfg: JSON, args: list[str],
+                 **popen: Any) -> subprocess.Popen[bytes]:
+    """Start the runner (``python`` and its flags, then the runner's ``args``) with its
+    confinement ``cfg`` written to a pipe it inherits (``--confine FD``) rather than put on
+    its command line, where the bot could read the host's paths and the referee's pid."""
+    read, write = os.pipe()
+    try:
+        proc = subprocess.Popen([*python, bot_runner.__file__, "--confine", str(read), *args],
+                                pass_fds=(read,), **popen)
+    except BaseException:
+        os.close(write)
+        raise
+    finally:
+        os.close(read)
+    with contextlib.suppress(OSError), os.fdopen(write, "wb") as pipe:
+        pipe.write(json.dumps(cfg).encode())  # a runner that died first says why itself
+    return proc
 
 
 @cache
@@ -287,6 +319,7 @@ class SandboxedAgent:
             "cgroups": self.group.join_files,
             "allowed": isolation.allowed_imports(),
             "isolate": _namespaces_allowed(),
+            **_filter(),
         }
         if own_root:
             cfg["root"] = _root_spec(self.limits, extra)
@@ -300,16 +333,15 @@ class SandboxedAgent:
 
     def _spawn(self, own_root: bool) -> subprocess.Popen[bytes]:
         python = sys.executable if own_root else bot_python()
-        confine = json.dumps(self._confinement(own_root))
-        runner = [python, "-P", "-S", bot_runner.__file__, "--confine", confine]
+        confine = self._confinement(own_root)
         if self.source.command:
-            argv = [*runner, "--exec", *self.source.command]
+            argv = ["--exec", *self.source.command]
             cwd = self._cwd()
         else:
             assert self.source.path is not None
             if not os.access(self.source.path, os.R_OK):
                 raise AgentCrash(f"could not load bot: cannot read {self.source.path}")
-            argv = [*runner, "--file", self.source.path.name]
+            argv = ["--file", self.source.path.name]
             if self.source.entry:
                 argv += ["--entry", self.source.entry]
             if self.source.is_directory:
@@ -319,9 +351,10 @@ class SandboxedAgent:
             cwd = "/"
         log_r, log_w = os.pipe()
         try:
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_w, cwd=cwd,
-                env=_env(), start_new_session=True, close_fds=True, bufsize=0,
+            proc = start_runner(
+                [python, "-P", "-S"], confine, argv, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=log_w, cwd=cwd, env=_env(),
+                start_new_session=True, close_fds=True, bufsize=0,
             )
         except OSError as exc:
             os.close(log_r)

@@ -8,7 +8,7 @@ fast.
 from __future__ import annotations
 
 import json
-import random
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,7 +119,8 @@ def play_cmd(
     bots: Annotated[list[str], typer.Argument(
         help="One bot per seat: file.py, file.py:Class, DIR/ (a bot directory), a built-in "
              "(random, greedy, mcts; options as greedy:p=0.3 or mcts:ms=200) or cmd:COMMAND.")],
-    seed: Annotated[int | None, typer.Option(help="Deal seed (default: a random one).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Deal seed (default: a random 62-bit one, printed, that no bot can search).")] = None,
     variant: VariantOpt = None,
     show: Annotated[bool, typer.Option("--show", help="Draw the board after every move.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the game record as JSON.")] = False,
@@ -138,7 +139,7 @@ def play_cmd(
     from harness.bots.spec import is_sandboxed
 
     if seed is None:
-        seed = random.SystemRandom().randrange(1 << 31)
+        seed = unguessable_seed()
     limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
     record = play_one(game, bots, seed=seed, variants=variant or [], limits=limits,
                       show=show, sandbox_builtins=sandbox_builtins, log_dir=log_dir)
@@ -215,12 +216,23 @@ def _isolation_line(limits: Limits) -> str:
             f"{limits.scratch_bytes >> 20} MB scratch /tmp")
 
 
+def unguessable_seed() -> int:
+    """A deal seed no bot can find by search: 62 random bits. A bot gets only a one-way hash of
+    the deal seed (its ``rng_seed``), which it could invert for a small seed by trying them all,
+    and then deal the game itself; a seed you choose (``--seed 7``) is as guessable as it is
+    small."""
+    return secrets.randbits(62)
+
+
 def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,
                  variants: Sequence[str] = (), limits: Limits = _DEFAULTS,
-                 seed: int = 1) -> Validation:
-    """Load the bot, check its start-up, and play it against random in every seat."""
+                 seed: int | None = None) -> Validation:
+    """Load the bot, check its start-up, and play it against random in every seat (deal seeds
+    from ``seed``, by default an unguessable one)."""
     from harness.bots.spec import parse_spec
 
+    if seed is None:
+        seed = unguessable_seed()
     game, variant = resolve_game(game_name, variants)
     source = parse_spec(spec)
     boxed = spec if source.sandboxed else str(source.in_sandbox())
@@ -282,7 +294,9 @@ def validate_cmd(
         help="The bot: file.py, file.py:Class, a bot directory DIR/ or cmd:COMMAND.")],
     game: Annotated[str, typer.Option("--game", "-g", help="Game name or alias.")],
     games: Annotated[int, typer.Option("--games", help="Games per seat.", min=1)] = 2,
-    seed: Annotated[int, typer.Option(help="First deal seed.")] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="First deal seed, to replay a validation (default: a random 62-bit one that no "
+             "bot can search; each game's seed is printed).")] = None,
     variant: VariantOpt = None,
     move_time: MoveTimeOpt = _DEFAULTS.move_time,
     overage: OverageOpt = _DEFAULTS.overage,

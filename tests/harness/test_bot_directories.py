@@ -290,3 +290,65 @@ def test_without_namespaces_the_directory_is_a_private_copy_removed_after(
     assert "the allow-list file system" in seen["missing"]  # the fallback was tested
     assert seen["offender"] is None and seen["left"] == []
     assert "table fixture-table loaded: pick first" in seen["log"]
+
+
+def _swapped_directory(tmp_path: Path) -> tuple[Path, Path]:
+    """A bot directory as the referee listed it (``lib/data.txt``), then, before the copy, its
+    ``lib`` swapped for a link to a folder holding a file only its owner may read."""
+    bot = tmp_path / "bot"
+    (bot / "lib").mkdir(parents=True)
+    (bot / "bot.py").write_text("def act(o, legal):\n    return legal[0]\n")
+    (bot / "lib" / "data.txt").write_text("mine")
+    secret = tmp_path / "private"
+    secret.mkdir(mode=0o700)
+    (secret / "data.txt").write_text("SECRET")
+    (secret / "data.txt").chmod(0o600)
+    shutil.rmtree(bot / "lib")
+    (bot / "lib").symlink_to(secret)
+    return bot, secret
+
+
+def test_the_copy_follows_no_link_at_any_depth(tmp_path: Path) -> None:
+    """A directory swapped for a symbolic link between the listing and the copy: the copy
+    fails (ELOOP) instead of reading through it; so does a FIFO put where a file was."""
+    from harness.bots import runner
+
+    bot, _ = _swapped_directory(tmp_path)
+    with pytest.raises(OSError) as refused:
+        runner._read_bot({"source": str(bot), "name": "bot", "files": ["bot.py", "lib/data.txt"]})
+    assert refused.value.errno in (20, 40)  # ENOTDIR or ELOOP: the link is not followed
+    os.mkfifo(bot / "pipe")
+    with pytest.raises(OSError, match="not a regular file"):
+        runner._read_bot({"source": str(bot), "name": "bot", "files": ["pipe"]})
+    for bad in ("../bot/bot.py", "/etc/passwd", "lib//data.txt", "./bot.py"):
+        with pytest.raises(OSError, match="not a path inside"):
+            runner._read_bot({"source": str(bot), "name": "bot", "files": [bad]})
+    assert runner._read_bot({"source": str(bot), "name": "bot", "files": ["bot.py"]})[0][0] == \
+        "bot.py"
+
+
+def test_a_bot_file_is_read_with_its_owners_rights_only(tmp_path: Path) -> None:
+    """As root the runner reads a bot's files as their owner would: a bot file owned by
+    another user cannot pull in a file only root may read."""
+    from harness.bots import runner
+
+    if os.geteuid() != 0:  # a normal user reads with their own rights already
+        bot = tmp_path / "mine.py"
+        bot.write_text("x = 1\n")
+        assert runner._as_owner({"source": str(bot)}, lambda b: [("x", b"")]) == [("x", b"")]
+        return
+    secret = tmp_path / "root-only.txt"
+    secret.write_text("SECRET")
+    secret.chmod(0o600)
+    folder = tmp_path / "entrant"
+    folder.mkdir()
+    os.chown(folder, 65534, 65534)
+    listed = {"source": str(folder), "name": "entrant", "files": ["secret.txt"]}
+    (folder / "secret.txt").symlink_to(secret)  # even a link the listing missed
+    with pytest.raises(OSError):
+        runner._as_owner(listed, runner._read_bot)
+    (folder / "secret.txt").unlink()
+    os.link(secret, folder / "secret.txt")  # a hard link: the same root-only file
+    with pytest.raises(PermissionError):
+        runner._as_owner(listed, runner._read_bot)
+    assert runner._read_bot(listed)[0][1] == b"SECRET"  # what root alone could read

@@ -70,6 +70,8 @@ def test_everything_is_in_force_here_as_root_and_the_rest_is_said() -> None:
         assert cgroups.mechanism() in ("cgroup1", "cgroup2")
         return
     limits = cgroups.mechanism() != "rlimits"
+    # a user namespace gives a normal user everything else (where the kernel allows one)
+    assert set(missing) <= {isolation.REQUIRED["cgroups"], isolation.REQUIRED["freeze"]}
     assert (isolation.REQUIRED["cgroups"] not in missing) == limits
     assert (isolation.REQUIRED["freeze"] not in missing) == limits
     described = isolation.describe(STATE)
@@ -123,6 +125,28 @@ def test_bots_get_no_game_id_and_their_rng_seed_is_not_the_deal(toy: str,
     assert not term.is_forfeit, reason
     info = json.loads(logs[0])
     assert "game_id" not in info and info["rng_seed"] != 5
+
+
+def test_the_seed_searcher_finds_no_play_or_validate_deal_unless_the_seed_is_chosen_small(
+        ) -> None:
+    """play and validate deal from 62 random bits by default, so a bot cannot find the deal
+    seed from its rng_seed by trying small seeds (validate dealt seeds 1, 2, 1001 and 1002);
+    the control: the same bot finds a small seed that the user chose."""
+    from harness.cli.bots import validate_bot
+
+    searcher = hostile("seed_searcher.py")
+    report = validate_bot(searcher, "battleline", games_per_seat=1)
+    assert report.passed, report.lines
+    seeds = [int(line.split("(seed ")[1].split(")")[0]) for line in report.lines
+             if "(seed " in line]
+    assert len(seeds) == 2 and min(seeds) >= 200_000
+    chosen = validate_bot(searcher, "battleline", games_per_seat=1, seed=1)
+    assert not chosen.passed and "FOUND deal seed 1" in " ".join(chosen.lines)
+    played = CliRunner().invoke(app, ["play", "battleline", searcher, "random"])
+    assert played.exit_code == 0 and "FOUND" not in played.output, played.output
+    assert int(played.output.split(" seed ")[1].split(";")[0]) >= 200_000
+    small = CliRunner().invoke(app, ["play", "battleline", searcher, "random", "--seed", "7"])
+    assert "crash" in small.output and "FOUND deal seed 7" in small.output, small.output
 
 
 # ---------------------------------------------------------- 2. a referee that survives any bytes
@@ -200,23 +224,28 @@ def test_output_before_ready_is_a_protocol_error(toy: str, shared_dir: Path) -> 
 # ------------------------------------------------------------------ 3. CPU theft
 
 
-def test_a_cpu_thief_cannot_slow_a_fair_thinker(toy: str) -> None:
+@pytest.mark.parametrize("thief", ["cpu_thief.py", "cpu_thief_waker.py"])
+def test_a_cpu_thief_cannot_slow_a_fair_thinker(toy: str, thief: str) -> None:
     """The thief's busy children get CPU only during its own (instant) turns, so the thinker's
     0.3 s of CPU per decision fit its time in every decision (8 spinners sharing its CPU would
-    stretch each to ~2.7 s, past the budget, and the thief would have had seconds of CPU)."""
+    stretch each to ~2.7 s, past the budget, and the thief would have had seconds of CPU). The
+    waker's children also SIGCONT each other while the referee stops them one by one: the
+    freeze repeats until one pass finds every process stopped."""
     limits = Limits(move_time=1.5, overage=3.0, startup_time=30.0, memory_bytes=256 << 20,
                     cpu_seconds=60, log_bytes=4096)
     with pinned_here():  # one CPU for the game and both bots, as play and leagues run
         term, reason, logs, offender, think = play(
-            toy, hostile("fair_thinker.py"), hostile("cpu_thief.py"), limits=limits)
+            toy, hostile("fair_thinker.py"), hostile(thief), limits=limits)
     if not in_force("freeze"):  # a normal user without a cgroup: only the group is stopped
         assert STATE["freeze"] == "process group only"
         assert offender in (None, 0), reason  # the thinker may be starved; the referee stands
         return
     assert offender is None and not term.is_forfeit, reason  # the whole game, in time
     assert len(think) >= 3 and sum(think) >= 0.3 * len(think)
+    # unstopped, the 8 children would have had about 8 times the thinker's CPU; stopped, they
+    # run only in the thief's own turns (longer on a loaded machine, where the referee waits)
     stolen = float(logs[1].splitlines()[-1].split()[1])
-    assert stolen < 0.25 * sum(think), (stolen, think)
+    assert stolen < sum(think), (stolen, think)
 
 
 # ------------------------------------------------------------------ 4. limits per bot
@@ -279,6 +308,68 @@ def test_the_disk_filler_stops_at_its_scratch_limit_and_nothing_is_left(toy: str
     assert int(tmp_bytes) <= 8 << 20 and tmp_error == "OSError"
     assert all(wrote[f].startswith("0 ") for f in ("/var/tmp", "/dev/shm")), wrote
     assert _leftovers("tourney-disk-filler") == []
+
+
+# ------------------------------------------------------------------ 4b. ways out and memory
+
+
+def test_the_jailbreaker_holds_no_capability_and_every_way_out_is_refused(toy: str) -> None:
+    """As a normal user the bot lives in a user namespace, where it used to hold every
+    capability: it could remount the environment writable, unmount its size-limited /tmp,
+    ptrace its PID 1, make new namespaces, widen its CPUs and use the host's keyring. Now it
+    holds none, and a system-call filter refuses each (as root too)."""
+    term, reason, logs, _, _ = play(toy, hostile("jailbreaker.py"), "random")
+    assert not term.is_forfeit, reason
+    first, *rest = logs[0].splitlines()
+    assert first == ("caps CapEff=0000000000000000 CapPrm=0000000000000000 "
+                     "CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1 Seccomp=2")
+    attempts = dict(line.split(" ", 1) for line in rest)
+    assert {"remount", "umount", "mount", "ptrace", "unshare", "affinity"} <= set(attempts)
+    assert all(result.startswith("REFUSED") for result in attempts.values()), attempts
+    assert STATE["capabilities"] == "none" and STATE["seccomp"], isolation.describe(STATE)
+
+
+def _host_ipc_keys() -> set[int]:
+    keys = set()
+    for table in ("/proc/sysvipc/shm", "/proc/sysvipc/msg"):
+        with open(table) as f:
+            keys |= {int(line.split()[0]) for line in f.read().splitlines()[1:] if line.strip()}
+    return keys
+
+
+def test_the_ipc_rememberer_finds_nothing_of_its_last_game(toy: str) -> None:
+    """System V memory and queues are the bot's own namespace's: gone with its game, never on
+    the host (where a bot could keep its hand for the second game of a duplicate pair, and
+    leaked segments stayed charged to a reused memory group); the keyring is refused."""
+    logs = [play(toy, hostile("ipc_memory.py"), "random")[2][0] for _ in range(2)]
+    assert "WROTE shm" in logs[0] and "WROTE msg" in logs[0], logs[0]
+    assert "FOUND" not in logs[1], logs[1]
+    assert "WROTE key" not in logs[0] + logs[1]
+    assert not {0x70757274, 0x70757275} & _host_ipc_keys()
+
+
+def test_the_command_line_holds_no_host_path_or_referee_pid(toy: str, shared_dir: Path) -> None:
+    """The confinement (host paths of the bot and of results folders, the referee's pid) reaches
+    the runner on a pipe it closes, not on the command line the bot can read in /proc."""
+    path = shared_dir / "snoop.py"
+    path.write_text(textwrap.dedent("""
+        import os
+        def act(o, legal):
+            for pid in ("self", "1"):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        print(pid, f.read().replace(b"\\0", b" ").decode())
+                except OSError as exc:
+                    print(pid, "unreadable", exc.errno)
+            return legal[0]
+    """))
+    term, reason, logs, _, _ = play(toy, str(path), "random")
+    assert not term.is_forfeit, reason
+    lines = logs[0].splitlines()
+    seen = " ".join(lines)
+    assert "--confine" in seen and "{" not in seen and str(shared_dir) not in seen, lines
+    assert f"\"parent\": {os.getpid()}" not in seen
+    assert [line.split()[0] for line in lines[:2]] == ["self", "1"]
 
 
 # ------------------------------------------------------------------ 5. reading what is not theirs
@@ -464,3 +555,51 @@ def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "--require-isolation: this machine does not give bots" in refused.stderr
     assert not (tmp_path / "lg").exists()
+
+
+# ------------------------------------------------------------------ 3b. a freeze that holds
+
+
+WAKER = """
+import os, signal, sys, time
+os.setsid()
+siblings = [int(p) for p in sys.argv[1:]]
+while True:
+    for pid in siblings:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except OSError:
+            pass
+"""
+
+
+def test_processes_that_wake_each_other_are_all_stopped() -> None:
+    """Four processes on every core, each sending SIGCONT to the ones started before it, in one
+    bot group: after stop_all every one is stopped, and stays stopped."""
+    if not in_force("freeze"):  # a normal user without a cgroup: no group to stop
+        assert STATE["freeze"] == "process group only"
+        return
+    group = cgroups.BotGroup(256 << 20, 16)
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(4):
+            join = " ".join(f"echo $$ > {f};" for f in group.join_files)
+            procs.append(subprocess.Popen(
+                ["sh", "-c", f"{join} exec {sys.executable} -c \"$0\" \"$@\"", WAKER,
+                 *[str(p.pid) for p in procs]]))
+        deadline = time.monotonic() + patience(30)
+        while len(group.pids()) < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for _ in range(20):
+            held = group.stop_all()
+            time.sleep(0.02)
+            assert sorted(held) == sorted(p.pid for p in procs)
+            assert all(cgroups._is_stopped(p.pid) for p in procs), [
+                Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                for p in procs]
+            group.continue_all(held)
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+        group.close()

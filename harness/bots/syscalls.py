@@ -62,7 +62,6 @@ REFUSED = {
     "clock_settime": "the host's clock",
     "clock_adjtime": "the host's clock",
     "adjtimex": "the host's clock",
-    "personality": "turn off address randomisation",
 }
 # clone() with any of these flags makes a namespace: refused like unshare()
 NAMESPACE_FLAGS = {

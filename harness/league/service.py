@@ -209,7 +209,10 @@ def prepare_league(
         limits=lim, kind=kind, challenger=refs[0].name if kind == "gauntlet" else "",
         players=choice.players,
         schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
-        key=key_hex, deal_scheme=scheme, isolation=_isolation(refs, require_isolation),
+        key=key_hex, deal_scheme=scheme,
+        # once asked for, isolation is required on every resume of the folder too
+        isolation=_isolation(refs, require_isolation or (
+            stored is not None and bool(stored.isolation.get("required")))),
         bot_limits=own,
     )
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
@@ -230,8 +233,9 @@ def _with_seat_limits(specs: list[GameSpec], base: Limits,
 
 
 def _isolation(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
-    """What confines this league's sandboxed bots (recorded in league.json); with ``required``,
-    a :class:`LeagueError` naming what is missing."""
+    """What confines this league's sandboxed bots (recorded in league.json, with ``required``
+    when the folder demands it); with ``required``, a :class:`LeagueError` naming what is
+    missing."""
     from harness.bots import isolation, sandbox
     from harness.bots.spec import is_sandboxed
 
@@ -243,8 +247,8 @@ def _isolation(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
         raise LeagueError(f"--require-isolation: this machine does not give bots "
                           f"{'; '.join(missing)} ({isolation.describe(state)}); run as root on "
                           f"a Linux host that allows namespaces and cgroups, or drop "
-                          f"--require-isolation")
-    return {**state, "missing": missing}
+                          f"--require-isolation (a league started with it keeps it)")
+    return {**state, "missing": missing, "required": required}
 
 
 def _stored_ref(config: LeagueConfig, name: str) -> BotRef:
@@ -463,11 +467,14 @@ def _records(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord | 
 
 
 def make_executor(workers: int | None, out: Path, cluster: str | None,
-                  game_timeout: float | None = None) -> Executor:
+                  game_timeout: float | None = None,
+                  require_isolation: bool = False) -> Executor:
     """The back end a command asked for: a Dask cluster, in-process (0) or worker processes.
 
     ``game_timeout``: the watchdog's limit per game in worker processes (default: every seat's
     worst-case time plus a minute, see :func:`harness.run.base.game_deadline`).
+    ``require_isolation``: every Dask worker checks, before its first game, that it gives bots
+    every protection (local workers share this machine, which :func:`prepare_league` checked).
     """
     if cluster:
         from harness.run import dask
@@ -475,7 +482,7 @@ def make_executor(workers: int | None, out: Path, cluster: str | None,
         dask.require_dask()
         from harness.run.dask.executor import DaskExecutor
 
-        return DaskExecutor(cluster, log_dir=out / "logs")
+        return DaskExecutor(cluster, log_dir=out / "logs", require_isolation=require_isolation)
     from harness.match.placement import cpu_count
     from harness.run import base, local
 
@@ -715,7 +722,8 @@ class League:
     def executor(self, workers: int | None = None, cluster: str | None = None,
                  game_timeout: float | None = None) -> Executor:
         """The back end to run on (see :func:`make_executor`), bot logs under ``out/logs``."""
-        return make_executor(workers, self.out, cluster, game_timeout)
+        return make_executor(workers, self.out, cluster, game_timeout,
+                             bool(self.config.isolation.get("required")))
 
     def run(self, executor: Executor | None = None, *, workers: int | None = None,
             progress: bool = True, batch_size: int = BATCH_SIZE,

@@ -166,3 +166,31 @@ def test_a_lost_scheduler_is_one_line_and_the_league_resumes(
     assert f"played {12 - len(received)} games" in resumed.stdout
     games, _ = _stored(workdir / "resumed")
     assert len(games) == len({g[0] for g in games}) == 12
+
+
+def test_a_worker_that_cannot_confine_bots_refuses_a_league_that_requires_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--require-isolation is checked on every Dask worker before it plays: workers started
+    where namespaces are refused (simulated) stop the league with one line; nothing is
+    stored as played."""
+    from harness.bots import sandbox
+    from harness.league.service import make_executor
+    from harness.run.dask import IsolationRefused
+
+    full = {"mechanism": "cgroup2", "cgroups": True, "pid_namespace": True,
+            "ipc_namespace": True, "network": True, "filesystem": True, "user": True,
+            "capabilities": "none", "seccomp": True, "freeze": "whole tree"}
+    monkeypatch.setattr(sandbox, "report", lambda: dict(full))  # the coordinator gives it all
+    out = tmp_path / "lg"
+    monkeypatch.setenv("TOURNEY_NO_NAMESPACES", "1")  # its workers do not
+    with LocalDaskProcesses(1, directory=tmp_path / "dask") as procs:
+        monkeypatch.delenv("TOURNEY_NO_NAMESPACES")
+        plan = prepare_league("battleline", ["a=sandbox:random", "greedy"], out=out, games=2,
+                              require_isolation=True)
+        with make_executor(None, out, procs.address, require_isolation=True) as executor, \
+                pytest.raises(IsolationRefused) as refused:
+            run_league(plan, executor, progress=False)
+    text = str(refused.value)
+    assert text.startswith("--require-isolation: the Dask worker on ")
+    assert "the allow-list file system" in text and "\n" not in text
+    assert not list((out / "games").glob("*.parquet"))

@@ -106,3 +106,30 @@ def test_void_games_are_counted_loudly_in_the_summary(tmp_path: Path) -> None:
     assert not any(line.startswith("WARNING") for line in quiet)
     loud = _summary_lines(plan, RunSummary(scheduled=2, already=0, played=2, stored=2, void=1))
     assert loud[-1].startswith("WARNING: 1 of the games played are void (the harness failed")
+
+
+FULL = {"mechanism": "cgroup2", "cgroups": True, "pid_namespace": True, "ipc_namespace": True,
+        "network": True, "filesystem": True, "user": True, "capabilities": "none",
+        "seccomp": True, "freeze": "whole tree"}
+
+
+def test_require_isolation_is_kept_in_the_folder_and_enforced_on_every_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A league started with --require-isolation stores it; a resume without the flag on a
+    machine that gives less is refused, not played silently with less."""
+    out = tmp_path / "lg"
+    monkeypatch.setattr(sandbox, "report", lambda: dict(FULL))  # a machine that gives it all
+    plan = prepare_league("battleline", ["a=sandbox:random", "greedy"], out=out, games=2,
+                          require_isolation=True)
+    run_league(plan, make_executor(0, out, None), progress=False)
+    assert json.loads((out / "league.json").read_text())["isolation"]["required"] is True
+    monkeypatch.setattr(sandbox, "report", lambda: {**FULL, "seccomp": False})
+    with pytest.raises(LeagueError, match="--require-isolation: this machine does not give bots "
+                                          "a system-call filter"):
+        prepare_league(None, [], out=out, resume=True)
+    with pytest.raises(LeagueError, match="--require-isolation"):  # new bots, same folder
+        prepare_league("battleline", ["a=sandbox:random", "greedy", "r=random"], out=out,
+                       games=2)
+    other = tmp_path / "free"  # a league that never asked is not held to it
+    assert prepare_league("battleline", ["a=sandbox:random", "greedy"], out=other,
+                          games=2).config.isolation["required"] is False

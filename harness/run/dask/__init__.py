@@ -19,6 +19,10 @@ class ClusterLost(ClusterError):
     """The connection to the scheduler was lost in the middle of a league."""
 
 
+class IsolationRefused(ClusterError):
+    """A worker asked to play a league that requires isolation cannot confine bots fully."""
+
+
 def require_dask() -> None:
     """Fail with one clear line when the optional Dask extra is not installed (``distributed``
     imported, but then broken or shadowed, e.g. blocked by a test)."""

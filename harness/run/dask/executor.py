@@ -38,6 +38,7 @@ import contextlib
 import importlib.metadata
 import logging
 import os
+import socket
 import threading
 import time
 import uuid
@@ -61,7 +62,7 @@ from harness.records import (
     unpack_record,
 )
 from harness.run.base import Deadlines, default_play, safe_play, void_record
-from harness.run.dask import ClusterError, ClusterLost
+from harness.run.dask import ClusterError, ClusterLost, IsolationRefused
 
 if TYPE_CHECKING:
     from harness.run.base import DeadlineFn, PlayFn
@@ -83,7 +84,20 @@ TASKS_PER_THREAD = 8  # tasks per worker thread at least, when batching
 Packed = bytes  # a record as :func:`harness.records.pack_record` packs it for the trip back
 
 
-def play_batch(tasks: list[Task], play: bytes | None = None) -> list[Packed]:
+def isolation_refused() -> str:
+    """On a worker: why it may not play a league that requires isolation ("" if it may)."""
+    from harness.bots import isolation, sandbox
+
+    missing = isolation.missing(sandbox.report())
+    if not missing:
+        return ""
+    return (f"--require-isolation: the Dask worker on {socket.gethostname()} does not give bots "
+            f"{'; '.join(missing)}; run its workers as root on a Linux host that allows "
+            f"namespaces and cgroups, or take it out of the cluster")
+
+
+def play_batch(tasks: list[Task], play: bytes | None = None,
+               require_isolation: bool = False) -> list[Packed]:
     """The task a worker runs: a few games in a row, their bots read from the worker's cache.
 
     Returns the records packed as the local back end's workers pack them
@@ -93,7 +107,11 @@ def play_batch(tasks: list[Task], play: bytes | None = None) -> list[Packed]:
     failure of the harness itself becomes a void record (:func:`harness.run.base.safe_play`),
     so no game spends Dask's retries; only a worker's death makes the scheduler run it again.
     ``play`` is a substitute referee pickled by cloudpickle (tests), None for the real one.
+    With ``require_isolation`` a worker that cannot confine bots fully plays nothing and raises
+    :class:`IsolationRefused`, which stops the league.
     """
+    if require_isolation and (refused := isolation_refused()):
+        raise IsolationRefused(refused)
     player = cloudpickle.loads(play) if play else default_play()
     root = cache_root(get_worker().local_directory)
     records: list[Packed] = []
@@ -299,8 +317,9 @@ class DaskExecutor:
                  log_dir: Path | None = None, batch: int | None = None,
                  deadline: DeadlineFn | float | None = None, watchdog_seconds: float = 2.0,
                  connect_timeout: float = CONNECT_TIMEOUT,
-                 worker_wait: float = WORKER_WAIT) -> None:
+                 worker_wait: float = WORKER_WAIT, require_isolation: bool = False) -> None:
         self.address = address
+        self.require_isolation = require_isolation
         self.log_dir = log_dir
         self.batch = batch
         self.watchdog_seconds = watchdog_seconds
@@ -335,8 +354,8 @@ class DaskExecutor:
         def submit(batch: list[Task]) -> Future[list[Packed]]:
             key = f"tourney-{batch[0].spec.game_id}-{len(batch)}-{run_id}"
             batches[key] = batch
-            live[key] = self.client.submit(play_batch, batch, play, key=key, pure=False,
-                                           retries=0)
+            live[key] = self.client.submit(play_batch, batch, play, self.require_isolation,
+                                           key=key, pure=False, retries=0)
             return live[key]
 
         def deadline_of(key: str) -> float | None:
@@ -389,6 +408,8 @@ class DaskExecutor:
         are retried one by one); a lost scheduler is a :class:`ClusterLost`."""
         try:
             packed: list[Packed] = future.result()
+        except IsolationRefused:
+            raise  # one line, and the league stops with what it stored
         except Exception as exc:
             ran = self._expired.get(str(future.key))
             if ran is not None:  # cancelled by the watchdog

@@ -44,7 +44,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.bots.spec import directory_files
+from harness.bots.spec import command_files, directory_files
 
 if TYPE_CHECKING:
     from harness.bots.spec import BotSpec
@@ -138,14 +138,18 @@ def system_view() -> dict[str, Any]:
             "devices": [f"/dev/{d}" for d in DEVICES if os.path.exists(f"/dev/{d}")]}
 
 
-def command_paths(command: tuple[str, ...], cwd: str) -> list[str]:
-    """What an external command sees besides the allow-list: its working directory, the files
-    named on its command line and its program's directory (e.g. a runtime under /opt)."""
-    named = (os.path.normpath(os.path.join(cwd, arg)) for arg in command[1:])
-    paths = [cwd, *(path for path in named if os.path.exists(path))]
-    program = command[0]
-    found = os.path.join(cwd, program) if "/" in program else shutil.which(program)
-    if found is not None and os.path.exists(found):
+def command_paths(source: BotSpec) -> list[str]:
+    """What an external command sees besides the allow-list: the files named on its command
+    line (:func:`harness.bots.spec.command_files`, its program among them when given as a
+    path), its program's directory when the program is found on ``PATH`` (a runtime under
+    /opt), and, only when it was given one (``cmd[cwd=DIR]:``), its own directory. Never the
+    directory tourney happens to run in, where other bots' files lie."""
+    paths = [str(path) for path in command_files(source)]
+    if source.cwd is not None:
+        paths.insert(0, str(source.cwd))
+    program = source.command[0]
+    found = shutil.which(program) if "/" not in program else None
+    if found is not None:
         paths.append(os.path.dirname(os.path.realpath(found)))
     return paths
 
@@ -155,9 +159,9 @@ def access(source: BotSpec, achieved: dict[str, Any], scratch_bytes: int,
     """What a sandboxed bot may read and may write, in words, given what its runner reported
     it ``achieved`` (``filesystem`` is ``allow-list`` where the bot has a root of its own)."""
     if source.command:
-        cwd = str(source.cwd) if source.cwd is not None else os.getcwd()
-        own = ("its working directory, its program's directory and the files on its command "
-               f"line, read-only ({', '.join(command_paths(source.command, cwd))})")
+        own = ("the files on its command line, its program's directory"
+               f"{' and its own directory' if source.cwd is not None else ''}, read-only "
+               f"({', '.join(command_paths(source))})")
     elif source.is_directory and source.path is not None:
         files = directory_files(source.path)
         size = sum(path.stat().st_size for _, path in files)

@@ -309,7 +309,7 @@ class SandboxedAgent:
         user = sandbox_user()
         extra: list[str] = []
         if self.source.command:  # an external command sees its directory and its files
-            extra = isolation.command_paths(self.source.command, self._cwd())
+            extra = isolation.command_paths(self.source)
         cfg: JSON = {
             "memory": self.limits.memory_bytes,
             "cpu": self.limits.cpu_seconds,

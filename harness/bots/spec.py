@@ -26,6 +26,7 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -155,7 +156,7 @@ class BotSpec:
             return self.builtin_text
         if self.path is not None:
             return self.path.stem + (f".{self.entry}" if self.entry else "")
-        return Path(self.command[0]).name
+        return _command_name(self.command)
 
     def __str__(self) -> str:
         if self.command:
@@ -173,9 +174,12 @@ class BotSpec:
         return replace(self, sandboxed=True, forced=self.forced or not self.sandboxed)
 
     def sha256(self) -> str:
-        """SHA-256 of the bot's file, or of a bot directory's whole content
-        (:func:`directory_sha256`); empty for external commands: results name the exact code.
-        Raises OSError when a file cannot be read."""
+        """SHA-256 of the bot's file, of a bot directory's whole content
+        (:func:`directory_sha256`), or of what an external command runs
+        (:func:`command_sha256`): results name the exact code. Raises OSError when a file cannot
+        be read."""
+        if self.command:
+            return command_sha256(self)
         if self.path is None:
             return ""
         if self.is_directory:
@@ -309,7 +313,75 @@ def _parse_command(spec: str, text: str, check: bool) -> BotSpec:
         raise BotSpecError(f"{spec!r}: cannot split the command line ({exc})") from None
     if not command:
         raise BotSpecError(f"{spec!r} names no command; write cmd:<command line>")
+    if check:
+        _refuse_shim(spec, command[0])
     return BotSpec(None, None, command, "", True, command_line=line, cwd=cwd)
+
+
+SHIM_MANAGERS = {".pyenv": "pyenv", ".rbenv": "rbenv", ".asdf": "asdf", ".nodenv": "nodenv",
+                 ".goenv": "goenv", ".jenv": "jenv"}
+
+
+def _refuse_shim(spec: str, program: str) -> None:
+    """A version manager's shim (``~/.pyenv/shims/python3``) is a script that runs the
+    manager's own files, which the sandbox does not show: refuse it with the command that
+    names the real interpreter."""
+    found = shutil.which(program) if "/" not in program else program
+    if found is None:
+        return
+    parts = Path(found).parts
+    if "shims" not in parts[:-1]:
+        return
+    manager = next((SHIM_MANAGERS[p] for p in parts if p in SHIM_MANAGERS), "your version manager")
+    which = f"$({manager} which {program})" if manager in SHIM_MANAGERS.values() else \
+        "the interpreter's real path"
+    raise BotSpecError(f"{spec!r}: {program} is {manager}'s shim {found}, which cannot run in "
+                       f"the sandbox (it needs {manager}'s own files); name the interpreter "
+                       f"itself: cmd:{which} ...")
+
+
+def _command_name(command: tuple[str, ...]) -> str:
+    """An external command's default name: its script's (the first argument that looks like a
+    file: ``python3 -u bots/fox.py`` gives ``fox``), else its program's (``./engine``).
+
+    >>> _command_name(("python3", "-u", "bots/fox.py")), _command_name(("./engine", "--fast"))
+    ('fox', 'engine')
+    """
+    for arg in command[1:]:
+        if not arg.startswith("-") and ("/" in arg or "." in arg.strip(".")):
+            return Path(arg).stem or Path(arg).name
+    return Path(command[0]).stem or command[0]
+
+
+def command_files(spec: BotSpec) -> list[Path]:
+    """The files an external command names, as this machine resolves them now: its program
+    when given as a path (``./engine``), and every argument that is an existing file, relative
+    to the command's working directory (its ``cwd``, else the current one)."""
+    base = spec.cwd if spec.cwd is not None else Path.cwd()
+    named = [spec.command[0]] if "/" in spec.command[0] else []
+    found = []
+    for arg in [*named, *spec.command[1:]]:
+        path = base / Path(arg).expanduser()
+        if path.is_file() and path not in found:
+            found.append(path)
+    return found
+
+
+def command_sha256(spec: BotSpec) -> str:
+    """The identity of an external command: SHA-256 over its command line, the files it names
+    (:func:`command_files`: each as written, its size and its bytes) and, when it runs in a
+    directory of its own (``cmd[cwd=DIR]:``), that directory's files as a bot directory's
+    (:func:`directory_sha256`). A changed script or data file is a changed bot."""
+    digest = hashlib.sha256(b"tourney-bot-command-v1\0" + spec.command_line.encode() + b"\0")
+    base = spec.cwd if spec.cwd is not None else Path.cwd()
+    for path in command_files(spec):
+        data = path.read_bytes()
+        rel = os.path.relpath(path, base)
+        digest.update(os.fsencode(rel) + b"\0" + str(len(data)).encode() + b"\0")
+        digest.update(data)
+    if spec.cwd is not None:
+        digest.update(b"\0dir\0" + directory_sha256(spec.cwd).encode())
+    return digest.hexdigest()
 
 
 def _command_text(spec: BotSpec) -> str:

@@ -124,12 +124,13 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
         old = stored.bot(bot.name)
         if old is None:
             bots.append(bot)
-        elif old.sha256 != bot.sha256:
+        elif old.sha256 != bot.sha256 and old.sha256:
             raise LeagueMismatch(
                 f"bot {bot.name!r} changed since {folder} was started (its code hash differs); "
                 f"give the new version another name (NAME=SPEC) or {fix}"
             )
-        elif old.spec != bot.spec:
+        elif old.spec != bot.spec or old.sha256 != bot.sha256:
+            # (a cmd: bot of a folder from before commands were hashed gets its hash now)
             bots[bots.index(old)] = bot
     kind = stored.kind if stored.kind == new.kind else "mixed"
     return LeagueConfig(

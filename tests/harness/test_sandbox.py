@@ -324,8 +324,8 @@ def test_the_cpu_limit_is_an_rlimit_in_the_bot_process(toy: str, tmp_path: Path)
 
 def test_results_folders_are_hidden_from_external_commands(
         toy: str, shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cmd: bot sees the directory it runs in; a results folder there (league.json holds the
-    league's secret key) is covered."""
+    """A cmd: bot sees its own directory (cmd[cwd=DIR]:); a results folder there (league.json
+    holds the league's secret key) is covered."""
     from harness.bots import sandbox
 
     results = shared_dir / "out"
@@ -339,12 +339,13 @@ def test_results_folders_are_hidden_from_external_commands(
         "reader.py")
     monkeypatch.chdir(shared_dir)
     monkeypatch.setattr(sandbox, "_HIDDEN", set())
-    term, reason, logs, _, _ = play(toy, f"cmd:{sys.executable} {reader}", "random")
+    own = f"cmd[cwd={shared_dir}]:{sys.executable} {reader}"
+    term, reason, logs, _, _ = play(toy, own, "random")
     assert not term.is_forfeit, reason
     assert logs[0].strip() == "True"  # visible when not hidden: the test can fail
     sandbox.hide_from_bots(results)
     assert str(results.resolve()) in sandbox.hidden_paths()
-    term, reason, logs, _, _ = play(toy, f"cmd:{sys.executable} {reader}", "random")
+    term, reason, logs, _, _ = play(toy, own, "random")
     assert not term.is_forfeit, reason
     assert logs[0].strip() == "False"
 
@@ -390,3 +391,24 @@ def test_nothing_of_a_bot_is_left_on_disk_and_its_group_is_removed() -> None:
     assert not any(cgroups._members(g) for g in groups)  # every process of the bot is gone
     cgroups.remove_groups()  # what happens when the referee exits
     assert not any(g.exists() for g in groups)
+
+
+def test_two_external_commands_from_one_directory_cannot_read_each_other(
+        toy: str, shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two cmd: bots started from the same directory see the files on their own command line,
+    not the directory: neither reads the other's source (both could, sharing it, before)."""
+    token = os.urandom(8).hex()
+    rival = bot(shared_dir, STANDALONE.replace("import json, random, sys",
+                                               f"import json, random, sys  # RIVAL-{token}"),
+                "rival.py")
+    reader = bot(shared_dir, STANDALONE.replace(
+        'reply = {"type": "ready"}',
+        'reply = {"type": "ready"}; print(sorted(os.listdir(".")), os.path.exists("rival.py"),'
+        ' file=sys.stderr, flush=True)').replace("import json,", "import os, json,"),
+        "reader.py")
+    monkeypatch.chdir(shared_dir)
+    term, reason, logs, _, _ = play(toy, f"cmd:{sys.executable} {Path(reader).name}",
+                                    f"cmd:{sys.executable} {Path(rival).name}")
+    assert not term.is_forfeit, reason
+    assert logs[0].strip() == "['reader.py'] False", logs[0]
+    assert token not in logs[0]

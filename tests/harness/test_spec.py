@@ -93,7 +93,45 @@ def test_what_a_spec_says() -> None:
     assert spec.sandboxed and spec.prefix == "" and spec.name == "alpha.Fast"
     assert spec.label == "alpha.py:Fast" and str(spec) == f"{bot.resolve()}:Fast"
     assert parse_spec("cmd:./engine --fast").name == "engine"
-    assert len(parse_spec(str(bot)).sha256()) == 64 and parse_spec("cmd:x").sha256() == ""
+    assert len(parse_spec(str(bot)).sha256()) == 64 and len(parse_spec("cmd:x").sha256()) == 64
+    assert parse_spec("cmd:x").sha256() != parse_spec("cmd:y").sha256()  # the line counts too
+
+
+def test_an_external_command_is_named_and_hashed_by_what_it_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cmd: bot is named after its script (not its interpreter) and its identity covers the
+    files it names and its own directory: a changed script is another version."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "fox.py"
+    script.write_text("print('v1')\n")
+    first = parse_spec("cmd:python3 -u fox.py --fast", check=False)
+    assert first.name == "fox" and parse_spec("cmd:node bots/owl.js", check=False).name == "owl"
+    before = first.sha256()
+    assert before == parse_spec("cmd:python3 -u fox.py --fast", check=False).sha256()
+    script.write_text("print('v2')\n")
+    assert first.sha256() != before
+    own = tmp_path / "engine"
+    own.mkdir()
+    (own / "rule.txt").write_text("first")
+    spec = parse_spec(f"cmd[cwd={own}]:/bin/true", check=False)
+    digest = spec.sha256()
+    (own / "rule.txt").write_text("last")
+    assert spec.sha256() != digest  # a data file in its own directory counts
+
+
+def test_a_version_managers_shim_is_refused_with_the_real_interpreter_to_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shims = tmp_path / ".pyenv" / "shims"
+    shims.mkdir(parents=True)
+    shim = shims / "python9"
+    shim.write_text("#!/usr/bin/env bash\nexec pyenv exec python9 \"$@\"\n")
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}:/usr/bin:/bin")
+    with pytest.raises(BotSpecError) as refused:
+        parse_spec("cmd:python9 bot.py")
+    message = str(refused.value)
+    assert "python9 is pyenv's shim" in message and "cmd:$(pyenv which python9) ..." in message
+    assert "\n" not in message
 
 
 def test_a_builtin_takes_options_that_name_it_and_reach_its_constructor() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
@@ -51,3 +52,40 @@ def test_two_versions_of_one_name_in_two_folders_are_rated_apart(tmp_path: Path)
     code, text = tourney("ratings", folders["v2"], folders["v2again"], "--format", "json")
     assert {row["bot"] for row in json.loads(text)["leaderboard"]} == {"mine", "greedy"}
     assert not any("different versions" in n for n in json.loads(text).get("notes", []))
+
+
+def test_a_changed_external_command_is_a_new_version_not_mixed_into_the_old(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cmd: bot's identity is what it runs: editing its script between two runs of a league
+    is refused on resume (it used to be accepted silently, two programs under one name)."""
+    from harness.bots.sandbox import bot_python
+    from harness.league.config import LeagueMismatch
+    from harness.league.service import make_executor, prepare_league, run_league
+
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "first.py"
+    script.write_text(STANDALONE_FIRST)
+    script.chmod(0o644)
+    out = tmp_path / "lg"
+    spec = f"cmd:{bot_python()} first.py"
+    plan = prepare_league("battleline", [spec, "random"], out=out, games=2)
+    assert [b.name for b in plan.config.bots] == ["first", "random"]
+    run_league(plan, make_executor(0, out, None), progress=False)
+    stored = json.loads((out / "league.json").read_text())
+    assert len(next(b for b in stored["bots"] if b["name"] == "first")["sha256"]) == 64
+    script.write_text(STANDALONE_FIRST + "# a new version\n")
+    with pytest.raises(LeagueMismatch, match="bot 'first' changed since"):
+        run_league(prepare_league("battleline", [spec, "random"], out=out, games=4),
+                   make_executor(0, out, None), progress=False)
+
+
+STANDALONE_FIRST = '''import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "act":
+        print(json.dumps({"type": "action", "action": msg["legal_actions"][0]}), flush=True)
+    elif msg["type"] in ("start", "end"):
+        print(json.dumps({"type": "ready" if msg["type"] == "start" else "ok"}), flush=True)
+    else:
+        break
+'''

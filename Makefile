@@ -7,7 +7,7 @@ NATIVE := $(VENV)/.native
 ENGINE_SOURCES := $(wildcard games/*.py games/battleline/*.py games/warchest/*.py)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup native compiler browser test test-slow league league-warchest bench golden docs lint screenshots clean
+.PHONY: help setup native compiler browser test test-user test-slow league league-warchest bench golden docs lint screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -55,6 +55,9 @@ browser: ## install headless Chromium for the browser tests (apt-get, as root) o
 
 test: $(STAMP) $(NATIVE) browser ## run the test suite (slow soak tests excluded)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+test-user: $(STAMP) ## as root: the sandbox and hostile-bot tests again as an unprivileged user
+	$(BIN)/python -m tests.unprivileged
 
 test-slow: $(STAMP) $(NATIVE) ## run only the slow soak and statistical tests
 	$(BIN)/python -m pytest -q -m slow

@@ -42,16 +42,16 @@ def copy_clone(home: Path) -> Path:
     for entry in clone.iterdir() if clone.exists() else []:
         if entry != keep:  # the environment is kept between runs (make reinstalls on change)
             shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-    for name in filter(None, listed):
-        source = ROOT / os.fsdecode(name)
+    for raw in filter(None, listed):
+        source = ROOT / os.fsdecode(raw)
         if source.is_file():
-            target = clone / os.fsdecode(name)
+            target = clone / os.fsdecode(raw)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     account = pwd.getpwnam(USER)
     for folder, dirs, files in os.walk(clone):
-        for name in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
-            os.lchown(name, account.pw_uid, account.pw_gid)
+        for path in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+            os.lchown(path, account.pw_uid, account.pw_gid)
     os.lchown(home, account.pw_uid, account.pw_gid)
     return clone
 

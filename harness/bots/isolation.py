@@ -208,6 +208,30 @@ REQUIRED = {
 }
 
 
+_USERNS = ("allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on "
+           "Ubuntu also kernel.apparmor_restrict_unprivileged_userns=0) or run tourney as root")
+_CGROUP = ("run tourney as root: per-bot groups are made in the cgroup hierarchies, which a "
+           "normal user may not write")
+FIXES = {
+    "cgroups": _CGROUP,
+    "pid_namespace": _USERNS,
+    "ipc_namespace": _USERNS,
+    "network": _USERNS,
+    "filesystem": _USERNS,
+    "user": _USERNS,
+    "capabilities": _USERNS,
+    "seccomp": "install libseccomp (Debian and Ubuntu: apt-get install libseccomp2) and "
+               "tourney's pyseccomp dependency",
+    "freeze": _CGROUP,
+}
+
+
+def missing_with_fixes(state: dict[str, Any]) -> list[tuple[str, str]]:
+    """The protections of :data:`REQUIRED` not in force in ``state``, each with how to get it."""
+    absent = set(missing(state))
+    return [(text, FIXES[key]) for key, text in REQUIRED.items() if text in absent]
+
+
 def missing(state: dict[str, Any]) -> list[str]:
     """The protections of :data:`REQUIRED` that are not in force in ``state`` (what
     :func:`harness.bots.sandbox.report` probed)."""

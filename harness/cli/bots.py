@@ -193,6 +193,8 @@ def _check_startup(spec: str, game: Game, variant: dict[str, str], limits: Limit
     report.say(f"ok   start-up in {started.seconds:.2f} s (limit {limits.startup_time:g} s; "
                f"answered start in {started.answered:.2f} s; sandbox: {where})")
     report.say(f"     isolation in force: {_isolation_line(limits)}")
+    for line in _missing_lines():
+        report.say(f"     {line}")
     _report_access(spec, box, limits, report)
 
 
@@ -211,9 +213,22 @@ def _isolation_line(limits: Limits) -> str:
     """What confines sandboxed bots here (harness.bots.isolation), with the per-bot limits."""
     from harness.bots import isolation, sandbox
 
-    return (f"{isolation.describe(sandbox.report())}; per bot: {limits.memory_bytes >> 20} MB, "
-            f"{limits.max_processes} processes, {limits.cpu_seconds} s CPU, "
-            f"{limits.scratch_bytes >> 20} MB scratch /tmp")
+    state = sandbox.report()
+    if state["cgroups"]:
+        per = (f"per bot: {limits.memory_bytes >> 20} MB, {limits.max_processes} processes, "
+               f"{limits.cpu_seconds} s CPU")
+    else:  # rlimits bound each process alone: say so rather than claim a per-bot limit
+        per = (f"per process only, not per bot: {limits.memory_bytes >> 20} MB of address space "
+               f"and {limits.cpu_seconds} s CPU each, no count of processes")
+    return f"{isolation.describe(state)}; {per}, {limits.scratch_bytes >> 20} MB scratch /tmp"
+
+
+def _missing_lines() -> list[str]:
+    """One line per protection not in force here, with how to get it."""
+    from harness.bots import isolation, sandbox
+
+    return [f"NOT in force: {what} ({how})"
+            for what, how in isolation.missing_with_fixes(sandbox.report())]
 
 
 def unguessable_seed() -> int:

@@ -131,3 +131,28 @@ def test_validate_words_every_result_including_a_middle_place(
     """Three-player Battle Line scores a middle place between 1 and -1: validate names it
     instead of printing a question mark (as it once did) or calling it a draw."""
     assert outcome_in_words(returns, seat) == words
+
+
+def test_validate_says_what_is_not_in_force_and_how_to_get_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where per-bot limits are missing (a normal user without a cgroup), validate says the
+    limits hold per process only, and names each missing protection with how to get it; it
+    no longer prints "per bot: 1024 MB, 64 processes" for limits that do not hold."""
+    from harness.bots import sandbox
+
+    real = sandbox.report()
+    weak = {**real, "cgroups": False, "mechanism": "rlimits", "freeze": "process group only",
+            "seccomp": False}
+    monkeypatch.setattr(sandbox, "report", lambda: weak)
+    out = CliRunner().invoke(app, ["validate", "random", "--game", "bl", "--games", "1"]).output
+    assert "per process only, not per bot: 1024 MB of address space" in out
+    assert "; per bot: 1024 MB" not in out
+    assert ("NOT in force: per-bot memory, process and CPU limits (cgroup v2 or v1) (run tourney "
+            "as root") in out
+    assert "NOT in force: a system-call filter (seccomp, built with libseccomp) (install " in out
+    full = {**real, "cgroups": True, "mechanism": "cgroup2", "freeze": "whole tree",
+            "seccomp": True, "capabilities": "none", "pid_namespace": True,
+            "ipc_namespace": True, "network": True, "filesystem": True, "user": True}
+    monkeypatch.setattr(sandbox, "report", lambda: full)
+    out = CliRunner().invoke(app, ["validate", "random", "--game", "bl", "--games", "1"]).output
+    assert "NOT in force" not in out and "per bot: 1024 MB, 64 processes, 600 s CPU" in out

@@ -371,9 +371,30 @@ def run_league(
     st = store.ResultsStore.open(plan.out, plan.config, batch_size=batch_size,
                                  flush_seconds=flush_seconds)
     try:
+        _require_same_deals(plan, st)
         return _run_open(plan, st, executor, progress, on_record, gate, strict)
     finally:
         st.close()
+
+
+def _require_same_deals(plan: Plan, st: ResultsStore) -> None:
+    """Refuse a folder whose league.json no longer describes its stored games: game ids are
+    keyed hashes, so under a removed, changed or public key (or another deal scheme) the
+    schedule names none of the games already played by its bots, and a resume would play them
+    all again under deals that are not the league's."""
+    from harness.league import store
+
+    if not st.finished or st.finished & {s.game_id for s in plan.specs}:
+        return
+    groups = {frozenset(ref.name for ref in s.seats) for s in plan.specs}
+    stored = store.load_games([plan.out]).games.select(["game_id", "bots"]).to_pylist()
+    theirs = [row for row in stored if frozenset(row["bots"]) in groups]
+    if theirs:
+        raise LeagueError(
+            f"{plan.out / 'league.json'} does not describe the games stored there: "
+            f"{len(theirs)} stored games of these bots, none of them in the schedule its key "
+            f"and deal scheme give (were they changed or removed?); restore league.json from a "
+            f"backup (nothing was played), or play into a new --out folder")
 
 
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,

@@ -133,3 +133,30 @@ def test_require_isolation_is_kept_in_the_folder_and_enforced_on_every_resume(
     other = tmp_path / "free"  # a league that never asked is not held to it
     assert prepare_league("battleline", ["a=sandbox:random", "greedy"], out=other,
                           games=2).config.isolation["required"] is False
+
+
+@pytest.mark.parametrize("bend", ["remove the key", "change one digit", "change the scheme"])
+def test_a_league_json_whose_key_was_bent_is_refused_and_nothing_is_dealt(
+        tmp_path: Path, bend: str) -> None:
+    """Issue 29: a league.json without its key (or with one digit changed, or another deal
+    scheme) resumed silently and played a second set of games under deals that were not the
+    league's (80 games stored for a 40-game league). Now it is one clear error, nothing is
+    played, and the folder is as it was."""
+    out = tmp_path / "lg"
+    plan = prepare_league("battleline", ["random", "r2=random"], out=out, games=4, seed=5)
+    run_league(plan, make_executor(0, out, None), progress=False)
+    config = json.loads((out / "league.json").read_text())
+    if bend == "remove the key":
+        del config["key"], config["deal_scheme"]
+    elif bend == "change one digit":
+        config["key"] = ("1" if config["key"][0] != "1" else "2") + config["key"][1:]
+    else:
+        config["deal_scheme"] = "sha256-v0"
+    (out / "league.json").write_text(json.dumps(config))
+    before = sorted(p.name for p in (out / "games").iterdir())
+    with pytest.raises(LeagueError, match=r"league\.json does not describe the games stored "
+                                          r"there: 4 stored games of these bots, none of them"):
+        run_league(prepare_league(None, [], out=out, resume=True), make_executor(0, out, None),
+                   progress=False)
+    assert sorted(p.name for p in (out / "games").iterdir()) == before
+    assert len(store.load_games([out]).games) == 4

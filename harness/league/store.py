@@ -367,17 +367,34 @@ def _first_seen(ids: list[str], seen: set[str]) -> list[bool]:
 
 
 def load_games(roots: Iterable[Path]) -> Loaded:
-    """Every stored game of ``roots``, deduplicated by (league folder, game id), sorted by id."""
+    """Every stored game of ``roots``, deduplicated by (league folder, game id), sorted by id.
+
+    Folders of one league (the same key, or the same seed of a folder from before keys) hold
+    the same games under the same ids (say, one ``--seed`` league played into two folders): a
+    game is kept once, from the first folder that has it, and ``skipped`` says how many were
+    dropped, so no game counts twice in a rating."""
     skipped: list[str] = []
     tables: list[pa.Table] = []
+    leagues: dict[str, tuple[Path, set[str]]] = {}
     for root in roots:
-        load_config(root)  # a clear error if it is not a results folder
-        seen: set[str] = set()
+        config = load_config(root)  # a clear error if it is not a results folder
+        identity = (f"{config.deal_scheme}:{config.key}" if config.key
+                    else f"{config.deal_scheme}:seed {config.seed}")
+        first, seen = leagues.setdefault(identity, (root, set()))
+        before = len(seen)
+        dropped = 0
         for table in _read_folder_tables(root / "games", skipped):
             if table.schema != GAMES_SCHEMA:
                 table = with_teams(table).select(GAMES_SCHEMA.names).cast(GAMES_SCHEMA)
             keep = _first_seen(table.column("game_id").to_pylist(), seen)
             tables.append(table if all(keep) else table.filter(pa.array(keep)))
+            if first != root:
+                dropped += keep.count(False)
+        if first != root and dropped:
+            skipped.append(f"{root} is the same league as {first} (the same key and game ids): "
+                           f"its {dropped} games already there are counted once"
+                           + (f", its {len(seen) - before} others added" if len(seen) > before
+                              else ""))
     if not tables:
         return Loaded(GAMES_SCHEMA.empty_table(), skipped)
     table = pa.concat_tables(tables)

@@ -89,3 +89,27 @@ for line in sys.stdin:
     else:
         break
 '''
+
+
+def test_one_league_in_two_folders_is_counted_once(tmp_path: Path) -> None:
+    """Issue 29: two folders of one --seed league hold the same games under the same ids;
+    rated together they counted every game twice (narrower intervals, and every pair dropped
+    as incomplete). Now each game counts once and a warning says so."""
+    runner = CliRunner()
+    folders = [tmp_path / "A", tmp_path / "B", tmp_path / "C"]
+    for folder, seed in zip(folders, (5, 5, 6), strict=True):
+        done = runner.invoke(app, ["league", "battleline", "greedy", "g2=greedy:p=0.2",
+                                   "--games", "10", "--seed", str(seed), "--out", str(folder),
+                                   "--workers", "0", "-q"])
+        assert done.exit_code == 0, done.output
+    alone = runner.invoke(app, ["ratings", str(folders[0]), "--format", "json", "--pairs"])
+    both = runner.invoke(app, ["ratings", str(folders[0]), str(folders[1]), "--format", "json",
+                               "--pairs"])
+    assert both.exit_code == 0, both.output
+    assert json.loads(both.stdout) == json.loads(alone.stdout)  # the same games, the same figures
+    assert (f"tourney: warning: {folders[1]} is the same league as {folders[0]} (the same key "
+            "and game ids): its 10 games already there are counted once") in both.stderr
+    other = runner.invoke(app, ["ratings", str(folders[0]), str(folders[2]), "--format", "json"])
+    assert other.exit_code == 0 and "same league" not in other.stderr  # another seed: 20 games
+    data = json.loads(other.stdout)
+    assert sum(row["games"] for row in data["leaderboard"]) == 2 * 20

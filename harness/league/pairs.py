@@ -102,12 +102,23 @@ def _num(x: float, digits: int) -> float | None:
     return round(x, digits) if math.isfinite(x) else None
 
 
+MIN_PAIRS = 5  # fewer pairs than this give a score and an Elo, but no interval or LOS
+
+
 def summarize(pentanomial: Sequence[int], *, level: float = 0.95) -> PairSummary:
     """Figures of pentanomial counts (pairs where A took 0, ½, 1, 1½, 2 points).
 
-    >>> s = summarize((0, 0, 1, 0, 1))
+    The interval, normalised Elo and LOS rest on the spread of the pairs' points, estimated from
+    the pairs themselves: with fewer than :data:`MIN_PAIRS` pairs, or pairs that all scored
+    alike (no spread seen), that estimate says nothing, so those figures are nan ("n/a")
+    rather than a certainty from nothing (one pair used to give LOS 100 % and a zero-width
+    interval).
+
+    >>> s = summarize((0, 0, 3, 0, 2))
     >>> s.score, round(s.elo, 1), round(s.los, 4)
-    (0.75, 190.8, 0.9214)
+    (0.7, 147.2, 0.9661)
+    >>> math.isnan(summarize((0, 0, 0, 1, 0)).los), math.isnan(summarize((0, 0, 0, 9, 0)).los)
+    (True, True)
     """
     z = z_value(level)
     n = sum(pentanomial)
@@ -116,14 +127,12 @@ def summarize(pentanomial: Sequence[int], *, level: float = 0.95) -> PairSummary
     per_pair = [i / 4.0 for i in range(5)]
     score = sum(c * x for c, x in zip(pentanomial, per_pair, strict=True)) / n
     var = sum(c * (x - score) ** 2 for c, x in zip(pentanomial, per_pair, strict=True)) / n
+    if n < MIN_PAIRS or var == 0:
+        return PairSummary(n, level, score, elo_of_score(score), *(math.nan,) * 4)
     se = math.sqrt(var / n)
     low, high = elo_of_score(score - z * se), elo_of_score(score + z * se)
-    if var > 0:
-        los = NormalDist().cdf((score - 0.5) / se)
-        nelo = (score - 0.5) / math.sqrt(2.0 * var) * NELO_PER_T
-    else:
-        los = 0.5 if score == 0.5 else float(score > 0.5)
-        nelo = math.nan
+    los = NormalDist().cdf((score - 0.5) / se)
+    nelo = (score - 0.5) / math.sqrt(2.0 * var) * NELO_PER_T
     return PairSummary(n, level, score, elo_of_score(score), low, high, nelo, los)
 
 

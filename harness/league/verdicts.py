@@ -240,11 +240,12 @@ def _pair_cells(rated: Rated) -> list[list[str]]:
     cells = []
     for p in rated.pairs:
         s = p.summary
+        unsure = "n/a" if p.pairs else ""  # too few pairs, or no spread seen (pairs.MIN_PAIRS)
         cells.append([p.a, p.b, str(p.pairs), *(str(c) for c in p.pentanomial), str(p.wins),
                       str(p.draws), str(p.losses), _pct(_num(s.score, 4)),
-                      _elo_cell(s.elo), _elo_cell(s.elo_low), _elo_cell(s.elo_high),
-                      _pct(_num(p.draw_ratio, 4)),
-                      _pct(_num(s.los, 4)), str(p.incomplete_pairs)])
+                      _elo_cell(s.elo), _elo_cell(s.elo_low) or unsure,
+                      _elo_cell(s.elo_high) or unsure, _pct(_num(p.draw_ratio, 4)),
+                      _pct(_num(s.los, 4)) or unsure, str(p.incomplete_pairs)])
     return cells
 
 

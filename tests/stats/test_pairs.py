@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from statistics import NormalDist
 
 import pytest
 
 from harness.league.elo import Result
-from harness.league.pairs import pair_stats, summarize
+from harness.league.pairs import MIN_PAIRS, pair_stats, summarize
 
 
 def g(first: str, second: str, score_first: float, pair: str = "", void: bool = False) -> Result:
@@ -56,8 +57,10 @@ def test_pairs_with_a_void_or_missing_game_are_left_out_and_counted() -> None:
     assert s.pentanomial == (0, 0, 0, 0, 1)
     assert (s.incomplete_pairs, s.unpaired_games, s.void_games) == (2, 1, 1)
     assert (s.wins, s.draws, s.losses) == (4, 0, 1)
-    assert s.summary.elo == math.inf and s.summary.elo_low == math.inf
-    assert json.loads(json.dumps(s.as_dict(), allow_nan=False))["elo"] is None
+    # one complete pair: a score and an Elo, but no interval or LOS (pairs.MIN_PAIRS)
+    assert s.summary.elo == math.inf and math.isnan(s.summary.elo_low)
+    figures = json.loads(json.dumps(s.as_dict(), allow_nan=False))
+    assert figures["elo"] is None and figures["los"] is None and figures["elo_low"] is None
 
 
 def test_team_games_of_the_pairing_count() -> None:
@@ -76,6 +79,32 @@ def test_no_pairs_gives_nan_figures_and_a_bad_pairing_is_named() -> None:
         pair_stats([], "a", "b", level=95)
 
 
-def test_all_draws_has_zero_variance() -> None:
-    s = summarize((0, 0, 7, 0, 0))
-    assert (s.score, s.elo, s.elo_low, s.elo_high, s.los) == (0.5, 0.0, 0.0, 0.0, 0.5)
+def test_no_spread_or_too_few_pairs_give_no_interval_and_no_los() -> None:
+    """Issue 29: zero sample variance used to print LOS 100 % and a zero-width or infinite
+    interval, even after one pair (summarize((0,0,0,1,0)) gave +190.8 [+190.8, +190.8])."""
+    for counts in ((0, 0, 7, 0, 0), (0, 0, 0, 1, 0), (0, 0, 0, 9, 0), (0, 1, 2, 1, 0)):
+        s = summarize(counts)
+        assert not math.isnan(s.score) and not math.isnan(s.elo)
+        assert all(math.isnan(x) for x in (s.elo_low, s.elo_high, s.nelo, s.los)), counts
+    assert summarize((0, 0, 7, 0, 0)).elo == 0.0
+    s = summarize((0, 1, 2, 1, 1))  # five pairs with a spread: every figure
+    assert s.pairs == MIN_PAIRS == 5 and 0.5 < s.los < 1 and s.elo_low < s.elo < s.elo_high
+
+
+def test_the_pair_table_says_n_a_for_figures_it_cannot_give(tmp_path: Path) -> None:
+    """One duplicate pair in a league: its row has a score and an Elo, and n/a for the
+    interval and the LOS (it printed LOS 100 % or +inf .. +inf before)."""
+    from typer.testing import CliRunner
+
+    from harness.cli.app import app
+
+    runner = CliRunner()
+    out = tmp_path / "lg"
+    done = runner.invoke(app, ["league", "bl", "greedy", "random", "--games", "2", "--seed", "3",
+                               "--out", str(out), "--workers", "0", "-q"])
+    assert done.exit_code == 0, done.output
+    text = runner.invoke(app, ["ratings", str(out), "--pairs"]).stdout
+    line = next(line for line in text.splitlines() if line.split()[:3] == ["greedy", "random",
+                                                                            "1"])
+    cells = line.split()
+    assert cells[-5:-3] == ["n/a", "n/a"] and cells[-2] == "n/a", line  # low, high, LOS

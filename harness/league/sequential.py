@@ -22,6 +22,7 @@ Running the same command again continues the test from the stored games.
 
 from __future__ import annotations
 
+import json
 import math
 import shlex
 from collections.abc import Mapping, Sequence
@@ -198,11 +199,49 @@ def report_lines(run: SprtRun) -> list[str]:
     ]
 
 
+def _spec_text(params: SprtParams) -> str:
+    return (f"elo0={params.elo0:g},elo1={params.elo1:g},alpha={params.alpha:g},"
+            f"beta={params.beta:g},model={params.model}")
+
+
+def fix_hypotheses(out: Path, params: SprtParams, has_games: bool) -> None:
+    """Store the test's parameters with the folder when it starts, and refuse any other on a
+    rerun: hypotheses chosen after seeing the games would let a rerun stop at whichever
+    boundary the stored pairs happen to cross first (20 pairs scoring exactly 50 % became "H1
+    accepted after 3 pairs" that way). A folder whose games were played without a stored test
+    cannot start one either."""
+    from harness.league.store import SPRT_FILE
+
+    path = out / SPRT_FILE  # fixed when the test starts, as fishtest fixes a test's bounds
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            fixed = SprtParams(float(data["elo0"]), float(data["elo1"]), float(data["alpha"]),
+                               float(data["beta"]), data["model"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SprtError(f"{path} cannot be read ({exc}); restore it from a backup, or run "
+                            f"the SPRT in a new --out folder") from None
+        if fixed != params:
+            raise SprtError(f"{out} holds an SPRT started with --sprt {_spec_text(fixed)}; a "
+                            f"test's hypotheses are fixed when it starts: rerun with --sprt "
+                            f"{_spec_text(fixed)}, or test others in a new --out folder")
+        return
+    if has_games:
+        raise SprtError(f"{out} already holds games of this pairing played without an SPRT; "
+                        f"choosing a test after seeing them would bend its verdict: run the "
+                        f"SPRT in a new --out folder")
+    out.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps({"elo0": params.elo0, "elo1": params.elo1,
+                                     "alpha": params.alpha, "beta": params.beta,
+                                     "model": params.model}, indent=1) + "\n", encoding="utf-8")
+    temporary.replace(path)
+
+
 def rerun_command(league: League, params: SprtParams) -> str:
     c = league.config
     new, old = (league.config.bot(name) for name in c.schedule.get("bots", [])[:2])
-    spec = (f"elo0={params.elo0:g},elo1={params.elo1:g},alpha={params.alpha:g},"
-            f"beta={params.beta:g},model={params.model}")
+    spec = _spec_text(params)
     bots = " ".join(shlex.quote(f"{b.name}={b.spec}") for b in (new, old) if b is not None)
     return (f"tourney gauntlet {c.game} {bots} --sprt {spec} --games {len(league.specs)} "
             f"--out {shlex.quote(str(league.out))}")
@@ -239,7 +278,9 @@ def run_sprt(league: League, params: SprtParams, executor: Executor | None = Non
         merge_configs(load_config(league.out), league.config, league.out)
     league.plan.resume_command = rerun_command(league, params)
     ids = {s.game_id for s in league.specs}
-    gate = SprtGate(league.specs, new, old, params, stored_points(league.out, ids, new, old))
+    stored = stored_points(league.out, ids, new, old)
+    fix_hypotheses(league.out, params, bool(stored))
+    gate = SprtGate(league.specs, new, old, params, stored)
     if gate.done or gate.committed == gate.scheduled_games:
         return SprtRun(gate, None, level)
     options: dict[str, Any] = {} if batch_size is None else {"batch_size": batch_size}

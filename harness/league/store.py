@@ -57,6 +57,8 @@ from harness.records import PackedRecord
 BATCH_SIZE = 2000  # games per batch file at most; a batch is also written every FLUSH_SECONDS
 FLUSH_SECONDS = 10.0  # so a crash loses at most this much play, and a night makes few files
 
+SPRT_FILE = "sprt.json"  # an SPRT's parameters, written before the first game (sequential.py)
+
 
 # ----------------------------------------------------------------------------- atomic files
 
@@ -185,7 +187,7 @@ class ResultsStore:
             if must_exist:
                 raise StoreError(f"{root} holds no league to resume (no league.json); "
                                  f"drop --resume to start one")
-            if root.is_dir() and any(root.iterdir()):
+            if root.is_dir() and any(p.name != SPRT_FILE for p in root.iterdir()):
                 raise StoreError(f"{root} is not empty and holds no league.json; "
                                  f"choose an empty or new --out folder")
             merged = config

@@ -211,3 +211,35 @@ def test_league_sprt_keeps_the_limits_it_was_given(tmp_path: Path) -> None:
     limits = json.loads((out / "league.json").read_text())["limits"]
     assert (limits["memory_bytes"], limits["startup_time"], limits["cpu_seconds"]) == (
         512 << 20, 20.0, 90)
+
+
+def test_the_hypotheses_are_fixed_when_the_test_starts(tmp_path: Path) -> None:
+    """Issue 29: a rerun with other hypotheses re-tested the stored pairs and stopped at the
+    first crossing (20 pairs scoring exactly 50 % became "H1 accepted after 3 pairs, Elo
+    +279.6"). The folder keeps its test; another is refused with the one to use."""
+    out = tmp_path / "S"
+    code, text = tourney("gauntlet", "bl", "greedy", "g=greedy:p=0.05", "--sprt",
+                         "elo0=0,elo1=5", "--games", "40", "--seed", "3", "--out", out,
+                         "--workers", "0", "-q")
+    assert code == 0, text
+    stored = json.loads((out / "sprt.json").read_text())
+    assert stored == {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05,
+                      "model": "normalized"}
+    games = sorted(p.name for p in (out / "games").iterdir())
+    code, text = tourney("gauntlet", "bl", "greedy", "g=greedy:p=0.05", "--sprt",
+                         "elo0=-200,elo1=-100,alpha=0.2,beta=0.2", "--out", out, "--workers",
+                         "0", "-q")
+    assert code == 2
+    assert (f"{out} holds an SPRT started with --sprt elo0=0,elo1=5,alpha=0.05,beta=0.05,"
+            "model=normalized; a test's hypotheses are fixed when it starts") in text
+    assert "accepted" not in text and sorted(p.name for p in (out / "games").iterdir()) == games
+    code, text = tourney("gauntlet", "bl", "greedy", "g=greedy:p=0.05", "--sprt",
+                         "elo0=0,elo1=5", "--out", out, "--workers", "0", "-q")
+    assert code == 0, text  # the same test goes on
+    plain = tmp_path / "P"  # games played without a test cannot be tested afterwards
+    code, text = tourney("gauntlet", "bl", "greedy", "g=greedy:p=0.05", "--games", "4",
+                         "--out", plain, "--workers", "0", "-q")
+    assert code == 0, text
+    code, text = tourney("gauntlet", "bl", "greedy", "g=greedy:p=0.05", "--sprt",
+                         "elo0=0,elo1=5", "--out", plain, "--workers", "0", "-q")
+    assert code == 2 and "played without an SPRT" in text

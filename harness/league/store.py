@@ -15,7 +15,10 @@ reader only ever sees complete files (``pyarrow.dataset`` skips names starting w
 the games file is the batch's commit mark: a moves file without its games file is an unfinished
 batch and is moved to ``quarantine/`` when the folder is next opened. A batch file that cannot
 be read (truncated, corrupted) is moved to ``quarantine/`` together with its partner file, so
-its games are simply played again on resume.
+its games are simply played again on resume. Every page of both files is checked: a moves file
+once, when the folder is first opened after it was written (``moves/.verified`` remembers the
+files already checked, by name, size and modification time, so a resume stays quick on a league
+of millions of games); a games file at every open.
 
 Both datasets read directly with pyarrow, pandas or DuckDB::
 
@@ -233,9 +236,10 @@ class ResultsStore:
         for name, path in moves.items():
             if name not in games:
                 self._quarantine(path, "moves of an unfinished batch (no games file)")
+        verified = _Verified(self.moves_dir)
         for name, path in games.items():
             partner = moves.get(name)
-            ids, problem = _check_batch(path, partner)
+            ids, problem = _check_batch(path, partner, verified)
             if problem:
                 self._quarantine(path, f"{problem}; its games will be replayed")
                 if partner is not None:
@@ -243,6 +247,7 @@ class ResultsStore:
                 continue
             self.report.finished.update(ids)
             self._seq = max(self._seq, _batch_number(name))
+        verified.save()
         return self.report
 
     # -- writing
@@ -309,12 +314,51 @@ class ResultsStore:
         self.close()
 
 
-def _check_batch(games: Path, moves: Path | None) -> tuple[list[str], str]:
+class _Verified:
+    """The moves files whose every page was checked, by name, size and modification time
+    (``moves/.verified``, one JSON object): a committed batch file never changes, so one full
+    check is enough, and a changed file is checked again."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / ".verified"
+        self.changed = False
+        try:
+            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            self.files: dict[str, list[int]] = loaded if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            self.files = {}
+
+    @staticmethod
+    def _stamp(path: Path) -> list[int]:
+        info = path.stat()
+        return [info.st_size, info.st_mtime_ns]
+
+    def knows(self, path: Path) -> bool:
+        try:
+            return self.files.get(path.name) == self._stamp(path)
+        except OSError:
+            return False
+
+    def add(self, path: Path) -> None:
+        self.files[path.name] = self._stamp(path)
+        self.changed = True
+
+    def save(self) -> None:
+        if not self.changed or not self.path.parent.is_dir():
+            return
+        temporary = self.path.with_name(".verified.tmp")
+        with contextlib.suppress(OSError):  # only a cache: the next open checks again
+            temporary.write_text(json.dumps(self.files), encoding="utf-8")
+            temporary.replace(self.path)
+
+
+def _check_batch(games: Path, moves: Path | None,
+                 verified: _Verified | None = None) -> tuple[list[str], str]:
     """The game ids of a batch and "" if it is sound, else ([], the problem).
 
-    The games file is read whole (every page's CRC checked); of the moves file, which may be
-    large, the footer is read and its row count checked against the games' decisions, so a
-    resume stays quick on a league of millions of games.
+    The games file is read whole (every page's CRC checked); the moves file too the first
+    time the folder is opened after it was written (``verified`` remembers it after that: then
+    only its footer is read, and its row count checked against the games' decisions).
     """
     if moves is None:
         return [], f"games/{games.name} has no moves file"
@@ -323,14 +367,22 @@ def _check_batch(games: Path, moves: Path | None) -> tuple[list[str], str]:
         ids: list[str] = table.column("game_id").to_pylist()
         decisions = sum(table.column("decisions").to_pylist())
     except Exception as exc:  # any damage: arrow or OS
-        return [], f"games/{games.name} is unreadable ({type(exc).__name__}: {str(exc)[:100]})"
+        return [], f"games/{games.name} is unreadable ({_one_line(exc)})"
+    known = verified is not None and verified.knows(moves)
     try:
-        rows = pq.read_metadata(moves).num_rows
+        rows = pq.read_metadata(moves).num_rows if known else read_batch(moves).num_rows
     except Exception as exc:
-        return [], f"moves/{moves.name} is unreadable ({type(exc).__name__}: {str(exc)[:100]})"
+        return [], f"moves/{moves.name} is unreadable ({_one_line(exc)})"
     if rows != decisions:
         return [], f"moves/{moves.name} holds {rows} moves, its games {decisions}"
+    if verified is not None and not known:
+        verified.add(moves)
     return ids, ""
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one short line (pyarrow's messages may span several)."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:100]}"
 
 
 def _batch_number(name: str) -> int:

@@ -100,6 +100,49 @@ def test_a_flipped_byte_is_caught_by_the_page_checksums(tmp_path: Path) -> None:
         assert "CRC" in st.report.quarantined[0]
 
 
+def _flip_think_times(moves: Path) -> None:
+    """16 bytes flipped inside the think_time column's pages, as the issue did."""
+    group = pq.read_metadata(moves).row_group(0)
+    chunk = next(group.column(i) for i in range(group.num_columns)
+                 if group.column(i).path_in_schema == "think_time")
+    start = chunk.dictionary_page_offset if chunk.has_dictionary_page else chunk.data_page_offset
+    data = bytearray(moves.read_bytes())
+    for k in range(16):
+        data[start + chunk.total_compressed_size // 2 + k] ^= 0xFF
+    moves.write_bytes(bytes(data))
+
+
+def test_a_damaged_moves_file_is_quarantined_with_its_games_on_the_next_open(
+        tmp_path: Path) -> None:
+    """Issue 29: a moves file with damaged pages was kept (its footer was all a resume read),
+    so its games counted as stored while their moves could not be read. Every moves file is
+    checked whole the first time the folder is opened after it was written."""
+    root = tmp_path / "lg"
+    write(root, record("g1"), batch_size=1)
+    write(root, record("g2"), batch_size=1)
+    damaged = store.batch_files(root / "moves")[0]
+    _flip_think_times(damaged)
+    with store.ResultsStore.open(root, config()) as st:
+        assert st.finished == {"g2"}  # g1's games file went with its moves: g1 is replayed
+        assert st.report.quarantined[-1].startswith(f"moves/{damaged.name}: moves/{damaged.name} "
+                                                    "is unreadable")
+        assert "\n" not in st.report.quarantined[-1]
+    assert not damaged.exists() and (root / "quarantine" / f"moves-{damaged.name}").exists()
+
+
+def test_a_checked_moves_file_is_not_read_again_until_it_changes(tmp_path: Path) -> None:
+    root = tmp_path / "lg"
+    write(root, record("g1"), batch_size=1)
+    with store.ResultsStore.open(root, config()) as st:
+        assert st.finished == {"g1"}
+    moves = store.batch_files(root / "moves")[0]
+    remembered = (root / "moves" / ".verified").read_text()
+    assert moves.name in remembered
+    _flip_think_times(moves)  # a changed file (another modification time) is checked again
+    with store.ResultsStore.open(root, config()) as st:
+        assert st.finished == set() and "is unreadable" in st.report.quarantined[-1]
+
+
 def test_a_moves_file_that_does_not_match_its_games_is_caught(tmp_path: Path) -> None:
     root = tmp_path / "lg"
     write(root, record("g1", moves=3))

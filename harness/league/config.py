@@ -62,6 +62,9 @@ class LeagueConfig:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LeagueConfig:
+        """The configuration ``league.json`` holds; ValueError naming the first field that is
+        not what tourney wrote (a hand edit, a damaged file, a newer tourney's layout)."""
+        _check_fields(data)
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         known["bots"] = [BotRef(**b) for b in data.get("bots", [])]
         known["limits"] = Limits(**data.get("limits", {}))
@@ -76,6 +79,41 @@ class LeagueConfig:
         from harness.league.limits import apply_overrides
 
         return apply_overrides(self.limits, self.bot_limits.get(name, {}))
+
+
+_SCHEMES = ("sha256-v0", "hmac-v1")
+
+
+def _check_fields(data: Any) -> None:
+    """The types and values tourney writes, field by field (see :meth:`LeagueConfig.from_json`)."""
+    if not isinstance(data, dict):
+        raise ValueError("it holds no JSON object")
+    fmt = data.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise ValueError(f"\"format\": {fmt!r} is not this tourney's results layout "
+                         f"({FORMAT}); read it with the tourney that wrote it")
+    for name in ("name", "game", "rules_version"):
+        if not isinstance(data.get(name), str):
+            raise ValueError(f"\"{name}\" must be a string, not {data.get(name)!r}")
+    for name in ("games_per_pair", "players"):
+        value = data.get(name, 2)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"\"{name}\" must be a whole number of at least 1, not {value!r}")
+    seed = data.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise ValueError(f"\"seed\" must be a whole number or null, not {seed!r}")
+    scheme = data.get("deal_scheme", "sha256-v0")
+    if scheme not in _SCHEMES:
+        raise ValueError(f"\"deal_scheme\" must be one of {', '.join(_SCHEMES)}, not {scheme!r}")
+    key = data.get("key", "")
+    if not isinstance(key, str) or (scheme != "sha256-v0" and (
+            len(key) != 32 or any(c not in "0123456789abcdef" for c in key))):
+        raise ValueError(f"\"key\" must be 32 lowercase hex digits for deal scheme {scheme}, "
+                         f"not {key!r}")
+    for name in ("bots", "variant", "limits"):
+        expected = list if name == "bots" else dict
+        if not isinstance(data.get(name, expected()), expected):
+            raise ValueError(f"\"{name}\" must be a JSON {'list' if name == 'bots' else 'object'}")
 
 
 def describe_variant(variant: dict[str, str]) -> str:
@@ -185,6 +223,12 @@ def load_config(root: Path) -> LeagueConfig:
         raise StoreError(f"{root} is not a results folder (no league.json); "
                          f"pass the folder given to `tourney league --out`")
     try:
-        return LeagueConfig.from_json(json.loads(path.read_text()))
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StoreError(f"{path} cannot be read ({why}); it must be the league.json file "
+                         f"tourney wrote: restore it or start a new folder") from None
+    try:
+        return LeagueConfig.from_json(json.loads(text))
     except (ValueError, TypeError, KeyError) as exc:
         raise StoreError(f"{path} is damaged ({exc}); restore it or start a new folder") from exc

@@ -405,6 +405,10 @@ class Loaded:
 
 def _read_folder_tables(folder: Path, skipped: list[str]) -> Iterator[pa.Table]:
     for path in batch_files(folder):
+        if not path.is_file():
+            skipped.append(f"{path}: not a file, skipped (a batch is one Parquet file; move it "
+                           f"out of {folder.name}/)")
+            continue
         try:
             yield read_batch(path)
         except Exception as exc:  # a damaged file is reported and skipped, never fatal

@@ -244,3 +244,57 @@ def test_three_player_rows_name_a_single_winner_or_explain_a_shared_first(tmp_pa
     assert [r["draw"] for r in rows] == [False, True, True, False]
     assert [r["winner_seats"] for r in rows] == [[1], [0, 2], [], [0]]
     assert all(r["players"] == 3 and r["teams"] == [0, 1, 2] for r in rows)
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("key", "zz" + "0" * 30, '"key" must be 32 lowercase hex digits'),
+    ("games_per_pair", "40", '"games_per_pair" must be a whole number of at least 1'),
+    ("format", 99, '"format": 99 is not this tourney\'s results layout'),
+    ("deal_scheme", "hmac-v9", '"deal_scheme" must be one of'),
+    ("seed", "5", '"seed" must be a whole number or null'),
+])
+def test_a_bent_league_json_is_one_line_and_exit_2(tmp_path: Path, field: str, value: object,
+                                                   says: str) -> None:
+    """Issue 29: a non-hex key, "games_per_pair": "40" and the like ended in tracebacks, and
+    "format": 99 was read silently."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from harness.cli.app import app
+
+    runner = CliRunner()
+    out = tmp_path / "lg"
+    done = runner.invoke(app, ["league", "bl", "random", "r2=random", "--games", "2", "--seed",
+                               "5", "--out", str(out), "--workers", "0", "-q"])
+    assert done.exit_code == 0, done.output
+    data = json.loads((out / "league.json").read_text())
+    data[field] = value
+    (out / "league.json").write_text(json.dumps(data))
+    for args in (["ratings", str(out)], ["league", "--resume", "--out", str(out), "-q"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("tourney: error: ") and says in lines[0]
+        assert "Traceback" not in result.output
+
+
+def test_a_league_json_that_is_a_folder_and_a_batch_that_is_a_folder_are_named(
+        tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli.app import app
+
+    runner = CliRunner()
+    odd = tmp_path / "odd"
+    (odd / "league.json").mkdir(parents=True)
+    result = runner.invoke(app, ["ratings", str(odd)])
+    assert result.exit_code == 2
+    assert f"{odd / 'league.json'} cannot be read (Is a directory)" in result.output
+    root = tmp_path / "lg"
+    write(root, record("g1"), batch_size=1)
+    (root / "games" / "batch-000099-x.parquet").mkdir()
+    loaded = store.load_games([root])
+    assert loaded.games.num_rows == 1
+    assert loaded.skipped == [f"{root / 'games' / 'batch-000099-x.parquet'}: not a file, "
+                              "skipped (a batch is one Parquet file; move it out of games/)"]

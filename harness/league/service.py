@@ -372,9 +372,24 @@ def run_league(
                                  flush_seconds=flush_seconds)
     try:
         _require_same_deals(plan, st)
+        _require_writable_logs(plan.out / "logs")
         return _run_open(plan, st, executor, progress, on_record, gate, strict)
     finally:
         st.close()
+
+
+def _require_writable_logs(logs: Path) -> None:
+    """Stop before the first game when the bots' logs cannot be written: every game would
+    otherwise end void (the harness failing with no bot to blame) and be played for nothing."""
+    import tempfile
+
+    try:
+        logs.mkdir(exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=logs, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise LeagueError(f"cannot write the bots' logs to {logs} ({exc.strerror or exc}); make "
+                          f"it a folder you may write (nothing was played)") from None
 
 
 def _require_same_deals(plan: Plan, st: ResultsStore) -> None:

@@ -4,6 +4,7 @@ on their old derivation, and --require-isolation."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -160,3 +161,25 @@ def test_a_league_json_whose_key_was_bent_is_refused_and_nothing_is_dealt(
                    progress=False)
     assert sorted(p.name for p in (out / "games").iterdir()) == before
     assert len(store.load_games([out]).games) == 4
+
+
+def test_logs_that_cannot_be_written_stop_the_league_before_any_game(tmp_path: Path) -> None:
+    """Issue 29: a logs/ that could not be written turned every game into a void game; now the
+    league stops first with one line and stores nothing."""
+    out = tmp_path / "lg"
+    bots = ["random", "r2=sandbox:random"]
+    run_league(prepare_league("battleline", bots, out=out, games=2),
+               make_executor(0, out, None), progress=False)
+    shutil.rmtree(out / "logs")
+    (out / "logs").write_text("in the way")
+    before = sorted((out / "games").iterdir())
+    plan = prepare_league("battleline", bots, out=out, games=4)
+    with pytest.raises(LeagueError, match=r"cannot write the bots' logs to .*logs \(File exists\)"
+                                          r"; make it a folder you may write"):
+        run_league(plan, make_executor(0, out, None), progress=False)
+    assert sorted((out / "games").iterdir()) == before
+    if os.geteuid() != 0:  # a folder this user may not write (root may write anything)
+        (out / "logs").unlink()
+        (out / "logs").mkdir(mode=0o555)
+        with pytest.raises(LeagueError, match="Permission denied"):
+            run_league(plan, make_executor(0, out, None), progress=False)

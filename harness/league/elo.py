@@ -25,9 +25,10 @@ games give the same ratings, whatever order they were played or stored in.
 Intervals (``interval=``), at the selectable ``level`` (default 0.95):
 
 * ``"curvature"``: the Wald interval ``elo ± z·se``, with the covariance from the inverse of the
-  log-likelihood's curvature (Fisher information). Exact in the large-sample limit for
-  independent games without draws; draws and seat-swapped pairs make it wider than needed
-  (conservative), since both lower the true variance of a game's score.
+  log-likelihood's curvature (Fisher information). Asymptotic: its coverage is nominal only in
+  the large-sample limit, for independent games without draws; draws and seat-swapped pairs
+  make it wider than needed (conservative), since both lower the true variance of a game's
+  score.
 * ``"bootstrap"``: the fit repeated on resamples of whole **duplicate pairs** (games with the same
   ``pair_id``, with replacement; a game without a pair id is its own unit), which keeps the
   variance reduction of the seat swap; percentile interval, covariance from the replicates.

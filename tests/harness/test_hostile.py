@@ -224,7 +224,7 @@ def test_output_before_ready_is_a_protocol_error(toy: str, shared_dir: Path) -> 
 # ------------------------------------------------------------------ 3. CPU theft
 
 
-@pytest.mark.parametrize("thief", ["cpu_thief.py", "cpu_thief_waker.py"])
+@pytest.mark.parametrize("thief", ["cpu_thief.py:Thief", "cpu_thief.py:Waker"])
 def test_a_cpu_thief_cannot_slow_a_fair_thinker(toy: str, thief: str) -> None:
     """The thief's busy children get CPU only during its own (instant) turns, so the thinker's
     0.3 s of CPU per decision fit its time in every decision (8 spinners sharing its CPU would

@@ -1,15 +1,31 @@
 """Steals its opponent's CPU: at start it leaves busy children in sessions of their own
 (setsid, so killing its process group misses them), which spin through the opponent's turns.
 At each of its turns it prints how much CPU time its children have had so far (it sees them
-in its own /proc)."""
+in its own /proc).
 
+``Waker`` (``cpu_thief.py:Waker``) also undoes the freeze between its turns: it first tries to
+widen its CPU set to every core, so its children run beside the referee rather than behind it,
+and its children keep sending SIGCONT to the ones started before them, so a referee that stops
+each process once, in order, finds the earlier ones running again by the time it reaches the
+last."""
+
+import contextlib
 import os
+import signal
 
 
 def _spin():
     os.setsid()
     while True:
         pass
+
+
+def _wake(siblings):
+    os.setsid()
+    while True:
+        for pid in siblings:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
 
 
 def _cpu_seconds(pid):
@@ -33,3 +49,15 @@ class Thief:
     def act(self, observation, legal_actions):
         print(f"stolen {sum(_cpu_seconds(p) for p in self.children):.2f}", flush=True)
         return legal_actions[0]
+
+
+class Waker(Thief):
+    def start(self, info):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, range(os.cpu_count() or 1))
+        self.children = []
+        for _ in range(8):
+            pid = os.fork()
+            if pid == 0:
+                _wake(list(self.children))  # the earlier children; each later one wakes them
+            self.children.append(pid)

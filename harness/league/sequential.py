@@ -161,7 +161,8 @@ class SprtRun:
 def verdict_text(run: SprtRun) -> str:
     g, p = run.gate, run.gate.test.params
     if g.test.verdict is not None:
-        more, less = f"at least Elo {p.elo1:g}", f"at most Elo {p.elo0:g}"
+        scale = "normalised Elo" if p.model == "normalized" else "Elo"  # the bounds' scale
+        more, less = f"at least {scale} {p.elo1:g}", f"at most {scale} {p.elo0:g}"
         claim = f"{more} rather than {less}" if g.test.verdict == "H1" else \
             f"{less} rather than {more}"
         return (f"{g.test.verdict} accepted after {g.test.decided_after} pairs: {g.new} v "
@@ -195,7 +196,10 @@ def report_lines(run: SprtRun) -> list[str]:
         f"{_signed(s.elo_high)}) from the pair variance; normalised Elo {_signed(s.nelo)}; "
         f"score {'n/a' if math.isnan(s.score) else f'{100 * s.score:.1f}%'}",
         f"LOS: {'n/a' if math.isnan(s.los) else f'{100 * s.los:.1f}%'} "
-        f"(chance that {g.new} is the stronger)",
+        f"(chance that {g.new} is the stronger, head to head in these pairs)",
+        "(Elo, interval and LOS are fixed-sample figures: a test that stopped early stopped "
+        "where the pairs happened to look extreme, so they lean away from 0 and the interval is "
+        "too narrow; the verdict is what the SPRT guarantees)",
     ]
 
 

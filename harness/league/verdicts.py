@@ -282,11 +282,13 @@ def render(rated: Rated, fmt: str = "table", *, h2h: bool = False, los: bool = F
                   show(head, rows)]
     if h2h or los:
         head, rows = _los_cells(rated)
-        parts += ["", "Likelihood of superiority (row bot stronger than column bot):",
+        parts += ["", "Likelihood of superiority (row bot stronger than column bot), against "
+                      "the whole field: from the Elo fit over every game of both:",
                   show(head, rows)]
     if pairs:
-        parts += ["", "Duplicate pairs (bot's points over a pair: 0, ½, 1, 1½, 2; score, Elo "
-                      f"and {100 * rated.fit.level:g}% interval from the pair variance):",
+        parts += ["", "Duplicate pairs, head to head, these pairs only (bot's points over a "
+                      f"pair: 0, ½, 1, 1½, 2; score, Elo and {100 * rated.fit.level:g}% interval "
+                      "from the pair variance; n/a below 5 pairs or without spread):",
                   show(_PAIR_HEAD, _pair_cells(rated)) if rated.pairs else "(no pairings)"]
     board = rated.board
     parts += ["", method_line(rated.fit), TRUESKILL_LINE,

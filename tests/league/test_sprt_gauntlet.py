@@ -222,6 +222,12 @@ def test_the_hypotheses_are_fixed_when_the_test_starts(tmp_path: Path) -> None:
                          "elo0=0,elo1=5", "--games", "40", "--seed", "3", "--out", out,
                          "--workers", "0", "-q")
     assert code == 0, text
+    assert "head to head in these pairs" in text and "are fixed-sample figures" in text
+    code, text = tourney("gauntlet", "bl", "greedy", "g=greedy:p=0.3", "--sprt",
+                         "elo0=-50,elo1=0", "--games", "400", "--seed", "3", "--out",
+                         tmp_path / "decided", "--workers", "0", "-q")
+    assert code == 0 and ("H1 accepted after 20 pairs: greedy v g is at least normalised Elo 0 "
+                          "rather than at most normalised Elo -50") in text  # the bounds' scale
     stored = json.loads((out / "sprt.json").read_text())
     assert stored == {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05,
                       "model": "normalized"}

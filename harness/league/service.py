@@ -81,6 +81,14 @@ def resolve_bot(name: str, spec: str) -> BotRef:
         raise LeagueError(f"cannot read bot {spec!r}: {exc.strerror}") from None
     if source.path is not None and not source.builtin:
         spec = str(source)
+    for what, text, fix in (("name", name or source.name, "rename the file, or name the bot: "
+                             "NAME=SPEC"), ("path", spec, "rename the file or its folder")):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a file name in another encoding: results store UTF-8
+            shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+            raise LeagueError(f"bot {what} '{shown}' is not valid UTF-8 (a file name in another "
+                              f"encoding); {fix}") from None
     return BotRef(name=name or source.name, spec=spec, sha256=digest)
 
 

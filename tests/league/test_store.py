@@ -298,3 +298,24 @@ def test_a_league_json_that_is_a_folder_and_a_batch_that_is_a_folder_are_named(
     assert loaded.games.num_rows == 1
     assert loaded.skipped == [f"{root / 'games' / 'batch-000099-x.parquet'}: not a file, "
                               "skipped (a batch is one Parquet file; move it out of games/)"]
+
+
+def test_a_bot_file_name_that_is_not_utf8_is_one_line(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: a bot file whose name is not UTF-8 ended in a UnicodeEncodeError traceback
+    (results are stored as UTF-8). Now one line names it and the fix; no folder is made."""
+    from typer.testing import CliRunner
+
+    from harness.cli.app import app
+
+    monkeypatch.chdir(tmp_path)
+    name = os.fsdecode(b"b\xff.py")
+    (tmp_path / name).write_text("def act(o, legal):\n    return legal[0]\n")
+    for spec, says in ((name, "bot name 'b\\udcff' is not valid UTF-8"),
+                       (f"nice={name}", "bot path '")):
+        result = CliRunner().invoke(app, ["league", "bl", spec, "random", "--games", "2",
+                                          "--out", str(tmp_path / "lg"), "--workers", "0", "-q"])
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and says in lines[0] and "not valid UTF-8" in lines[0], lines
+    assert not (tmp_path / "lg").exists()

@@ -221,10 +221,11 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     for procs in cfg.get("cgroups", []):  # first: everything from here on is counted
         with open(procs, "w") as f:
             f.write("0")
+    libc = _libc() if sys.platform.startswith("linux") else None
     bot = cfg.get("bot")
     # read before the namespaces (the original may sit in a private directory), with the file
     # access rights of the bot's owner, never more
-    bot_files = _as_owner(bot, _read_bot) if bot else []
+    bot_files = _as_owner(libc, bot, _read_bot) if bot else []
     memory = int(cfg.get("memory", 0))
     if memory > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -235,7 +236,6 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     fsize = int(cfg.get("fsize", 0))
     if fsize > 0:
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-    libc = _libc() if sys.platform.startswith("linux") else None
     uid = cfg.get("uid")
     achieved: dict[str, Any] = {"network": False, "pid_namespace": False, "filesystem": "host"}
     if libc is not None and cfg.get("isolate", True):
@@ -365,13 +365,13 @@ def _open_beneath(folder: str, rel: str) -> int:
     return found
 
 
-def _as_owner(bot: dict[str, Any], read: Callable[[dict[str, Any]], BotFiles]) -> BotFiles:
+def _as_owner(libc: Any, bot: dict[str, Any],
+              read: Callable[[dict[str, Any]], BotFiles]) -> BotFiles:
     """``read(bot)`` with the file access rights of the owner of the bot's file or directory:
     as root the runner could read any file, and a bot directory is its author's to arrange."""
-    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+    if os.geteuid() != 0 or libc is None:
         return read(bot)
     owner = os.stat(bot["source"])
-    libc = _libc()
     libc.setfsgid(owner.st_gid)
     libc.setfsuid(owner.st_uid)
     try:

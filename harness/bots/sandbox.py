@@ -205,8 +205,10 @@ def report() -> dict[str, Any]:
     }
 
 
+@cache
 def _filter() -> JSON:
-    """The system-call filter for the runner to install (base64 BPF), where libseccomp is."""
+    """The system-call filter for the runner to install (base64 BPF), where libseccomp is;
+    encoded once per process (it is merged into every bot's confinement, never changed)."""
     program = syscalls.bot_filter()
     return {"seccomp": base64.b64encode(program).decode()} if program else {}
 

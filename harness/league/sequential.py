@@ -214,7 +214,7 @@ def fix_hypotheses(out: Path, params: SprtParams, has_games: bool) -> None:
     boundary the stored pairs happen to cross first (20 pairs scoring exactly 50 % became "H1
     accepted after 3 pairs" that way). A folder whose games were played without a stored test
     cannot start one either."""
-    from harness.league.store import SPRT_FILE
+    from harness.league.store import SPRT_FILE, write_json_atomic
 
     path = out / SPRT_FILE  # fixed when the test starts, as fishtest fixes a test's bounds
     if path.exists():
@@ -235,11 +235,8 @@ def fix_hypotheses(out: Path, params: SprtParams, has_games: bool) -> None:
                         f"choosing a test after seeing them would bend its verdict: run the "
                         f"SPRT in a new --out folder")
     out.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(json.dumps({"elo0": params.elo0, "elo1": params.elo1,
-                                     "alpha": params.alpha, "beta": params.beta,
-                                     "model": params.model}, indent=1) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    write_json_atomic(path, {"elo0": params.elo0, "elo1": params.elo1, "alpha": params.alpha,
+                             "beta": params.beta, "model": params.model})
 
 
 def rerun_command(league: League, params: SprtParams) -> str:

@@ -346,10 +346,8 @@ class _Verified:
     def save(self) -> None:
         if not self.changed or not self.path.parent.is_dir():
             return
-        temporary = self.path.with_name(".verified.tmp")
         with contextlib.suppress(OSError):  # only a cache: the next open checks again
-            temporary.write_text(json.dumps(self.files), encoding="utf-8")
-            temporary.replace(self.path)
+            write_json_atomic(self.path, self.files)
 
 
 def _check_batch(games: Path, moves: Path | None,

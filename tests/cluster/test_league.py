@@ -22,6 +22,7 @@ from harness.league.service import prepare_league, run_league
 from harness.records import GameRecord
 from harness.run.dask.cluster import LocalDaskProcesses
 from harness.run.dask.executor import DaskExecutor
+from tests.isolation_states import everything_in_force
 
 FIRST_BOT = '''"""Always the first legal action (deterministic)."""
 
@@ -177,10 +178,7 @@ def test_a_worker_that_cannot_confine_bots_refuses_a_league_that_requires_it(
     from harness.league.service import make_executor
     from harness.run.dask import IsolationRefused
 
-    full = {"mechanism": "cgroup2", "cgroups": True, "pid_namespace": True,
-            "ipc_namespace": True, "network": True, "filesystem": True, "user": True,
-            "capabilities": "none", "seccomp": True, "freeze": "whole tree"}
-    monkeypatch.setattr(sandbox, "report", lambda: dict(full))  # the coordinator gives it all
+    monkeypatch.setattr(sandbox, "report", everything_in_force)  # the coordinator gives it all
     out = tmp_path / "lg"
     monkeypatch.setenv("TOURNEY_NO_NAMESPACES", "1")  # its workers do not
     with LocalDaskProcesses(1, directory=tmp_path / "dask") as procs:

@@ -335,7 +335,8 @@ def test_a_bot_file_is_read_with_its_owners_rights_only(tmp_path: Path) -> None:
     if os.geteuid() != 0:  # a normal user reads with their own rights already
         bot = tmp_path / "mine.py"
         bot.write_text("x = 1\n")
-        assert runner._as_owner({"source": str(bot)}, lambda b: [("x", b"")]) == [("x", b"")]
+        read = runner._as_owner(runner._libc(), {"source": str(bot)}, lambda b: [("x", b"")])
+        assert read == [("x", b"")]
         return
     secret = tmp_path / "root-only.txt"
     secret.write_text("SECRET")
@@ -346,9 +347,9 @@ def test_a_bot_file_is_read_with_its_owners_rights_only(tmp_path: Path) -> None:
     listed = {"source": str(folder), "name": "entrant", "files": ["secret.txt"]}
     (folder / "secret.txt").symlink_to(secret)  # even a link the listing missed
     with pytest.raises(OSError):
-        runner._as_owner(listed, runner._read_bot)
+        runner._as_owner(runner._libc(), listed, runner._read_bot)
     (folder / "secret.txt").unlink()
     os.link(secret, folder / "secret.txt")  # a hard link: the same root-only file
     with pytest.raises(PermissionError):
-        runner._as_owner(listed, runner._read_bot)
+        runner._as_owner(runner._libc(), listed, runner._read_bot)
     assert runner._read_bot(listed)[0][1] == b"SECRET"  # what root alone could read

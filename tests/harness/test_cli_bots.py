@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from harness.cli.app import app
 from harness.cli.bots import outcome_in_words
+from tests.isolation_states import everything_in_force
 
 runner = CliRunner()
 
@@ -150,9 +151,6 @@ def test_validate_says_what_is_not_in_force_and_how_to_get_it(
     assert ("NOT in force: per-bot memory, process and CPU limits (cgroup v2 or v1) (run tourney "
             "as root") in out
     assert "NOT in force: a system-call filter (seccomp, built with libseccomp) (install " in out
-    full = {**real, "cgroups": True, "mechanism": "cgroup2", "freeze": "whole tree",
-            "seccomp": True, "capabilities": "none", "pid_namespace": True,
-            "ipc_namespace": True, "network": True, "filesystem": True, "user": True}
-    monkeypatch.setattr(sandbox, "report", lambda: full)
+    monkeypatch.setattr(sandbox, "report", everything_in_force)
     out = CliRunner().invoke(app, ["validate", "random", "--game", "bl", "--games", "1"]).output
     assert "NOT in force" not in out and "per bot: 1024 MB, 64 processes, 600 s CPU" in out

@@ -16,6 +16,7 @@ from harness.league import schedule, store
 from harness.league.config import LeagueMismatch, load_config
 from harness.league.service import LeagueError, make_executor, prepare_league, run_league
 from harness.records import BotRef
+from tests.isolation_states import everything_in_force
 
 BOTS = ["a=random", "b=greedy"]
 
@@ -109,22 +110,17 @@ def test_void_games_are_counted_loudly_in_the_summary(tmp_path: Path) -> None:
     assert loud[-1].startswith("WARNING: 1 of the games played are void (the harness failed")
 
 
-FULL = {"mechanism": "cgroup2", "cgroups": True, "pid_namespace": True, "ipc_namespace": True,
-        "network": True, "filesystem": True, "user": True, "capabilities": "none",
-        "seccomp": True, "freeze": "whole tree"}
-
-
 def test_require_isolation_is_kept_in_the_folder_and_enforced_on_every_resume(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A league started with --require-isolation stores it; a resume without the flag on a
     machine that gives less is refused, not played silently with less."""
     out = tmp_path / "lg"
-    monkeypatch.setattr(sandbox, "report", lambda: dict(FULL))  # a machine that gives it all
+    monkeypatch.setattr(sandbox, "report", everything_in_force)  # a machine that gives it all
     plan = prepare_league("battleline", ["a=sandbox:random", "greedy"], out=out, games=2,
                           require_isolation=True)
     run_league(plan, make_executor(0, out, None), progress=False)
     assert json.loads((out / "league.json").read_text())["isolation"]["required"] is True
-    monkeypatch.setattr(sandbox, "report", lambda: {**FULL, "seccomp": False})
+    monkeypatch.setattr(sandbox, "report", lambda: {**everything_in_force(), "seccomp": False})
     with pytest.raises(LeagueError, match="--require-isolation: this machine does not give bots "
                                           "a system-call filter"):
         prepare_league(None, [], out=out, resume=True)

@@ -58,7 +58,8 @@ DEVICES = ("null", "zero", "urandom")
 SCRATCH_BYTES = 64 << 20  # default size of a bot's private /tmp
 
 
-def _inside(path: str, parent: str) -> bool:
+def inside(path: str, parent: str) -> bool:
+    """Whether ``path`` is ``parent`` or lies under it (both as given, not resolved)."""
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
@@ -81,11 +82,11 @@ def python_paths() -> tuple[str, ...]:
         if not entry:
             continue
         real = os.path.realpath(entry)
-        if not os.path.exists(real) or real == "/" or _inside(project, real):
+        if not os.path.exists(real) or real == "/" or inside(project, real):
             continue
-        if _inside(real, project) and not any(_inside(real, p) for p in prefixes):
+        if inside(real, project) and not any(inside(real, p) for p in prefixes):
             continue  # tourney's tree: only its bot packages (below), never harness or results
-        if real in SYSTEM_DIRS or any(_inside(real, d) for d in SYSTEM_DIRS if os.path.isdir(d)
+        if real in SYSTEM_DIRS or any(inside(real, d) for d in SYSTEM_DIRS if os.path.isdir(d)
                                       and not os.path.islink(d)):
             continue  # already visible
         found.append(real)
@@ -96,7 +97,7 @@ def python_paths() -> tuple[str, ...]:
     outermost = sorted(set(found), key=len)
     kept: list[str] = []
     for path in outermost:
-        if not any(_inside(path, k) for k in kept):
+        if not any(inside(path, k) for k in kept):
             kept.append(path)
     return tuple(sorted(kept))
 
@@ -116,7 +117,7 @@ def bot_sys_path() -> tuple[str, ...]:
         if (not real or real in own or real.endswith((".zip", "lib-dynload"))
                 or real == str(PROJECT_ROOT) or not os.path.isdir(real)):
             continue
-        if not any(_inside(real, p) for p in python_paths()):
+        if not any(inside(real, p) for p in python_paths()):
             continue  # not part of the view (e.g. tourney's tests or the current directory)
         if real not in entries:
             entries.append(real)

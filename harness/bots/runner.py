@@ -9,15 +9,15 @@ Start-up, in order, before any bot code runs:
 
 1. ``--confine FD`` (the policy of :mod:`harness.bots.isolation`, as JSON read from the inherited
    descriptor FD and closed, so neither the bot's command line nor its descriptors hold the
-   host's paths or the referee's pid): join the bot's control groups
-   (``cgroups``: everything from here on is counted for the bot), read the bot file while still
-   privileged; resource limits (address space, CPU, file size, no core dumps); new network,
-   mount and PID namespaces where the OS permits (without root inside a new user namespace),
-   in which PID 1 builds the bot's own read-only root (``root``: the allow-list, a private
-   ``/proc`` and ``/tmp``, the bot's copy of its file or directory at ``/bot``) and
-   ``pivot_root``s into it; as root, the switch to the unprivileged user; then
-   ``no_new_privs`` and a parent-death signal. Where no own root is possible, the bot's copy
-   goes to a private directory named by the referee.
+   host's paths or the referee's pid). In bubblewrap's jail (:mod:`harness.bots.jail`, the
+   usual case: ``jailed``) the namespaces, the bot's own root, its control groups, the dropped
+   capabilities and the system-call filter are in place already; the runner sets the
+   per-process resource limits (address space, CPU, file size, no core dumps) and measures what
+   holds. Where no jail is possible (no user namespaces, no bubblewrap), the runner does what
+   it can alone: joins the bot's control groups (``cgroups``), reads the bot's files with its
+   owner's rights, sets the limits, as root switches to the unprivileged user, then
+   ``no_new_privs``, a parent-death signal, a private copy of the bot's files in a directory
+   named by the referee, no capabilities and the filter.
 2. The first protocol line is the runner's own ``confined`` report (what step 1 achieved).
 3. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
    both go to the log pipe the referee drains, and its ``stdin`` is ``/dev/null``, so nothing the
@@ -46,21 +46,6 @@ if TYPE_CHECKING:
 
     BotFactory = Callable[[], Any]
 
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWUTS = 0x04000000
-_CLONE_NEWIPC = 0x08000000
-_CLONE_NEWUSER = 0x10000000
-_CLONE_NEWPID = 0x20000000
-_CLONE_NEWNET = 0x40000000
-_MS_RDONLY = 1
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_NOEXEC = 8
-_MS_REMOUNT = 32
-_MS_BIND = 4096
-_MS_REC = 0x4000
-_MS_PRIVATE = 1 << 18
-_MNT_DETACH = 2
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_CAPBSET_DROP = 24
@@ -216,32 +201,18 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
 
     Returns what was achieved (the runner's first protocol line, before any bot code runs).
     """
-    import resource
-
+    if cfg.get("jailed"):
+        return _in_jail(cfg)
     for procs in cfg.get("cgroups", []):  # first: everything from here on is counted
         with open(procs, "w") as f:
             f.write("0")
     libc = _libc() if sys.platform.startswith("linux") else None
     bot = cfg.get("bot")
-    # read before the namespaces (the original may sit in a private directory), with the file
-    # access rights of the bot's owner, never more
+    # read with the file access rights of the bot's owner, never more
     bot_files = _as_owner(libc, bot, _read_bot) if bot else []
-    memory = int(cfg.get("memory", 0))
-    if memory > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    cpu = int(cfg.get("cpu", 0))
-    if cpu > 0:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    fsize = int(cfg.get("fsize", 0))
-    if fsize > 0:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    _set_limits(cfg)
     uid = cfg.get("uid")
-    achieved: dict[str, Any] = {"network": False, "pid_namespace": False, "filesystem": "host"}
-    if libc is not None and cfg.get("isolate", True):
-        # root creates the namespaces directly; anyone else first needs a user namespace
-        as_root = uid is not None and os.geteuid() == 0
-        achieved.update(_isolate(libc, not as_root, cfg, bot_files))
+    achieved: dict[str, Any] = {"filesystem": "host"}
     if libc is not None:
         _drop_bounding_set(libc)  # while the runner still may (CAP_SETPCAP)
     if uid is not None and os.geteuid() == 0:
@@ -253,12 +224,11 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
         libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         parent = int(cfg.get("parent", 0))
-        if parent and not achieved["pid_namespace"] and os.getppid() != parent:
+        if parent and os.getppid() != parent:
             os._exit(70)  # the parent died before the death signal was armed
     achieved["uid"] = os.getuid()
-    achieved["unprivileged"] = os.getuid() != 0 and (uid is not None or
-                                                      bool(achieved.get("user_namespace")))
-    if bot and achieved["filesystem"] != "allow-list":
+    achieved["unprivileged"] = os.getuid() != 0 and uid is not None
+    if bot:
         achieved["bot_path"] = _private_copy(bot, bot_files)
     if libc is not None:  # last: what follows is the bot's, with no privilege and no way back
         _drop_capabilities(libc)
@@ -266,6 +236,56 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
             _install_filter(libc, cfg["seccomp"])
     achieved.update(_measured())
     return achieved
+
+
+def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Inside bubblewrap's jail (:mod:`harness.bots.jail`): namespaces, root, capabilities and
+    the filter are in place already; set the per-process limits and measure what holds."""
+    _set_limits(cfg)
+    uid = cfg.get("uid")
+    if uid is not None and os.geteuid() == 0:  # root's jail: become the bots' user, for good
+        libc = _libc()
+        _drop_bounding_set(libc)
+        os.setgroups([])
+        os.setgid(int(cfg.get("gid", uid)))
+        os.setuid(int(uid))
+        _drop_capabilities(libc)  # the inheritable set survives the switch
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    achieved: dict[str, Any] = {"uid": os.getuid(), "bot_path": cfg.get("bot_path", ""),
+                                "filesystem": "allow-list" if _own_root() else "host"}
+    achieved.update(_measured())
+    achieved["unprivileged"] = os.getuid() != 0 and achieved.get("capabilities") == "none"
+    return achieved
+
+
+def _own_root() -> bool:
+    """Whether ``/`` is a read-only in-memory tree (the jail's root), not the host's disk."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                fields = line.split()
+                if fields[4] == "/":
+                    kind = fields[fields.index("-") + 1]
+                    return kind == "tmpfs" and "ro" in fields[5].split(",")
+    except (OSError, IndexError, ValueError):
+        pass
+    return False
+
+
+def _set_limits(cfg: dict[str, Any]) -> None:
+    """Per-process resource limits: address space, CPU, file size, no core dumps."""
+    import resource
+
+    memory = int(cfg.get("memory", 0))
+    if memory > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = int(cfg.get("cpu", 0))
+    if cpu > 0:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    fsize = int(cfg.get("fsize", 0))
+    if fsize > 0:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
 
 def _drop_bounding_set(libc: Any) -> None:
@@ -286,6 +306,14 @@ def _drop_capabilities(libc: Any) -> None:
     header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable (two words each): none
     libc.capset(header, data)
+
+
+def _check(ok: int, what: str, path: str) -> None:
+    if ok != 0:
+        import ctypes
+
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what} failed ({os.strerror(err)})", path)
 
 
 def _install_filter(libc: Any, program: str) -> None:
@@ -365,6 +393,11 @@ def _open_beneath(folder: str, rel: str) -> int:
     return found
 
 
+def read_bot_files(bot: dict[str, Any]) -> BotFiles:
+    """The bot's files (:func:`_read_bot`), read with its owner's rights (:func:`_as_owner`)."""
+    return _as_owner(_libc() if sys.platform.startswith("linux") else None, bot, _read_bot)
+
+
 def _as_owner(libc: Any, bot: dict[str, Any],
               read: Callable[[dict[str, Any]], BotFiles]) -> BotFiles:
     """``read(bot)`` with the file access rights of the owner of the bot's file or directory:
@@ -407,199 +440,6 @@ def _private_copy(bot: dict[str, Any], files: BotFiles) -> str:
     os.mkdir(folder, 0o700)
     _write_bot(folder, files, os.getuid(), os.getgid(), 0o700)
     return folder if "files" in bot else os.path.join(folder, bot["name"])
-
-
-def _isolate(libc: Any, user_namespace: bool, cfg: dict[str, Any],
-             bot_files: BotFiles) -> dict[str, Any]:
-    """New network, mount and PID namespaces, with three processes from here on.
-
-    This process stays outside and waits (the referee's child); its child is PID 1 of the new
-    namespace: it builds the bot's root (:func:`_build_root`, the allow-list file system, with a
-    private ``/proc`` so the bot sees none of the referee's processes) and waits in turn; its
-    child, PID 2, returns from here and becomes the bot. The bot is not PID 1 so signals such as
-    SIGXCPU (the CPU rlimit) act on it normally; when PID 1 dies the kernel kills everything the
-    bot started. Without root this needs a new user namespace too (most Linux kernels allow
-    it). Without a root of its own, each directory in ``cfg["hide"]`` (results folders) is
-    covered by an empty read-only tmpfs. Namespaces the OS refuses (e.g. in an unprivileged
-    container) are skipped.
-    """
-    user = _CLONE_NEWUSER if user_namespace else 0
-    uid, gid = os.getuid(), os.getgid()
-    spaces = _CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWIPC | _CLONE_NEWUTS
-    if libc.unshare(user | spaces) != 0:
-        return {"network": libc.unshare(user | _CLONE_NEWNET) == 0}
-    if user:
-        _map_ids(uid, gid)
-    _wait_and_pass_on(libc, os.fork())  # returns only in the child
-    achieved: dict[str, Any] = {"network": True, "pid_namespace": True, "ipc_namespace": True,
-                                "user_namespace": bool(user)}
-    private = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
-    root = cfg.get("root")
-    if private and root:
-        try:
-            achieved["bot_path"] = _build_root(libc, root, cfg, bot_files)
-            achieved["filesystem"] = "allow-list"
-            achieved["private_proc"] = True
-        except OSError as exc:
-            achieved["root_error"] = f"{exc.strerror or exc}: {exc.filename or ''}"
-    if achieved.get("filesystem") != "allow-list":
-        flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-        achieved["private_proc"] = private and libc.mount(
-            b"proc", b"/proc", b"proc", flags, None) == 0
-        achieved["hidden"] = [path for path in cfg.get("hide", []) if private and libc.mount(
-            b"tmpfs", path.encode(), b"tmpfs", flags | _MS_RDONLY, b"size=4k,mode=0555") == 0]
-    _wait_and_pass_on(libc, os.fork())
-    return achieved
-
-
-def _map_ids(uid: int, gid: int) -> None:
-    """In a new user namespace: be the same user inside as outside (files keep their owner)."""
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
-                       ("gid_map", f"{gid} {gid} 1")):
-        try:
-            with open(f"/proc/self/{name}", "w") as f:
-                f.write(text)
-        except OSError:
-            continue
-
-
-def _check(ok: int, what: str, path: str) -> None:
-    if ok != 0:
-        import ctypes
-
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what} failed ({os.strerror(err)})", path)
-
-
-def _bind(libc: Any, fd: int, source: str, target: str, writable: bool = False) -> None:
-    """Bind ``source`` (opened as ``fd`` before anything covered it) at ``target``, read-only
-    unless ``writable``; flags the host locked on the source are kept."""
-    _check(libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None,
-                      _MS_BIND | _MS_REC, None), "bind", source)
-    if writable:
-        return
-    flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
-    if os.statvfs(target).f_flag & os.ST_NOEXEC:
-        flags |= _MS_NOEXEC
-    _check(libc.mount(b"none", target.encode(), None, flags, None), "read-only remount", source)
-
-
-def _mkdirs(path: str) -> None:
-    os.makedirs(path, mode=0o755, exist_ok=True)
-
-
-def _build_root(libc: Any, spec: dict[str, Any], cfg: dict[str, Any],
-                bot_files: BotFiles) -> str:
-    """The allow-list file system (:mod:`harness.bots.isolation`), then ``pivot_root`` into it.
-
-    Sources are opened by descriptor before anything is mounted over them. Returns the bot
-    file's (or bot directory's) path inside the new root (or "" for an external command).
-    """
-    opened = {}
-    for source in [*spec.get("binds", []), *spec.get("devices", [])]:
-        if source not in opened and os.path.exists(source):
-            opened[source] = os.open(source, os.O_PATH | os.O_CLOEXEC)
-    base = spec.get("mount_point", "/tmp")
-    flags = _MS_NOSUID | _MS_NODEV
-    _check(libc.mount(b"tmpfs", base.encode(), b"tmpfs", flags, b"size=4m,mode=0755"),
-           "tmpfs", base)
-    new = base.rstrip("/")
-    for link, target in spec.get("links", {}).items():
-        os.symlink(target, new + link)
-    uid, gid = int(cfg.get("uid", os.getuid())), int(cfg.get("gid", os.getgid()))
-    _mkdirs(new + "/tmp")  # first: a host path under /tmp (a bot's directory) binds inside it
-    scratch = int(spec.get("scratch", 64 << 20))
-    _check(libc.mount(b"tmpfs", f"{new}/tmp".encode(), b"tmpfs", flags,
-                      f"size={scratch},mode=0700,uid={uid},gid={gid}".encode()), "tmpfs", "/tmp")
-    _mkdirs(new + "/dev")
-    devices = set(spec.get("devices", []))
-    for source, fd in sorted(opened.items()):
-        target = new + source
-        if os.path.isdir(f"/proc/self/fd/{fd}"):
-            _mkdirs(target)
-        else:
-            _mkdirs(os.path.dirname(target))
-            if not os.path.exists(target):
-                open(target, "wb").close()
-        _bind(libc, fd, source, target, writable=source in devices)
-        os.close(fd)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
-        os.symlink(target, f"{new}/dev/{name}")
-    _mkdirs(new + "/proc")
-    _check(libc.mount(b"proc", f"{new}/proc".encode(), b"proc",
-                      _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), "proc", "/proc")
-    bot_path = ""
-    bot = cfg.get("bot")
-    if bot and "files" in bot:
-        bot_path = _bot_directory_mount(libc, new, bot_files, uid, gid)
-    elif bot:
-        os.mkdir(new + "/bot", 0o500)
-        bot_path = "/bot/" + bot["name"]
-        with open(os.open(new + bot_path, os.O_WRONLY | os.O_CREAT, 0o400), "wb") as f:
-            f.write(bot_files[0][1])
-        os.chown(new + bot_path, uid, gid)
-        os.chown(new + "/bot", uid, gid)
-    for path in cfg.get("hide", []):
-        if os.path.isdir(new + path):
-            libc.mount(b"tmpfs", (new + path).encode(), b"tmpfs", flags | _MS_RDONLY,
-                       b"size=4k,mode=0555")
-    _check(libc.mount(b"none", new.encode(), None, _MS_REMOUNT | _MS_RDONLY | flags, None),
-           "read-only remount", "/")
-    os.chdir(new)
-    _check(libc.syscall(_pivot_root_nr(), b".", b"."), "pivot_root", new)
-    _check(libc.umount2(b".", _MNT_DETACH), "umount", "old root")
-    cwd = spec.get("cwd", "/")
-    os.chdir(cwd if os.path.isdir(cwd) else "/")
-    return bot_path
-
-
-def _bot_directory_mount(libc: Any, new: str, files: BotFiles, uid: int, gid: int) -> str:
-    """A bot directory's copy at ``/bot``: an in-memory file system of its own, sized to the
-    files (they count towards the bot's memory), readable by the bot's user only, read-only."""
-    target = new + "/bot"
-    os.mkdir(target, 0o700)
-    pages = sum(len(data) // 4096 + 2 for _, data in files) + 64
-    flags = _MS_NOSUID | _MS_NODEV
-    _check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", flags,
-                      f"size={pages * 4096},mode=0700".encode()), "tmpfs", "/bot")
-    _write_bot(target, files, uid, gid, 0o500)
-    _check(libc.mount(b"none", target.encode(), None, _MS_REMOUNT | _MS_RDONLY | flags, None),
-           "read-only remount", "/bot")
-    return "/bot"
-
-
-def _pivot_root_nr() -> int:
-    machine = os.uname().machine
-    return {"x86_64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41,
-            "ppc64le": 203, "s390x": 217}.get(machine, 155)
-
-
-def _wait_and_pass_on(libc: Any, child: int) -> None:
-    """In the parent of a fork: reap children until ``child`` ends, then end the same way.
-
-    A death by signal is passed on as exit status 128 + the signal (PID 1 cannot kill itself),
-    and the outermost process turns that back into the signal, so the referee can say how the
-    bot died. In the child (``child == 0``) this returns at once.
-    """
-    if child == 0:
-        return
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    null = os.open(os.devnull, os.O_RDWR)  # the pipes are the bot's: it alone may close them
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
-    while True:
-        pid, status = os.wait()
-        if pid == child:
-            break
-    code = os.waitstatus_to_exitcode(status)
-    sig = -code if code < 0 else code - 128 if code > 128 else 0
-    if sig and os.getpid() != 1:
-        if sig not in (signal.SIGKILL, signal.SIGSTOP):
-            signal.signal(sig, signal.SIG_DFL)
-        os.kill(os.getpid(), sig)
-    os._exit(128 + sig if sig else code)
 
 
 # --------------------------------------------------------------------------------------------
@@ -696,6 +536,31 @@ def _with_options(factory: BotFactory, options: dict[str, Any]) -> BotFactory:
     return lambda: factory(**options)
 
 
+def _read_confinement(fd: int) -> bytes:
+    """The confinement the referee wrote on the inherited descriptor ``fd``, which is then
+    closed. In a jail ``fd`` is a socket that also brings the protocol's two pipes, which
+    become this process's standard input and output (the jail started with neither)."""
+    import stat
+
+    if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+        return _read_all(fd)
+    import socket
+
+    sock = socket.socket(fileno=fd)
+    try:
+        data, fds, _, _ = socket.recv_fds(sock, 65536, 2)
+        chunks = [data]
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    finally:
+        sock.close()
+    if len(fds) == 2:
+        for fd_from, fd_to in zip(fds, (0, 1), strict=True):
+            os.dup2(fd_from, fd_to)
+            os.close(fd_from)
+    return b"".join(chunks)
+
+
 def _read_all(fd: int) -> bytes:
     """Everything the referee wrote on the inherited descriptor ``fd``, which is then closed."""
     chunks = []
@@ -720,7 +585,7 @@ def main(argv: list[str]) -> None:
     allowed = None
     if args[:1] == ["--confine"]:
         try:
-            cfg = json.loads(_read_all(int(args[1])))
+            cfg = json.loads(_read_confinement(int(args[1])))
             sandbox = confine(cfg)
             if sandbox.get("filesystem") == "allow-list":
                 allowed = cfg.get("allowed")

@@ -30,6 +30,7 @@ import pwd
 import select
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -40,8 +41,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness.bots import cgroups, isolation, syscalls
+from harness.bots import cgroups, isolation, jail, syscalls
 from harness.bots import runner as bot_runner
+from harness.bots.jail import JailError
 from harness.bots.protocol import (
     JSON,
     AgentCrash,
@@ -188,11 +190,16 @@ def _namespaces_allowed() -> bool:
 @cache
 def report() -> dict[str, Any]:
     """What confinement is in force on this machine: probed once per process by starting the
-    runner in probe mode (it confines itself exactly as for a bot, then reports and exits)."""
+    runner in probe mode (in bubblewrap's jail where it can be built, else alone), confined
+    exactly as for a bot; it reports and exits."""
     mechanism = cgroups.mechanism()
-    achieved = probe_runner()
+    achieved = _probe_jailed() if _jail_allowed() else {}
+    jailed = bool(achieved)
+    if not jailed:
+        achieved = probe_runner()
     return {
         "mechanism": mechanism,
+        "engine": "bubblewrap" if jailed else "none (the runner alone)",
         "cgroups": mechanism != "rlimits",
         "pid_namespace": bool(achieved.get("pid_namespace")),
         "ipc_namespace": bool(achieved.get("ipc_namespace")),
@@ -205,19 +212,109 @@ def report() -> dict[str, Any]:
     }
 
 
+def _jail_allowed() -> bool:
+    return _namespaces_allowed() and jail.bwrap() is not None
+
+
+@cache
+def _seccomp_program() -> bytes:
+    return syscalls.bot_filter() or b""
+
+
 @cache
 def _filter() -> JSON:
-    """The system-call filter for the runner to install (base64 BPF), where libseccomp is;
-    encoded once per process (it is merged into every bot's confinement, never changed)."""
-    program = syscalls.bot_filter()
+    """The system-call filter for the runner to install where no jail is possible (base64 BPF),
+    where libseccomp is; encoded once per process."""
+    program = _seccomp_program()
     return {"seccomp": base64.b64encode(program).decode()} if program else {}
 
 
-def probe_runner() -> JSON:
-    """Confine a runner exactly as for a bot, without a bot, and return what it achieved."""
+@cache
+def _runner_source() -> bytes:
+    return Path(bot_runner.__file__).read_bytes()
+
+
+def make_jail(limits: Limits, *, binds: list[str], copies: list[tuple[str, bytes]],
+              bot: list[tuple[str, bytes]] | None, cwd: str = "/") -> jail.Jail:
+    """A jail for one runner: the allow-list view plus ``binds``, the ``copies`` written at
+    their paths, the bot's files at ``/bot``, results folders hidden."""
+    view = isolation.system_view()
     user = sandbox_user()
-    cfg: JSON = {"parent": os.getpid(), "root": _root_spec(Limits(), []),
-                 "isolate": _namespaces_allowed(), **_filter()}
+    return jail.Jail(links=view["links"], binds=[*view["binds"], *binds],
+                     devices=view["devices"], copies=copies, bot=bot, hide=hidden_paths(),
+                     scratch=limits.scratch_bytes, cwd=cwd, runner=_runner_source(),
+                     seccomp=_seccomp_program(), as_root=user is not None,
+                     reachable=lambda path: user is not None or os.access(path, os.R_OK))
+
+
+def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str],
+                 **popen: Any) -> subprocess.Popen[bytes]:
+    """Start the runner in ``cage`` (bubblewrap); :meth:`jail.Jail.release` must follow.
+
+    The confinement ``cfg`` and the protocol's two pipes go to the runner alone, through a
+    socket it inherits (``--confine FD``): bubblewrap and its init never hold the
+    protocol, so a bot that closes it is seen at once. The pipes are the returned process's
+    ``stdin`` and ``stdout``."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    to_bot, bot_in = os.pipe()
+    bot_out, from_bot = os.pipe()
+    try:
+        command, fds = cage.command([python, "-P", "-S", jail.RUNNER, "--confine",
+                                     str(theirs.fileno()), *args])
+        proc = subprocess.Popen(["bwrap", *command[1:]], executable=command[0],
+                                pass_fds=(*fds, theirs.fileno()), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, **popen)
+    except BaseException:
+        for fd in (to_bot, bot_in, bot_out, from_bot):
+            os.close(fd)
+        cage.close()
+        raise
+    finally:
+        theirs.close()
+    cage.started()
+    with contextlib.suppress(OSError), ours:
+        socket.send_fds(ours, [json.dumps(cfg).encode()], [to_bot, from_bot])
+    os.close(to_bot)
+    os.close(from_bot)
+    proc.stdin = os.fdopen(bot_in, "wb", buffering=0)
+    proc.stdout = os.fdopen(bot_out, "rb", buffering=0)
+    return proc
+
+
+def _jail_cfg() -> JSON:
+    """The runner's part of a jail's confinement: as root, the user to become."""
+    user = sandbox_user()
+    return {"jailed": True} if user is None else {"jailed": True, "uid": user[0], "gid": user[1]}
+
+
+def _probe_jailed() -> JSON:
+    """Start a runner in a jail exactly as for a bot, without a bot; what it achieved, with the
+    namespaces bubblewrap made (empty if the jail could not be built)."""
+    limits = Limits()
+    cage = make_jail(limits, binds=[], copies=[], bot=None)
+    group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes + 2)
+    try:
+        proc = start_jailed(cage, sys.executable, _jail_cfg(), ["--probe"], env=_env(),
+                            stderr=subprocess.PIPE, start_new_session=True, cwd="/")
+    except OSError:
+        group.close()
+        return {}
+    try:
+        spaces = cage.release(proc.pid, group.join_files, 30)
+    except (JailError, OSError):
+        proc.kill()
+        proc.communicate()
+        group.close()
+        return {}
+    achieved = isolation.read_probe(proc)
+    group.close()
+    return {**achieved, **spaces} if achieved else {}
+
+
+def probe_runner() -> JSON:
+    """Confine a runner alone (no jail) exactly as for a bot, without a bot; what it achieved."""
+    user = sandbox_user()
+    cfg: JSON = {"parent": os.getpid(), **_filter()}
     if user is not None:
         cfg["uid"], cfg["gid"] = user
     try:
@@ -230,7 +327,7 @@ def probe_runner() -> JSON:
 
 def start_runner(python: list[str], cfg: JSON, args: list[str],
                  **popen: Any) -> subprocess.Popen[bytes]:
-    """Start the runner (``python`` and its flags, then the runner's ``args``) with its
+    """Start the runner alone (``python`` and its flags, then the runner's ``args``) with its
     confinement ``cfg`` written to a pipe it inherits (``--confine FD``) rather than put on
     its command line, where the bot could read the host's paths and the referee's pid."""
     read, write = os.pipe()
@@ -249,7 +346,7 @@ def start_runner(python: list[str], cfg: JSON, args: list[str],
 
 @cache
 def _own_root_works() -> bool:
-    return bool(report()["filesystem"])
+    return report()["engine"] == "bubblewrap" and bool(report()["filesystem"])
 
 
 _stale_cleared = False
@@ -269,6 +366,26 @@ def _clear_stale_copies() -> None:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
+def _read_available(fd: int) -> bytes:
+    """What is in the pipe ``fd`` now, without waiting for more."""
+    os.set_blocking(fd, False)
+    chunks = []
+    with contextlib.suppress(OSError):
+        while data := os.read(fd, 65536):
+            chunks.append(data)
+    return b"".join(chunks)
+
+
+def _unreachable_hint(paths: list[str]) -> str:
+    """Why a jail may lack a path: the bots' user (as root, nobody) could not read it."""
+    user = sandbox_user()
+    if not paths or user is None:
+        return ""
+    return (f" (left out, as the bots' user {user[0]} cannot read them: {', '.join(paths)}; "
+            "bots run as nobody when tourney runs as root, so put what a bot runs where "
+            "everyone may read it)")
+
+
 class SandboxedAgent:
     """One bot process for one game (see the module docstring). Raises AgentError subclasses."""
 
@@ -284,6 +401,7 @@ class SandboxedAgent:
         self._helpers: frozenset[int] = frozenset()
         self._held: list[int] = []
         self._suspends = 0
+        self._spaces: JSON = {}
         own_root = _own_root_works()
         if not own_root:
             _clear_stale_copies()
@@ -307,25 +425,17 @@ class SandboxedAgent:
 
     # ---------------------------------------------------------------- process life
 
-    def _confinement(self, own_root: bool) -> JSON:
+    def _confinement(self) -> JSON:
+        """The runner's confinement where no jail is possible: it confines itself."""
         user = sandbox_user()
-        extra: list[str] = []
-        if self.source.command:  # an external command sees its directory and its files
-            extra = isolation.command_paths(self.source)
         cfg: JSON = {
             "memory": self.limits.memory_bytes,
             "cpu": self.limits.cpu_seconds,
             "fsize": FILE_SIZE_LIMIT,
             "parent": os.getpid(),
-            "hide": hidden_paths(),
             "cgroups": self.group.join_files,
-            "allowed": isolation.allowed_imports(),
-            "isolate": _namespaces_allowed(),
             **_filter(),
         }
-        if own_root:
-            cfg["root"] = _root_spec(self.limits, extra)
-            cfg["root"]["cwd"] = self._cwd() if self.source.command else "/"
         if self.source.path is not None and not self.source.command:
             cfg["bot"] = {"source": str(self.source.path), "name": self.source.path.name,
                           "fallback_dir": str(self.fallback_dir), **self._directory()}
@@ -333,31 +443,34 @@ class SandboxedAgent:
             cfg["uid"], cfg["gid"] = user
         return cfg
 
-    def _spawn(self, own_root: bool) -> subprocess.Popen[bytes]:
-        python = sys.executable if own_root else bot_python()
-        confine = self._confinement(own_root)
+    def _runner_args(self) -> list[str]:
         if self.source.command:
-            argv = ["--exec", *self.source.command]
-            cwd = self._cwd()
-        else:
-            assert self.source.path is not None
-            if not os.access(self.source.path, os.R_OK):
-                raise AgentCrash(f"could not load bot: cannot read {self.source.path}")
-            argv = ["--file", self.source.path.name]
-            if self.source.entry:
-                argv += ["--entry", self.source.entry]
-            if self.source.is_directory:
-                argv += ["--module", self.source.module]
-            if self.source.options:  # a built-in's options, as its constructor's keywords
-                argv += ["--options", json.dumps(self.source.kwargs())]
-            cwd = "/"
+            return ["--exec", *self.source.command]
+        assert self.source.path is not None
+        if not os.access(self.source.path, os.R_OK):
+            raise AgentCrash(f"could not load bot: cannot read {self.source.path}")
+        argv = ["--file", self.source.path.name]
+        if self.source.entry:
+            argv += ["--entry", self.source.entry]
+        if self.source.is_directory:
+            argv += ["--module", self.source.module]
+        if self.source.options:  # a built-in's options, as its constructor's keywords
+            argv += ["--options", json.dumps(self.source.kwargs())]
+        return argv
+
+    def _spawn(self, own_root: bool) -> subprocess.Popen[bytes]:
+        argv = self._runner_args()
         log_r, log_w = os.pipe()
+        popen: dict[str, Any] = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_w,
+                                     env=_env(), start_new_session=True, close_fds=True,
+                                     bufsize=0)
         try:
-            proc = start_runner(
-                [python, "-P", "-S"], confine, argv, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=log_w, cwd=cwd, env=_env(),
-                start_new_session=True, close_fds=True, bufsize=0,
-            )
+            if own_root:
+                proc = self._spawn_jailed(argv, popen, log_r)
+            else:
+                cwd = self._cwd() if self.source.command else "/"
+                proc = start_runner([bot_python(), "-P", "-S"], self._confinement(), argv,
+                                    cwd=cwd, **popen)
         except OSError as exc:
             os.close(log_r)
             raise AgentCrash(f"could not start: {exc}") from None
@@ -366,6 +479,61 @@ class SandboxedAgent:
         os.set_blocking(log_r, False)
         self._log_fd = log_r
         return proc
+
+    def _spawn_jailed(self, argv: list[str], popen: dict[str, Any],
+                      log: int) -> subprocess.Popen[bytes]:
+        """The runner in bubblewrap's jail (:mod:`harness.bots.jail`), in the bot's control
+        groups before it runs; the namespaces the kernel made are kept for the report."""
+        cfg: JSON = {**_jail_cfg(), "memory": self.limits.memory_bytes,
+                     "cpu": self.limits.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
+                     "allowed": isolation.allowed_imports()}
+        binds: list[str] = []
+        copies: list[tuple[str, bytes]] = []
+        bot = None
+        cwd = "/"
+        if self.source.command:
+            binds, copies = self._command_view()
+            cwd = self._cwd()
+        else:
+            assert self.source.path is not None
+            bot = self._bot_files()
+            cfg["bot_path"] = "/bot" if self.source.is_directory else f"/bot/{bot[0][0]}"
+        cage = make_jail(self.limits, binds=binds, copies=copies, bot=bot, cwd=cwd)
+        popen = {k: v for k, v in popen.items() if k not in ("stdin", "stdout")}
+        proc = start_jailed(cage, sys.executable, cfg, argv, cwd="/", **popen)
+        try:
+            self._spaces = cage.release(proc.pid, self.group.join_files, 30)
+        except (JailError, OSError) as exc:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            proc.wait()
+            cage.close()
+            said = _read_available(log).decode("utf-8", "replace").strip().splitlines()
+            why = said[-1].removeprefix("bwrap: ") if said else str(exc)
+            raise AgentCrash(f"could not start its sandbox: {why}"
+                             f"{_unreachable_hint(cage.unreachable)}") from None
+        return proc
+
+    def _bot_files(self) -> list[tuple[str, bytes]]:
+        """The bot's file (or a bot directory's files), read by the referee with the file
+        access rights of the bot's owner and never following a symbolic link
+        (:func:`harness.bots.runner.read_bot_files`)."""
+        assert self.source.path is not None
+        bot = {"source": str(self.source.path), "name": self.source.path.name,
+               **self._directory()}
+        try:
+            return bot_runner.read_bot_files(bot)
+        except OSError as exc:
+            raise AgentCrash(f"could not load bot: cannot read {exc.filename or ''} "
+                             f"({exc.strerror})") from None
+
+    def _command_view(self) -> tuple[list[str], list[tuple[str, bytes]]]:
+        """What an external command sees beyond the allow-list: its paths
+        (:func:`harness.bots.isolation.command_paths`) not already in every bot's view,
+        bound read-only at their own paths."""
+        visible = isolation.system_view()["binds"]
+        return [path for path in isolation.command_paths(self.source)
+                if not any(isolation.inside(os.path.realpath(path), b) for b in visible)], []
 
     def _cwd(self) -> str:
         """An external command's working directory: its own (``cmd[cwd=DIR]:``) or ours."""
@@ -566,6 +734,8 @@ class SandboxedAgent:
     def _died(self) -> str:
         """Why the bot's output ended: how its process exited (given a moment to exit)."""
         code = self._exit_status(0.5)
+        if self._spaces and code is not None and 128 < code < 128 + 65:
+            code = 128 - code  # bubblewrap exits with 128 + the signal that killed the bot
         oom = self.group.oom_kills()
         self._kill()
         self._drain_log()
@@ -612,7 +782,8 @@ class SandboxedAgent:
         self._send(message, deadline, what)
         try:
             if message["type"] == "start":  # the runner's own report comes first
-                self.sandbox = expect(self._receive(deadline, what, budget), "confined")
+                confined = expect(self._receive(deadline, what, budget), "confined")
+                self.sandbox = {**confined, **self._spaces}
                 self._helpers = self._runner_helpers()
             return expect(self._receive(deadline, what, budget), reply)
         except AgentCrash as exc:

@@ -206,7 +206,7 @@ def test_any_bytes_are_a_forfeit_of_the_writer(toy: str, shared_dir: Path, name:
                 time.sleep(30)
     """))
     script.chmod(0o644)
-    term, reason, _, offender, _ = play(toy, f"cmd:{sys.executable} {script}", "random")
+    term, reason, _, offender, _ = play(toy, f"cmd:{sandbox.bot_python()} {script}", "random")
     assert term is termination and offender == 0, reason
     assert words in reason
     assert len(reason) < 700 and reason.encode("utf-8")  # storable as it is
@@ -216,7 +216,7 @@ def test_output_before_ready_is_a_protocol_error(toy: str, shared_dir: Path) -> 
     script = shared_dir / "early.py"
     script.write_text('import json\nprint(json.dumps({"type": "action", "action": "pass"}), '
                       'flush=True)\nimport time\ntime.sleep(30)\n')
-    term, reason, _, offender, _ = play(toy, "random", f"cmd:{sys.executable} {script}")
+    term, reason, _, offender, _ = play(toy, "random", f"cmd:{sandbox.bot_python()} {script}")
     assert term is Termination.PROTOCOL and offender == 1
     assert "answered 'action' where 'ready' was expected" in reason
 
@@ -431,11 +431,14 @@ def test_bot_files_are_readable_by_their_bot_only_and_imports_are_the_environmen
     term, reason, logs, _, _ = play(toy, str(path), "random", limits=roomy)
     assert not term.is_forfeit, reason
     mode, own, found, *rest = logs[0].splitlines()[0].split(" ", 3)
-    assert mode == "0o400" and own == "True"
+    if sandbox.sandbox_user() is None:  # a user's jail: the bot's own, read-only, its alone
+        assert mode == "0o400" and own == "True"
+    else:  # root builds the jail: root's, read-only, readable in it (only the bot is there)
+        assert mode == "0o444" and own == "False"
     assert found == "games,agents,pyarrow,exit,quit"  # the environment, never the harness
     # /var and /home exist in the bot's root only as the parents of the Python environment
     # (a clone in a home directory has its .venv there), never with anything else in them
-    shown = {top: any(isolation._inside(p, f"/{top}") for p in isolation.python_paths())
+    shown = {top: any(isolation.inside(p, f"/{top}") for p in isolation.python_paths())
              for top in ("var", "home")}
     assert rest == ["['fd', 'null', 'stderr', 'stdin', 'stdout', 'urandom', 'zero'] "
                     f"{shown['var']} {shown['home']}"]

@@ -9,7 +9,6 @@ import ctypes
 import json
 import os
 import re
-import sys
 import tempfile
 import textwrap
 import time
@@ -251,7 +250,9 @@ def test_a_bot_cannot_see_the_referee_or_the_network(toy: str, tmp_path: Path) -
                     net = "open"
                 except OSError:
                     net = "closed"
-                print(json.dumps({"uid": os.getuid(), "pid": os.getpid(),
+                with open("/proc/1/cmdline", "rb") as f:
+                    init = f.read().split(bytes(1))[0].decode()
+                print(json.dumps({"uid": os.getuid(), "pid": os.getpid(), "init": init,
                                   "pids": sorted(os.listdir("/proc")),
                                   "mem": found, "states": len(states), "net": net}))
             def act(self, o, legal):
@@ -266,9 +267,11 @@ def test_a_bot_cannot_see_the_referee_or_the_network(toy: str, tmp_path: Path) -
     user = sandbox_user()
     if user is not None:  # running as root (tests here and in CI): bots run as nobody
         assert seen["uid"] == user[0]
-        # its own PID namespace: only itself and the namespace's idle init are visible
+        # its own PID namespace: only itself and bubblewrap's idle init are visible
         assert [p for p in seen["pids"] if p.isdigit()] == ["1", "2"] and seen["pid"] == 2
-        assert set(seen["mem"]) <= {"2"}  # at most its own memory, never the referee's
+        assert seen["init"] == "bwrap"  # the jail's init (named without its host path)
+        # at most its own memory and its init's (which holds no game state), never the referee's
+        assert set(seen["mem"]) <= {"1", "2"}
     # and the referee itself is not dumpable (no ptrace, no /proc/<pid>/mem by its user)
     libc = ctypes.CDLL(None, use_errno=True)
     assert libc.prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE
@@ -339,7 +342,7 @@ def test_results_folders_are_hidden_from_external_commands(
         "reader.py")
     monkeypatch.chdir(shared_dir)
     monkeypatch.setattr(sandbox, "_HIDDEN", set())
-    own = f"cmd[cwd={shared_dir}]:{sys.executable} {reader}"
+    own = f"cmd[cwd={shared_dir}]:{bot_python()} {reader}"
     term, reason, logs, _, _ = play(toy, own, "random")
     assert not term.is_forfeit, reason
     assert logs[0].strip() == "True"  # visible when not hidden: the test can fail
@@ -407,8 +410,8 @@ def test_two_external_commands_from_one_directory_cannot_read_each_other(
         ' file=sys.stderr, flush=True)').replace("import json,", "import os, json,"),
         "reader.py")
     monkeypatch.chdir(shared_dir)
-    term, reason, logs, _, _ = play(toy, f"cmd:{sys.executable} {Path(reader).name}",
-                                    f"cmd:{sys.executable} {Path(rival).name}")
+    term, reason, logs, _, _ = play(toy, f"cmd:{bot_python()} {Path(reader).name}",
+                                    f"cmd:{bot_python()} {Path(rival).name}")
     assert not term.is_forfeit, reason
     assert logs[0].strip() == "['reader.py'] False", logs[0]
     assert token not in logs[0]

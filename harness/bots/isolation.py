@@ -1,8 +1,9 @@
 """The confinement policy of sandboxed bots: what a bot may see, use and keep.
 
-One policy, applied by the stdlib-only runner (:mod:`harness.bots.runner`) before any bot code
-runs, with the kernel's own mechanisms (namespaces, mounts, cgroups, rlimits, capabilities and a
-seccomp filter that :mod:`harness.bots.syscalls` builds with libseccomp):
+One policy, applied before any bot code runs by bubblewrap (:mod:`harness.bots.jail`: namespaces,
+the root, capabilities, the seccomp filter that :mod:`harness.bots.syscalls` builds with
+libseccomp), the referee (control groups) and the stdlib-only runner (:mod:`harness.bots.runner`:
+rlimits, as root the switch to ``nobody``):
 
 * **File system: an allow-list.** The bot's root is a fresh, read-only, in-memory directory tree
   that holds only: the system's program and library directories (``/usr``, and ``/bin``,
@@ -250,7 +251,8 @@ def missing(state: dict[str, Any]) -> list[str]:
 
 def describe(state: dict[str, Any]) -> str:
     """One line: the mechanisms in force and what is missing."""
-    parts = [f"limits per bot: {state['mechanism']}",
+    parts = [f"namespaces and root by: {state.get('engine', 'unknown')}",
+             f"limits per bot: {state['mechanism']}",
              f"file system: {'allow-list' if state['filesystem'] else 'host (not confined)'}",
              f"network {'off' if state['network'] else 'ON'}",
              f"own PID namespace {'yes' if state['pid_namespace'] else 'NO'}",

@@ -2,8 +2,9 @@
 
 One :class:`SandboxedAgent` is one bot process for one game (a fresh process per game, so a bot
 that died in one game simply gets a new process in the next). The runner
-(:mod:`harness.bots.runner`) starts in a new session and confines itself before any bot code
-runs, by the policy of :mod:`harness.bots.isolation`: its own control group (memory, processes and
+(:mod:`harness.bots.runner`) starts in a new session, in bubblewrap's jail
+(:mod:`harness.bots.jail`; alone, confining itself, where no jail can be built), confined
+before any bot code runs by the policy of :mod:`harness.bots.isolation`: its own control group (memory, processes and
 CPU counted for the bot's whole tree, :mod:`harness.bots.cgroups`), rlimits per process, new
 network, mount and PID namespaces, an allow-list file system with a private size-limited
 ``/tmp``, and when tourney runs as root the unprivileged ``nobody`` user. The bot file (or a bot

@@ -4,12 +4,13 @@ One :class:`SandboxedAgent` is one bot process for one game (a fresh process per
 that died in one game simply gets a new process in the next). The runner
 (:mod:`harness.bots.runner`) starts in a new session, in bubblewrap's jail
 (:mod:`harness.bots.jail`; alone, confining itself, where no jail can be built), confined
-before any bot code runs by the policy of :mod:`harness.bots.isolation`: its own control group (memory, processes and
-CPU counted for the bot's whole tree, :mod:`harness.bots.cgroups`), rlimits per process, new
-network, mount and PID namespaces, an allow-list file system with a private size-limited
-``/tmp``, and when tourney runs as root the unprivileged ``nobody`` user. The bot file (or a bot
-directory's files) is read by the runner and written only inside the bot's own in-memory root:
-nothing of it is left on disk.
+before any bot code runs by the policy of :mod:`harness.bots.isolation`: its own control
+group (memory, processes and CPU counted for the bot's whole tree, :mod:`harness.bots.cgroups`),
+rlimits per process, new network, mount, PID, IPC and UTS namespaces, an allow-list file
+system with a private size-limited ``/tmp``, and when tourney runs as root the unprivileged
+``nobody`` user. The bot file (or a bot directory's files) is read by the referee with its
+owner's rights and written only inside the bot's own in-memory root: nothing of it is left on
+disk.
 
 The referee waits for each answer with ``poll`` on the pipe until the deadline, then kills the
 bot's whole process tree: a looping or sleeping bot is stopped at its deadline, not judged

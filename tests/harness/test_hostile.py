@@ -164,7 +164,8 @@ def test_deep_nesting_through_play_and_validate_is_a_forfeit_not_a_traceback() -
                                  "--seed", "3"])
     assert played.exit_code == 0, played.output
     assert "forfeits: protocol error" in played.output and "Traceback" not in played.output
-    mechanism = f"limits per bot: {cgroups.mechanism()}, file system: allow-list"
+    mechanism = (f"namespaces and root by: bubblewrap, limits per bot: {cgroups.mechanism()}, "
+                 "file system: allow-list")
     assert f"sandbox: {mechanism}" in played.output  # what was in force, recorded
     checked = runner.invoke(app, ["validate", hostile("deep_nesting.py"), "--game", "bl",
                                   "--games", "1"])

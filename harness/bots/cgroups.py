@@ -223,24 +223,51 @@ def _rmdir(path: Path, wait: float) -> bool:
 
 # Groups are reused within a process: the first process to join a fresh memory group costs
 # ~10 ms of kernel bookkeeping, a later one ~0.1 ms. A closed group drains (its killed members
-# exit) and, once empty, is handed to the next bot with its counters taken as the new zero.
+# exit) and, once empty and holding none of its last bot's memory that the kernel cannot
+# reclaim (:func:`_leftover_bytes`), is handed to the next bot with its counters taken as the
+# new zero; one that still holds some is retired (removed), never reused.
 _free: list[dict[str, Path]] = []
 _draining: list[dict[str, Path]] = []
+# memory.stat lines (v1, v2) of memory no process holds that the kernel cannot reclaim
+_LEFTOVER = ("rss", "shmem", "swap", "anon", "unevictable")
+
+
+def _leftover_bytes(dirs: dict[str, Path]) -> int:
+    """Memory still charged to an empty group that would count against its next bot: anonymous
+    memory, shared memory (System V segments or tmpfs files that outlived the bot) and swap.
+    Page cache is not counted: the kernel reclaims it before it would refuse the next bot."""
+    group = dirs.get("memory") or dirs.get("unified")
+    if group is None:
+        return 0
+    try:
+        lines = (group / "memory.stat").read_text().splitlines()
+    except OSError:
+        return 0
+    stat = dict(line.split(" ", 1) for line in lines if " " in line)
+    return sum(int(stat.get(key, "0")) for key in _LEFTOVER)
+
+
+def _drained() -> None:
+    """Move the groups whose members have all exited from draining to free, or retire them
+    if their last bot left memory behind."""
+    for dirs in list(_draining):
+        if any(_members(d) for d in dirs.values()):
+            continue
+        _draining.remove(dirs)
+        if _leftover_bytes(dirs):
+            for path in dirs.values():
+                _rmdir(path, 0.0)
+        else:
+            _free.append(dirs)
 
 
 def _acquire(bases: dict[str, Path]) -> dict[str, Path]:
-    for dirs in list(_draining):
-        if not any(_members(d) for d in dirs.values()):
-            _draining.remove(dirs)
-            _free.append(dirs)
+    _drained()
     if not _free and _draining:  # a bot just closed: its processes exit within moments
         deadline = time.monotonic() + 0.005
-        while time.monotonic() < deadline and not _free:
+        while time.monotonic() < deadline and not _free and _draining:
             time.sleep(0.0005)
-            for dirs in list(_draining):
-                if not any(_members(d) for d in dirs.values()):
-                    _draining.remove(dirs)
-                    _free.append(dirs)
+            _drained()
     if _free:
         return _free.pop()
     for base in bases.values():  # a worker killed by a league's watchdog left its groups
@@ -339,17 +366,17 @@ class BotGroup:
             os.close(fd)
         return [int(p) for p in b"".join(chunks).split()]
 
-    def stop_all(self, spare: frozenset[int] = frozenset()) -> list[int]:
-        """SIGSTOP every process of the group but ``spare``, and repeat until one pass finds
+    def stop_all(self) -> list[int]:
+        """SIGSTOP every process of the group, and repeat until one pass finds
         every one of them stopped; returns those stopped. Stopping each process once, in order,
         is not enough: one not stopped yet may fork, or SIGCONT one stopped before it (helpers
         in sessions of their own can wake each other). Once all are stopped none can wake or
         start another, so :meth:`continue_all` needs no new list. A lone process cannot wake
         itself, so it is stopped with one signal and one look, as before."""
-        seen: set[int] = set(spare)
+        seen: set[int] = set()
         stopped: list[int] = []
         for attempt in range(_STOP_PASSES):
-            members = [p for p in self.pids() if p not in spare]
+            members = self.pids()
             if len(members) > 1:  # anyone already stopped may have been woken since
                 waking = [p for p in members if p not in seen or not _is_stopped(p)]
             else:

@@ -18,9 +18,10 @@ as root (so an environment under ``/root`` can be shown), and the runner switche
 and empties its capability bounding set before any bot code (it keeps just the capabilities to
 do that, which the switch clears). Its options go
 through a descriptor (``--args``), so the bot's ``/proc/1/cmdline`` shows none of the host's
-paths. It waits (``--block-fd``) until the referee has moved its processes into the bot's
-control groups, so the bot's first instruction is already counted; the namespaces it reports
-(``--info-fd``) are compared with the referee's own, so what is claimed is what the kernel made.
+paths. The runner moves itself into the bot's control groups first thing, through descriptors
+the referee opened (so the bot's first instruction is counted; a process moving itself costs
+the kernel far less than being moved); the namespaces bubblewrap reports (``--info-fd``) are
+compared with the referee's own, so what is claimed is what the kernel made.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ def _memfd(name: str, data: bytes) -> int:
 
 
 class Jail:
-    """One bot's jail, to be started once (:meth:`popen`) and released (:meth:`release`).
+    """One bot's jail, to be started once (:meth:`command`, :meth:`started`), then asked what
+    it holds (:meth:`namespaces`).
 
     ``binds``: host paths bound read-only at their own paths (files or directories; those the
     bot's user cannot reach are left out, see :attr:`unreachable`); ``copies``: files written
@@ -145,9 +147,8 @@ class Jail:
         if seccomp:
             args += ["--seccomp", str(self._keep(_memfd("filter", seccomp)))]
         self._info_r, info_w = os.pipe()
-        block_r, self._block_w = os.pipe()
-        args += ["--info-fd", str(info_w), "--block-fd", str(block_r)]
-        self._child_ends = [info_w, block_r]
+        args += ["--info-fd", str(info_w)]
+        self._child_ends = [info_w]
         self._args_fd = self._keep(_memfd("args", b"".join(a.encode() + b"\0" for a in args)))
 
     def _keep(self, fd: int) -> int:
@@ -191,19 +192,17 @@ class Jail:
                 os.close(fd)
         self._fds, self._child_ends = [], []
 
-    def release(self, outer_pid: int, join_files: Sequence[str], timeout: float) -> dict[str, Any]:
-        """Wait for bubblewrap's report, move its processes into the bot's control groups
-        (``join_files``), then let the runner start. Returns what the jail holds, measured:
-        each namespace's flag is True only if it differs from the referee's own.
-        :class:`JailError` if bubblewrap gave up (its reason is on the bot's log)."""
+    def namespaces(self, timeout: float) -> dict[str, Any]:
+        """Bubblewrap's report of the namespaces it made, each flag True only if it differs
+        from the referee's own (measured, not assumed). :class:`JailError` if bubblewrap gave
+        up (its reason is on the bot's log)."""
         data = bytearray()
         deadline = time.monotonic() + timeout
         try:
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not select.select([self._info_r], [], [], remaining)[0]:
-                    raise JailError("bubblewrap did not report within "
-                                    f"{timeout:.0f} s")
+                    raise JailError(f"bubblewrap did not report within {timeout:.0f} s")
                 chunk = os.read(self._info_r, 4096)
                 if not chunk:
                     break
@@ -214,13 +213,6 @@ class Jail:
             info = json.loads(data)
         except ValueError:
             raise JailError("bubblewrap could not build the jail") from None
-        for procs in join_files:
-            with open(procs, "w") as f:  # one write per process: the kernel takes one pid
-                f.write(str(outer_pid))
-            with open(procs, "w") as f:
-                f.write(str(int(info["child-pid"])))
-        os.write(self._block_w, b"1")
-        os.close(self._block_w)
         host = own_namespaces()
         return {ours: bool(info.get(theirs)) and info.get(theirs) != host.get(name)
                 for name, (ours, theirs) in _NS_KEYS.items()}
@@ -230,9 +222,8 @@ class Jail:
         for fd in [*self._fds, *self._child_ends]:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        for fd in (getattr(self, "_info_r", -1), getattr(self, "_block_w", -1)):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        with contextlib.suppress(OSError):
+            os.close(self._info_r)
         self._fds, self._child_ends = [], []
 
 

@@ -539,7 +539,9 @@ def _with_options(factory: BotFactory, options: dict[str, Any]) -> BotFactory:
 def _read_confinement(fd: int) -> bytes:
     """The confinement the referee wrote on the inherited descriptor ``fd``, which is then
     closed. In a jail ``fd`` is a socket that also brings the protocol's two pipes, which
-    become this process's standard input and output (the jail started with neither)."""
+    become this process's standard input and output (the jail started with neither), and the
+    bot's control groups' files, opened by the referee, into which the runner moves itself
+    before anything else."""
     import stat
 
     if not stat.S_ISSOCK(os.fstat(fd).st_mode):
@@ -548,16 +550,18 @@ def _read_confinement(fd: int) -> bytes:
 
     sock = socket.socket(fileno=fd)
     try:
-        data, fds, _, _ = socket.recv_fds(sock, 65536, 2)
+        data, fds, _, _ = socket.recv_fds(sock, 65536, 16)
         chunks = [data]
         while chunk := sock.recv(65536):
             chunks.append(chunk)
     finally:
         sock.close()
-    if len(fds) == 2:
-        for fd_from, fd_to in zip(fds, (0, 1), strict=True):
-            os.dup2(fd_from, fd_to)
-            os.close(fd_from)
+    for group in fds[2:]:  # first: from here on everything is counted for the bot
+        os.write(group, b"0")
+        os.close(group)
+    for fd_from, fd_to in zip(fds[:2], (0, 1), strict=True):
+        os.dup2(fd_from, fd_to)
+        os.close(fd_from)
     return b"".join(chunks)
 
 

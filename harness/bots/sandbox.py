@@ -249,15 +249,17 @@ def make_jail(limits: Limits, *, binds: list[str], copies: list[tuple[str, bytes
                      reachable=lambda path: user is not None or os.access(path, os.R_OK))
 
 
-def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str],
+def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str], join: list[str],
                  **popen: Any) -> subprocess.Popen[bytes]:
-    """Start the runner in ``cage`` (bubblewrap); :meth:`jail.Jail.release` must follow.
+    """Start the runner in ``cage`` (bubblewrap).
 
-    The confinement ``cfg`` and the protocol's two pipes go to the runner alone, through a
-    socket it inherits (``--confine FD``): bubblewrap and its init never hold the
-    protocol, so a bot that closes it is seen at once. The pipes are the returned process's
-    ``stdin`` and ``stdout``."""
+    The confinement ``cfg``, the protocol's two pipes and the bot's control groups' ``join``
+    files (opened here, written by the runner to move itself in first thing) go to the runner
+    alone, through a socket it inherits (``--confine FD``): bubblewrap and its init never hold
+    the protocol, so a bot that closes it is seen at once. The pipes are the returned
+    process's ``stdin`` and ``stdout``."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    groups = [os.open(path, os.O_WRONLY | os.O_CLOEXEC) for path in join]
     to_bot, bot_in = os.pipe()
     bot_out, from_bot = os.pipe()
     try:
@@ -267,7 +269,7 @@ def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str],
                                 pass_fds=(*fds, theirs.fileno()), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, **popen)
     except BaseException:
-        for fd in (to_bot, bot_in, bot_out, from_bot):
+        for fd in (to_bot, bot_in, bot_out, from_bot, *groups):
             os.close(fd)
         cage.close()
         raise
@@ -275,9 +277,9 @@ def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str],
         theirs.close()
     cage.started()
     with contextlib.suppress(OSError), ours:
-        socket.send_fds(ours, [json.dumps(cfg).encode()], [to_bot, from_bot])
-    os.close(to_bot)
-    os.close(from_bot)
+        socket.send_fds(ours, [json.dumps(cfg).encode()], [to_bot, from_bot, *groups])
+    for fd in (to_bot, from_bot, *groups):
+        os.close(fd)
     proc.stdin = os.fdopen(bot_in, "wb", buffering=0)
     proc.stdout = os.fdopen(bot_out, "rb", buffering=0)
     return proc
@@ -294,15 +296,15 @@ def _probe_jailed() -> JSON:
     namespaces bubblewrap made (empty if the jail could not be built)."""
     limits = Limits()
     cage = make_jail(limits, binds=[], copies=[], bot=None)
-    group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes + 2)
+    group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
     try:
-        proc = start_jailed(cage, sys.executable, _jail_cfg(), ["--probe"], env=_env(),
-                            stderr=subprocess.PIPE, start_new_session=True, cwd="/")
+        proc = start_jailed(cage, sys.executable, _jail_cfg(), ["--probe"], group.join_files,
+                            env=_env(), stderr=subprocess.PIPE, start_new_session=True, cwd="/")
     except OSError:
         group.close()
         return {}
     try:
-        spaces = cage.release(proc.pid, group.join_files, 30)
+        spaces = cage.namespaces(30)
     except (JailError, OSError):
         proc.kill()
         proc.communicate()
@@ -400,7 +402,6 @@ class SandboxedAgent:
         self._log_dropped = 0
         self._closed = False
         self._stopped = False
-        self._helpers: frozenset[int] = frozenset()
         self._held: list[int] = []
         self._suspends = 0
         self._spaces: JSON = {}
@@ -409,7 +410,7 @@ class SandboxedAgent:
             _clear_stale_copies()
         token = os.urandom(6).hex()
         self.fallback_dir = Path(tempfile.gettempdir()) / f"{FALLBACK_PREFIX}{os.getpid()}-{token}"
-        self.group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes + 2)
+        self.group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
         self.spawned = time.perf_counter()
         try:
             self.proc = self._spawn(own_root)
@@ -502,9 +503,10 @@ class SandboxedAgent:
             cfg["bot_path"] = "/bot" if self.source.is_directory else f"/bot/{bot[0][0]}"
         cage = make_jail(self.limits, binds=binds, copies=copies, bot=bot, cwd=cwd)
         popen = {k: v for k, v in popen.items() if k not in ("stdin", "stdout")}
-        proc = start_jailed(cage, sys.executable, cfg, argv, cwd="/", **popen)
+        proc = start_jailed(cage, sys.executable, cfg, argv, self.group.join_files, cwd="/",
+                            **popen)
         try:
-            self._spaces = cage.release(proc.pid, self.group.join_files, 30)
+            self._spaces = cage.namespaces(30)
         except (JailError, OSError) as exc:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
@@ -575,7 +577,7 @@ class SandboxedAgent:
         if self._closed or self._stopped:
             return
         if self.group.active:
-            self._held = self.group.stop_all(self._helpers)
+            self._held = self.group.stop_all()
         elif self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGSTOP)
@@ -597,24 +599,6 @@ class SandboxedAgent:
         """At the game's end: stop the bot and check every limit of its whole tree."""
         self.suspend()
         self._check_tree(True)
-
-    def _runner_helpers(self) -> frozenset[int]:
-        """The runner's own waiting processes (outside the bot's PID namespace, and its PID 1):
-        they only wait for the bot, so stopping them between turns would cost two context
-        switches each for nothing. Found by their id inside the namespace, before bot code."""
-        if not self.sandbox.get("pid_namespace"):
-            return frozenset()
-        helpers = set()
-        for pid in self.group.pids():
-            try:
-                with open(f"/proc/{pid}/status", "rb") as f:
-                    line = next(x for x in f if x.startswith(b"NSpid:"))
-            except (OSError, StopIteration):
-                continue
-            ids = line.split()[1:]
-            if len(ids) == 1 or ids[-1] == b"1":
-                helpers.add(pid)
-        return frozenset(helpers)
 
     def _check_tree(self, cpu: bool) -> None:
         if not self.group.active:
@@ -786,7 +770,6 @@ class SandboxedAgent:
             if message["type"] == "start":  # the runner's own report comes first
                 confined = expect(self._receive(deadline, what, budget), "confined")
                 self.sandbox = {**confined, **self._spaces}
-                self._helpers = self._runner_helpers()
             return expect(self._receive(deadline, what, budget), reply)
         except AgentCrash as exc:
             raise AgentCrash(self._annotate(exc.reason)) from None

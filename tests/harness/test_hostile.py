@@ -607,3 +607,46 @@ def test_processes_that_wake_each_other_are_all_stopped() -> None:
             proc.kill()
             proc.wait()
         group.close()
+
+
+_SHM_LEAVER = """
+import ctypes, sys
+for path in sys.argv[1:]:
+    with open(path, "w") as f:
+        f.write("0")
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+shmid = libc.shmget(0, 8 << 20, 0o1000 | 0o600)  # IPC_PRIVATE: a segment no one else names
+address = libc.shmat(shmid, None, 0)
+ctypes.memset(address, 1, 8 << 20)  # its pages are charged to this memory group
+print(shmid)
+"""
+
+
+def test_a_group_whose_bot_left_memory_behind_is_never_reused() -> None:
+    """A System V segment outlives the process that made it (where a bot has no IPC namespace of
+    its own, as in the fallback): its memory stays charged to the bot's group, so that group is
+    retired rather than handed to the next bot, which would start with less than its limit."""
+    if not in_force("cgroups"):
+        assert "cgroup" in " ".join(isolation.missing(sandbox.report()))
+        return
+    group = cgroups.BotGroup(256 << 20, 8)
+    leaver = subprocess.run([sys.executable, "-c", _SHM_LEAVER, *group.join_files],
+                            capture_output=True, text=True, timeout=patience(60), check=True)
+    shmid = int(leaver.stdout)
+    try:
+        old = dict(group.dirs)
+        assert cgroups._leftover_bytes(old) >= 8 << 20
+        group.close()
+        fresh = cgroups.BotGroup(256 << 20, 8)
+        given = dict(fresh.dirs)
+        assert given and given != old
+        assert not any(path.exists() for path in old.values())  # retired, not kept
+        fresh.close()
+        clean = cgroups.BotGroup(256 << 20, 8)  # an empty group with nothing left is reused
+        assert clean.dirs == given
+        clean.close()
+    finally:
+        import ctypes
+
+        ctypes.CDLL(None).shmctl(shmid, 0, None)  # IPC_RMID

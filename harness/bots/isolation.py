@@ -176,10 +176,15 @@ def access(source: BotSpec, achieved: dict[str, Any], scratch_bytes: int,
         return (f"{own.replace('/bot', 'a private copy', 1)}, and anything {user} may read on "
                 "this machine (no allow-list file system here)",
                 f"anything {user} may write on this machine, files up to {file_bytes >> 20} MB")
-    return (f"{own}; the system's program and library directories, the Python environment "
-            f"({sys.prefix}) and tourney's {' and '.join(BOT_PACKAGES)} packages; nothing else",
-            f"only /tmp (also $HOME): private, in memory, {scratch_bytes >> 20} MB, gone when the "
-            "game ends")
+    reads = (f"{own}; the system's program and library directories, the Python environment "
+             f"({sys.prefix}) and tourney's {' and '.join(BOT_PACKAGES)} packages; nothing else")
+    # measured by the runner where it reports it: the writable mounts and the size of /tmp
+    writable = achieved.get("writable", ["/tmp"])
+    scratch = int(achieved.get("scratch_bytes", scratch_bytes))
+    if writable != ["/tmp"]:
+        return reads, f"{', '.join(writable) or 'nothing'} (measured in the bot's sandbox)"
+    return reads, (f"only /tmp (also $HOME): private, in memory, {scratch >> 20} MB, gone when "
+                   "the game ends")
 
 
 def _user_name(uid: int) -> str:

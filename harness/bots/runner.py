@@ -251,11 +251,42 @@ def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
         os.setuid(int(uid))
         _drop_capabilities(libc)  # the inheritable set survives the switch
         libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    nproc = int(cfg.get("nproc", 0))
+    if nproc > 0:  # counted per user namespace (Linux 5.14+): in the bot's own, per bot
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     achieved: dict[str, Any] = {"uid": os.getuid(), "bot_path": cfg.get("bot_path", ""),
                                 "filesystem": "allow-list" if _own_root() else "host"}
     achieved.update(_measured())
     achieved["unprivileged"] = os.getuid() != 0 and achieved.get("capabilities") == "none"
+    achieved.update(_measured_space())
     return achieved
+
+
+def _measured_space() -> dict[str, Any]:
+    """What the bot may write and how much, read back from the kernel: the mounts it can write
+    to (devices and ``/proc`` aside), the size of its ``/tmp``, and whether it has a user
+    namespace of its own (where the process limit counts its processes alone)."""
+    writable = []
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                fields = line.split()
+                point = fields[4]
+                if "rw" in fields[5].split(",") and not point.startswith(("/proc", "/dev")) \
+                        and os.access(point, os.W_OK):
+                    writable.append(point)
+        scratch = os.statvfs("/tmp")
+        with open("/proc/self/uid_map") as f:
+            own_users = f.read().split() != ["0", "0", "4294967295"]
+    except (OSError, IndexError):
+        return {}
+    import resource
+
+    return {"writable": sorted(writable), "scratch_bytes": scratch.f_blocks * scratch.f_frsize,
+            "own_user_namespace": own_users,
+            "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0]}
 
 
 def _own_root() -> bool:

@@ -211,6 +211,11 @@ def report() -> dict[str, Any]:
         "capabilities": achieved.get("capabilities", "unknown"),
         "seccomp": bool(achieved.get("seccomp")),
         "freeze": "whole tree" if mechanism != "rlimits" else "process group only",
+        # measured by the probe: the process limit counts the bot's processes alone
+        "processes_per_bot": mechanism != "rlimits" or (
+            bool(achieved.get("own_user_namespace")) and 0 < int(achieved.get("nproc", -1))
+            < (1 << 30)),
+        "writable": achieved.get("writable", []),
     }
 
 
@@ -285,10 +290,14 @@ def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str], join:
     return proc
 
 
-def _jail_cfg() -> JSON:
-    """The runner's part of a jail's confinement: as root, the user to become."""
+def _jail_cfg(limits: Limits) -> JSON:
+    """The runner's part of a jail's confinement: as root, the user to become; otherwise the
+    process limit, which the kernel counts in the bot's own user namespace (per bot; as root,
+    where there is none, the control group counts them)."""
     user = sandbox_user()
-    return {"jailed": True} if user is None else {"jailed": True, "uid": user[0], "gid": user[1]}
+    if user is None:
+        return {"jailed": True, "nproc": limits.max_processes + 1}  # + bubblewrap's init
+    return {"jailed": True, "uid": user[0], "gid": user[1]}
 
 
 def _probe_jailed() -> JSON:
@@ -298,7 +307,8 @@ def _probe_jailed() -> JSON:
     cage = make_jail(limits, binds=[], copies=[], bot=None)
     group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
     try:
-        proc = start_jailed(cage, sys.executable, _jail_cfg(), ["--probe"], group.join_files,
+        proc = start_jailed(cage, sys.executable, _jail_cfg(limits), ["--probe"],
+                            group.join_files,
                             env=_env(), stderr=subprocess.PIPE, start_new_session=True, cwd="/")
     except OSError:
         group.close()
@@ -487,7 +497,7 @@ class SandboxedAgent:
                       log: int) -> subprocess.Popen[bytes]:
         """The runner in bubblewrap's jail (:mod:`harness.bots.jail`), in the bot's control
         groups before it runs; the namespaces the kernel made are kept for the report."""
-        cfg: JSON = {**_jail_cfg(), "memory": self.limits.memory_bytes,
+        cfg: JSON = {**_jail_cfg(self.limits), "memory": self.limits.memory_bytes,
                      "cpu": self.limits.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
                      "allowed": isolation.allowed_imports()}
         binds: list[str] = []

@@ -219,7 +219,9 @@ def _isolation_line(limits: Limits) -> str:
                f"{limits.cpu_seconds} s CPU")
     else:  # rlimits bound each process alone: say so rather than claim a per-bot limit
         per = (f"per process only, not per bot: {limits.memory_bytes >> 20} MB of address space "
-               f"and {limits.cpu_seconds} s CPU each, no count of processes")
+               f"and {limits.cpu_seconds} s CPU each")
+        per += (f"; per bot: {limits.max_processes} processes (counted in its own user namespace)"
+                if state.get("processes_per_bot") else ", no count of processes")
     return f"{isolation.describe(state)}; {per}, {limits.scratch_bytes >> 20} MB scratch /tmp"
 
 

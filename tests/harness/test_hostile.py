@@ -285,9 +285,10 @@ def test_a_fork_bomb_stops_at_the_process_limit(toy: str, shared_dir: Path) -> N
     limits = Limits(move_time=5.0, overage=5.0, startup_time=30.0, max_processes=20)
     term, reason, logs, _, _ = play(toy, str(path), "random", limits=limits)
     assert not term.is_forfeit, reason
-    if not in_force("cgroups"):  # a normal user: RLIMIT_NPROC counts all of the user's
-        assert STATE["mechanism"] == "rlimits"  # processes, so no per-bot count is promised
-        return
+    if not STATE["processes_per_bot"]:  # no cgroup and no user namespace of its own: the
+        assert STATE["mechanism"] == "rlimits"  # user's RLIMIT_NPROC would count all of the
+        return  # user's processes, so no per-bot count is promised
+    # a cgroup's pids.max, or (a normal user) RLIMIT_NPROC in the bot's own user namespace
     forked, error = logs[0].split()
     assert int(forked) < 20 and error == "BlockingIOError"
 

@@ -145,10 +145,24 @@ class ScanReport:
 
 
 def batch_files(folder: Path) -> list[Path]:
-    """The committed batch files of one dataset folder, in name order."""
-    if not folder.is_dir():
+    """The committed batch files of one dataset folder, in name order. :class:`StoreError` if
+    the folder cannot be read (rather than finding no games in it)."""
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
         return []
-    return sorted(p for p in folder.glob("*.parquet") if not p.name.startswith((".", "_")))
+    except PermissionError:
+        raise _unreadable(folder) from None
+    return sorted(folder / name for name in names
+                  if name.endswith(".parquet") and not name.startswith((".", "_")))
+
+
+def _unreadable(path: Path) -> StoreError:
+    """A results file or folder this user may not read: a permission to fix, not damage."""
+    what = "folder" if path.is_dir() else "file"
+    mode = "u+rwx" if what == "folder" else "u+rw"
+    return StoreError(f"cannot read the {what} {path}: permission denied; nothing was changed. "
+                      f"Give your user access (chmod {mode} {path}) or run tourney as its owner")
 
 
 def read_batch(path: Path, columns: list[str] | None = None) -> pa.Table:
@@ -205,7 +219,11 @@ class ResultsStore:
         except OSError as exc:
             store.close()
             raise _os_problem(exc, root) from exc
-        store.report = store._scan()
+        try:
+            store.report = store._scan()
+        except StoreError:
+            store.close()
+            raise
         return store
 
     def _take_lock(self) -> None:
@@ -360,6 +378,9 @@ def _check_batch(games: Path, moves: Path | None,
     """
     if moves is None:
         return [], f"games/{games.name} has no moves file"
+    for path in (games, moves):
+        if not os.access(path, os.R_OK):  # a permission to fix, not damage to quarantine
+            raise _unreadable(path)
     try:
         table = read_batch(games)
         ids: list[str] = table.column("game_id").to_pylist()
@@ -403,6 +424,8 @@ class Loaded:
 
 def _read_folder_tables(folder: Path, skipped: list[str]) -> Iterator[pa.Table]:
     for path in batch_files(folder):
+        if path.is_file() and not os.access(path, os.R_OK):
+            raise _unreadable(path)
         if not path.is_file():
             skipped.append(f"{path}: not a file, skipped (a batch is one Parquet file; move it "
                            f"out of {folder.name}/)")

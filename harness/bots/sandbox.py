@@ -26,7 +26,9 @@ import base64
 import contextlib
 import ctypes
 import errno
+import importlib.util
 import json
+import marshal
 import os
 import pwd
 import select
@@ -237,8 +239,13 @@ def _filter() -> JSON:
 
 
 @cache
-def _runner_source() -> bytes:
-    return Path(bot_runner.__file__).read_bytes()
+def _runner_files() -> tuple[bytes, bytes]:
+    """The runner for a jail: compiled by this interpreter (the one the jail runs), as a
+    ``.pyc`` Python runs directly, and its source."""
+    source = Path(bot_runner.__file__).read_bytes()
+    code = compile(source, jail.RUNNER_SOURCE, "exec", dont_inherit=True)
+    header = importlib.util.MAGIC_NUMBER + (2).to_bytes(4, "little")  # hash-based, unchecked
+    return header + importlib.util.source_hash(source) + marshal.dumps(code), source
 
 
 def make_jail(limits: Limits, *, binds: list[str], copies: list[tuple[str, bytes]],
@@ -249,7 +256,7 @@ def make_jail(limits: Limits, *, binds: list[str], copies: list[tuple[str, bytes
     user = sandbox_user()
     return jail.Jail(links=view["links"], binds=[*view["binds"], *binds],
                      devices=view["devices"], copies=copies, bot=bot, hide=hidden_paths(),
-                     scratch=limits.scratch_bytes, cwd=cwd, runner=_runner_source(),
+                     scratch=limits.scratch_bytes, cwd=cwd, runner=_runner_files(),
                      seccomp=_seccomp_program(), as_root=user is not None,
                      reachable=lambda path: user is not None or os.access(path, os.R_OK))
 

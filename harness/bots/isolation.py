@@ -15,9 +15,11 @@ rlimits, as root the switch to ``nobody``):
   private scratch space, a size-limited in-memory ``/tmp`` (also ``$HOME``), which vanishes
   with the bot's mount namespace: at the end of its game, and also when the referee is killed
   (the bot dies with it). Devices: ``/dev/null``, ``/dev/zero`` and
-  ``/dev/urandom``. Everything is mounted at the host's own paths, so the Python environment
-  works unchanged, even one under a private (0700) directory such as ``/root``: the bot sees the
-  allowed directories, never their private parents. No home directories, no other leagues, no
+  ``/dev/urandom``. tourney's packages and virtual environment are shown under ``/tourney``
+  (:func:`jail_paths`: the bot's mounts and tracebacks name no directory of the organiser's);
+  the system and the interpreter's installation keep their paths, even one under a private
+  (0700) directory such as ``/root``: the bot sees the allowed directories, never their
+  private parents. No home directories, no other leagues, no
   ``/var/tmp``, no other bot's files, no ``harness``.
 * **Processes:** new PID, network, mount, IPC and UTS namespaces; as root, the unprivileged
   ``nobody`` user; no capabilities (a user namespace's full set is dropped, bounding set
@@ -123,6 +125,47 @@ def bot_sys_path() -> tuple[str, ...]:
         if real not in entries:
             entries.append(real)
     return tuple(entries)
+
+
+JAIL_ROOT = "/tourney"  # where a jail shows tourney's bot packages and environment
+
+
+@cache
+def jail_paths() -> dict[str, str]:
+    """Where a jail shows each directory of :func:`python_paths` that is not the interpreter's
+    own installation: under :data:`JAIL_ROOT`, so a bot's mounts, tracebacks and ``__file__``
+    name no host path of the organiser's (``/tourney/games``, ``/tourney/env`` for the virtual
+    environment, ``/tourney/path1``... for other import directories). The interpreter's
+    installation keeps its path (its binary finds its library there)."""
+    base = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix)}
+    venv = os.path.realpath(sys.prefix)
+    mapping: dict[str, str] = {}
+    others = 0
+    for path in python_paths():
+        if path in base or any(inside(path, b) for b in base):
+            continue
+        if os.path.dirname(path) == str(PROJECT_ROOT) and os.path.basename(path) in BOT_PACKAGES:
+            mapping[path] = f"{JAIL_ROOT}/{os.path.basename(path)}"
+        elif path == venv and venv not in base:
+            mapping[path] = f"{JAIL_ROOT}/env"
+        else:
+            others += 1
+            mapping[path] = f"{JAIL_ROOT}/path{others}"
+    return mapping
+
+
+def in_jail(path: str, cwd: str | None = None) -> str:
+    """``path`` (relative to ``cwd``, else the current directory) as a jail shows it
+    (:func:`jail_paths`); unchanged where it is not mapped."""
+    given = os.path.abspath(os.path.join(cwd or os.getcwd(), path))
+    if given == str(PROJECT_ROOT):
+        return JAIL_ROOT
+    mapping = sorted(jail_paths().items(), key=lambda item: -len(item[0]))
+    for candidate in (given, os.path.realpath(given)):  # a venv's bin/python is a link
+        for host, shown in mapping:
+            if inside(candidate, host):
+                return shown + candidate[len(host):]
+    return path
 
 
 def system_view() -> dict[str, Any]:

@@ -95,14 +95,15 @@ class Jail:
     """One bot's jail, to be started once (:meth:`command`, :meth:`started`), then asked what
     it holds (:meth:`namespaces`).
 
-    ``binds``: host paths bound read-only at their own paths (files or directories; those the
-    bot's user cannot reach are left out, see :attr:`unreachable`); ``copies``: files written
+    ``binds``: (host path, path in the jail) pairs bound read-only (files or directories; those
+    the bot's user cannot reach are left out, see :attr:`unreachable`); ``copies``: files written
     into the jail at the given absolute paths; ``bot``: the bot's own files, written under
     ``/bot`` (read-only, the bot user's only); ``hide``: directories covered by an empty
     read-only directory where a bind would show them.
     """
 
-    def __init__(self, *, links: dict[str, str], binds: Sequence[str], devices: Sequence[str],
+    def __init__(self, *, links: dict[str, str], binds: Sequence[tuple[str, str]],
+                 devices: Sequence[str],
                  copies: BotFiles, bot: BotFiles | None, hide: Sequence[str], scratch: int,
                  cwd: str, runner: tuple[bytes, bytes], seccomp: bytes, reachable: Any,
                  as_root: bool) -> None:
@@ -117,21 +118,22 @@ class Jail:
                  "--tmpfs", "/tmp"]
         for link, target in sorted(links.items()):
             args += ["--symlink", target, link]
-        bound: list[str] = []
-        for source in sorted(set(binds)):
+        pairs: list[tuple[str, str]] = []
+        for source, dest in sorted(set(binds), key=lambda pair: pair[1]):
             if not os.path.exists(source):
                 continue
             if not reachable(source):
                 self.unreachable.append(source)
                 continue
-            bound.append(source)
+            pairs.append((source, dest))
+        bound = [dest for _, dest in pairs]
         # the directories above what is shown, made searchable (bubblewrap makes them 0700)
         above = sorted({p for path in [*bound, *devices] for p in _parents(path)} - {"/", "/tmp"})
         for folder in above:
             if not any(folder == b or folder.startswith(b.rstrip("/") + "/") for b in bound):
                 args += ["--perms", "0755", "--dir", folder]
-        for source in bound:
-            args += ["--ro-bind", source, source]
+        for source, dest in pairs:
+            args += ["--ro-bind", source, dest]
         for device in devices:
             args += ["--dev-bind", device, device]
         for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
@@ -147,6 +149,8 @@ class Jail:
             if any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound):
                 args += ["--size", "4096", "--perms", "0555", "--tmpfs", path,
                          "--remount-ro", path]
+        if cwd != "/":  # a command's working directory: its relative arguments resolve there
+            args += ["--perms", "0755", "--dir", cwd]
         args += ["--remount-ro", "/", "--chdir", cwd]
         if seccomp:
             args += ["--seccomp", str(self._keep(_memfd("filter", seccomp)))]

@@ -163,7 +163,12 @@ def _describe_exit(code: int | None) -> str:
     return f"exited with status {code}"
 
 
-def _env() -> dict[str, str]:
+def _env(jailed: bool = False) -> dict[str, str]:
+    """The environment of a bot's runner; in a jail its import path names the jail's paths
+    (:func:`harness.bots.isolation.in_jail`)."""
+    path = isolation.bot_sys_path()
+    if jailed:
+        path = tuple(isolation.in_jail(entry) for entry in path)
     return {
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
         "LANG": "C.UTF-8",
@@ -171,7 +176,7 @@ def _env() -> dict[str, str]:
         "TMPDIR": "/tmp",
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": os.pathsep.join(isolation.bot_sys_path()),
+        "PYTHONPATH": os.pathsep.join(path),
         # a bot runs on one CPU: numerical libraries need not start a thread per core
         "OMP_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
@@ -254,7 +259,8 @@ def make_jail(limits: Limits, *, binds: list[str], copies: list[tuple[str, bytes
     their paths, the bot's files at ``/bot``, results folders hidden."""
     view = isolation.system_view()
     user = sandbox_user()
-    return jail.Jail(links=view["links"], binds=[*view["binds"], *binds],
+    shown = [(path, isolation.in_jail(path)) for path in view["binds"]]
+    return jail.Jail(links=view["links"], binds=[*shown, *((path, path) for path in binds)],
                      devices=view["devices"], copies=copies, bot=bot, hide=hidden_paths(),
                      scratch=limits.scratch_bytes, cwd=cwd, runner=_runner_files(),
                      seccomp=_seccomp_program(), as_root=user is not None,
@@ -297,6 +303,14 @@ def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str], join:
     return proc
 
 
+@cache
+def jail_python() -> str:
+    """The interpreter a jail runs: this one's installation binary (a virtual environment's
+    ``bin/python`` is only a link to it, and the environment is shown elsewhere in a jail,
+    with its packages on the import path)."""
+    return os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+
+
 def _jail_cfg(limits: Limits) -> JSON:
     """The runner's part of a jail's confinement: as root, the user to become; otherwise the
     process limit, which the kernel counts in the bot's own user namespace (per bot; as root,
@@ -314,9 +328,9 @@ def _probe_jailed() -> JSON:
     cage = make_jail(limits, binds=[], copies=[], bot=None)
     group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
     try:
-        proc = start_jailed(cage, sys.executable, _jail_cfg(limits), ["--probe"],
-                            group.join_files,
-                            env=_env(), stderr=subprocess.PIPE, start_new_session=True, cwd="/")
+        proc = start_jailed(cage, jail_python(), _jail_cfg(limits), ["--probe"],
+                            group.join_files, env=_env(jailed=True), stderr=subprocess.PIPE,
+                            start_new_session=True, cwd="/")
     except OSError:
         group.close()
         return {}
@@ -520,7 +534,10 @@ class SandboxedAgent:
             cfg["bot_path"] = "/bot" if self.source.is_directory else f"/bot/{bot[0][0]}"
         cage = make_jail(self.limits, binds=binds, copies=copies, bot=bot, cwd=cwd)
         popen = {k: v for k, v in popen.items() if k not in ("stdin", "stdout")}
-        proc = start_jailed(cage, sys.executable, cfg, argv, self.group.join_files, cwd="/",
+        popen["env"] = _env(jailed=True)
+        if self.source.command:  # a program in tourney's environment, as the jail shows it
+            argv = ["--exec", *(isolation.in_jail(arg, cwd) for arg in self.source.command)]
+        proc = start_jailed(cage, jail_python(), cfg, argv, self.group.join_files, cwd="/",
                             **popen)
         try:
             self._spaces = cage.namespaces(30)

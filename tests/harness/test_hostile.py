@@ -350,6 +350,31 @@ def test_the_ipc_rememberer_finds_nothing_of_its_last_game(toy: str) -> None:
     assert not {0x70757274, 0x70757275} & _host_ipc_keys()
 
 
+def test_the_mounts_name_no_path_of_the_organisers(toy: str, shared_dir: Path) -> None:
+    """In a jail, tourney's packages and environment are shown under /tourney: the bot's mounts,
+    import path and module files name no directory of the organiser's (only the interpreter's
+    installation keeps its path, where its binary finds its library)."""
+    if not in_force("filesystem"):
+        assert isolation.REQUIRED["filesystem"] in isolation.missing(STATE)
+        return
+    path = shared_dir / "mounts.py"
+    path.write_text(textwrap.dedent("""
+        import sys, games
+        def act(o, legal):
+            with open("/proc/self/mountinfo") as f:
+                print(" ".join(line.split()[4] for line in f))
+            print(" ".join(sys.path), games.__file__, sys.executable)
+            return legal[0]
+    """))
+    term, reason, logs, _, _ = play(toy, str(path), "random")
+    assert not term.is_forfeit, reason
+    seen = logs[0]
+    root = str(Path(__file__).resolve().parents[2])
+    assert root not in seen and str(shared_dir) not in seen, seen
+    assert "/tourney/games/__init__.py" in seen
+    assert ("/tourney/env" in seen) == (sys.prefix != sys.base_prefix)  # a virtual environment
+
+
 def test_the_command_line_holds_no_host_path_or_referee_pid(toy: str, shared_dir: Path) -> None:
     """The confinement (host paths of the bot and of results folders, the referee's pid) reaches
     the runner on a pipe it closes, not on the command line the bot can read in /proc."""
@@ -438,10 +463,10 @@ def test_bot_files_are_readable_by_their_bot_only_and_imports_are_the_environmen
     else:  # root builds the jail: root's, read-only, readable in it (only the bot is there)
         assert mode == "0o444" and own == "False"
     assert found == "games,agents,pyarrow,exit,quit"  # the environment, never the harness
-    # /var and /home exist in the bot's root only as the parents of the Python environment
-    # (a clone in a home directory has its .venv there), never with anything else in them
-    shown = {top: any(isolation.inside(p, f"/{top}") for p in isolation.python_paths())
-             for top in ("var", "home")}
+    # /var and /home exist in the bot's root only as the parents of the Python installation kept
+    # at its own path (a clone's .venv is shown under /tourney), never with anything else
+    kept = [p for p in isolation.python_paths() if p not in isolation.jail_paths()]
+    shown = {top: any(isolation.inside(p, f"/{top}") for p in kept) for top in ("var", "home")}
     assert rest == ["['fd', 'null', 'stderr', 'stdin', 'stdout', 'urandom', 'zero'] "
                     f"{shown['var']} {shown['home']}"]
 

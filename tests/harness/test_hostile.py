@@ -546,6 +546,39 @@ def test_a_clone_in_a_private_directory_plays_sandboxed_as_root(tmp_path: Path) 
     assert len(results) == 2 and all(" None " in line for line in results), results
 
 
+def test_where_bubblewrap_is_refused_bots_play_and_the_report_says_so(
+        shared_dir: Path) -> None:
+    """Where bubblewrap cannot make its namespaces (unprivileged user namespaces disabled, or
+    restricted as on recent Ubuntu: simulated by a bwrap that fails as it does there), bots
+    still play, confined by the runner alone, and the report names the engine and what is
+    missing rather than claim the jail."""
+    fake = shared_dir / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    script = textwrap.dedent(f"""
+        import json
+        from harness.bots import isolation, jail, sandbox
+        from harness.records import BotRef, GameSpec
+        from harness.match.referee import play_game
+        jail.bwrap = lambda: {str(fake)!r}
+        refs = (BotRef("a", "sandbox:greedy"), BotRef("b", "random"))
+        record = play_game(GameSpec("g", "battleline", {{}}, 2, refs))
+        state = sandbox.report()
+        print(json.dumps({{"engine": state["engine"], "missing": isolation.missing(state),
+                          "offender": record.offender, "line": isolation.describe(state)}}))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=patience(600), check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["offender"] is None
+    assert seen["engine"] == "none (the runner alone)"
+    assert seen["line"].startswith("namespaces and root by: none (the runner alone)")
+    for protection in ("pid_namespace", "ipc_namespace", "network", "filesystem"):
+        assert isolation.REQUIRED[protection] in seen["missing"]
+
+
 def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
         tmp_path: Path, shared_dir: Path) -> None:
     """No cgroups and no namespaces (as in a locked-down container, simulated): bots play with

@@ -413,6 +413,15 @@ class Sprt:
                 self.decided_after = self.pairs
         return self.verdict
 
+    @property
+    def jumps(self) -> tuple[float, ...]:
+        """What a pair of each outcome (0, ½, 1, 1½, 2 points) counts for in the LLR under the
+        current fit, log(p1_i / p0_i), so that the LLR is Σ counts_i · jumps_i; zeros before
+        the first pair."""
+        if self._warm0 is None or self._warm1 is None:
+            return (0.0,) * 5
+        return tuple(math.log(b / a) for a, b in zip(self._warm0[0], self._warm1[0], strict=True))
+
     def summary(self, level: float = 0.95) -> PairSummary:
         """Score, Elo with interval, normalised Elo and LOS of the pairs so far."""
         return summarize(self.counts, level=level)

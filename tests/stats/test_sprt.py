@@ -166,3 +166,13 @@ def test_parse_reads_every_setting() -> None:
 def test_update_rejects_impossible_pair_points() -> None:
     with pytest.raises(ValueError, match=r"0, 0\.5, 1, 1\.5 or 2"):
         Sprt(SprtParams(0, 10)).update(0.7)
+
+
+def test_the_jumps_are_what_each_outcome_adds_to_the_llr() -> None:
+    """Sprt.jumps (the ETA's spread of the LLR per pair): log(p1_i / p0_i) of the current fit,
+    so the counts times the jumps are the LLR."""
+    test = Sprt(SprtParams(0, 10), (5, 10, 40, 30, 15))
+    assert sum(c * j for c, j in zip(test.counts, test.jumps, strict=True)) == pytest.approx(
+        test.llr, abs=1e-12)
+    assert list(test.jumps) == sorted(test.jumps)  # more points, more for H1
+    assert Sprt(SprtParams(0, 10)).jumps == (0.0,) * 5

@@ -91,6 +91,15 @@ class Eta:
                 total += n * each
         return total / parallel
 
+    def seconds_for(self, games: float) -> float | None:
+        """Wall seconds for the next ``games`` of the games still to play, at their mean time
+        (None: not enough measured yet). For a league that may stop early (an SPRT)."""
+        left = sum(self.left.values())
+        total = self.seconds_left()
+        if total is None:
+            return None
+        return total * min(max(games, 0.0), left) / left if left else 0.0
+
 
 def clock(seconds: float | None) -> str:
     """``1:02:03`` (or ``?`` when unknown)."""

@@ -30,7 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.league.eta import Eta, clock
+from harness.league.pairs import MIN_PAIRS
 from harness.league.sprt import Sprt, SprtParams
+from harness.league.stopping import StoppedFigures, pairs_left_slowest, stopped_figures
 from harness.records import GameSpec, TourneyError, is_void
 
 if TYPE_CHECKING:
@@ -39,6 +42,10 @@ if TYPE_CHECKING:
     from harness.run.base import Executor
 
 DEFAULT_CAP = 20_000  # games, when --games is not given for a new SPRT gauntlet
+FIXED_SAMPLE_NOTE = ("score, elo, elo_low, elo_high, nelo and los are fixed-sample figures: they "
+                     "assume the number of pairs was fixed in advance, so after an early stop "
+                     "they lean away from 0 and the interval is too narrow; median_unbiased "
+                     "accounts for the SPRT's stopping rule")
 
 
 class SprtError(TourneyError):
@@ -127,9 +134,31 @@ class SprtGate:
         return held
 
     def postfix(self) -> str:
-        p = self.test.params
-        return (f"LLR {self.test.llr:+.2f} in ({p.lower:+.2f}, {p.upper:+.2f}), "
-                f"{self.test.pairs} pairs")
+        """The LLR against the bounds: inside them, or which one it crossed and the verdict."""
+        t, p = self.test, self.test.params
+        if t.llr >= p.upper:
+            where = f"LLR {t.llr:+.2f} ≥ {p.upper:+.2f}"
+        elif t.llr <= p.lower:
+            where = f"LLR {t.llr:+.2f} ≤ {p.lower:+.2f}"
+        else:
+            where = f"LLR {t.llr:+.2f} in ({p.lower:+.2f}, {p.upper:+.2f})"
+        if t.verdict is not None:
+            where += f": {t.verdict} accepted"
+        return f"{where}, {t.pairs} pair{'' if t.pairs == 1 else 's'}"
+
+    def eta(self, eta: Eta) -> str:
+        """The time to a verdict: unknown before 5 pairs, not all alike; then the expected time
+        at the slowest strength the pairs so far allow (:func:`~harness.league.stopping.
+        pairs_left_slowest`: about right when the bots sit halfway between the hypotheses,
+        too long otherwise), or the time to the cap when that comes first."""
+        t = self.test
+        left = pairs_left_slowest(t.counts, t.llr, t.jumps, t.params.lower, t.params.upper)
+        if left is None:
+            return f"ETA ? (needs {MIN_PAIRS} pairs, not all alike)"
+        cap = self.scheduled_games - self.committed
+        if 2.0 * left >= cap:
+            return f"ETA {clock(eta.seconds_for(cap))} (to the cap)"
+        return f"ETA ~{clock(eta.seconds_for(2.0 * left))} (at the slowest plausible Elo)"
 
 
 # ----------------------------------------------------------------------------- the run
@@ -143,11 +172,19 @@ class SprtRun:
     summary: RunSummary | None  # None: the stored games had already decided the test
     level: float = 0.95
 
+    def stopped(self) -> StoppedFigures:
+        """The figures that account for the test's stopping rule (:mod:`harness.league.
+        stopping`)."""
+        t = self.gate.test
+        return stopped_figures(t.counts, t.params, t.verdict, self.level)
+
     def as_dict(self) -> dict[str, Any]:
         g = self.gate
         data: dict[str, Any] = {
             "new": g.new, "old": g.old, "accepted": g.test.verdict,
             "verdict": verdict_text(self), **g.test.as_dict(self.level),
+            "median_unbiased": self.stopped().as_dict(),
+            "fixed_sample": FIXED_SAMPLE_NOTE,
             "incomplete_pairs": g.incomplete, "wins": g.wins, "draws": g.draws,
             "losses": g.losses, "void_games": g.void, "games": g.committed,
             "games_cap": g.scheduled_games,
@@ -179,27 +216,35 @@ def _signed(x: float) -> str:
     return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{round(x, 1) + 0.0:+.1f}"
 
 
+def _pct(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{100 * x:.1f}%"
+
+
 def report_lines(run: SprtRun) -> list[str]:
-    """The verdict and its figures, one line each (see README, "Is my bot better?")."""
+    """The verdict and its figures, one line each (see README, "Is my bot better?"): first the
+    figures that account for the test's stopping rule, then the fixed-sample ones, labelled."""
     g, t = run.gate, run.gate.test
-    p, s = t.params, t.summary(run.level)
+    p, s, m = t.params, t.summary(run.level), run.stopped()
     counts = ", ".join(f"{k}: {c}" for k, c in zip(("0", "½", "1", "1½", "2"), t.counts,
                                                    strict=True))
+    level = f"{100 * run.level:g}%"
     return [
         f"SPRT {g.new} v {g.old}: elo0={p.elo0:g} elo1={p.elo1:g} alpha={p.alpha:g} "
         f"beta={p.beta:g}, {p.model} Elo",
         f"verdict: {verdict_text(run)}",
         f"LLR: {t.llr:+.3f} (accept H0 at {p.lower:+.3f}, H1 at {p.upper:+.3f})",
-        f"pairs: {t.pairs} complete ({g.new}'s points {counts}), {g.incomplete} incomplete",
+        f"pairs: {t.pairs} complete ({g.new}'s points {counts}), {g.incomplete} incomplete; "
+        f"score {_pct(s.score)}",
         f"games: {g.committed} ({g.new} W {g.wins} D {g.draws} L {g.losses}, {g.void} void)",
-        f"Elo: {_signed(s.elo)} ({100 * run.level:g}%: {_signed(s.elo_low)} to "
-        f"{_signed(s.elo_high)}) from the pair variance; normalised Elo {_signed(s.nelo)}; "
-        f"score {'n/a' if math.isnan(s.score) else f'{100 * s.score:.1f}%'}",
-        f"LOS: {'n/a' if math.isnan(s.los) else f'{100 * s.los:.1f}%'} "
-        f"(chance that {g.new} is the stronger, head to head in these pairs)",
-        "(Elo, interval and LOS are fixed-sample figures: a test that stopped early stopped "
-        "where the pairs happened to look extreme, so they lean away from 0 and the interval is "
-        "too narrow; the verdict is what the SPRT guarantees)",
+        f"Elo, median-unbiased (accounts for the SPRT's stopping rule): {_signed(m.elo)} "
+        f"({level}: {_signed(m.elo_low)} to {_signed(m.elo_high)}); normalised Elo "
+        f"{_signed(m.nelo)} ({_signed(m.nelo_low)} to {_signed(m.nelo_high)})",
+        f"LOS: {_pct(m.los)} (chance that {g.new} is the stronger, head to head in these pairs; "
+        f"accounts for the stopping rule)",
+        f"fixed-sample figures (as if the number of pairs had been fixed in advance: after an "
+        f"early stop they lean away from 0 and the interval is too narrow): Elo {_signed(s.elo)} "
+        f"({level}: {_signed(s.elo_low)} to {_signed(s.elo_high)}) from the pair variance; "
+        f"normalised Elo {_signed(s.nelo)}; LOS {_pct(s.los)}",
     ]
 
 

@@ -303,6 +303,10 @@ class Gate(Protocol):
     def postfix(self) -> str:
         """The progress bar's text."""
 
+    def eta(self, eta: Eta) -> str:
+        """The progress bar's time to the answer (``eta`` has the measured game times), which
+        for a league that may stop early is not the time to play every scheduled game."""
+
 
 class _Leader:
     """Points per bot (win 1, draw 1/2) for the progress bar's postfix."""
@@ -471,9 +475,12 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                     break
                 now = time.perf_counter()
                 if now - last_shown > 0.25:
-                    text = gate.postfix() if gate is not None else f"leader {leader.text()}"
-                    bar.set_postfix_str(f"ETA {clock(eta.seconds_left())}, {text}, "
-                                        f"{summary.forfeits.progress_text()}", refresh=False)
+                    if gate is not None:
+                        when, text = gate.eta(eta), gate.postfix()
+                    else:
+                        when, text = f"ETA {clock(eta.seconds_left())}", f"leader {leader.text()}"
+                    bar.set_postfix_str(f"{when}, {text}, {summary.forfeits.progress_text()}",
+                                        refresh=False)
                     bar.update(summary.played - shown)
                     last_shown, shown = now, summary.played
     except KeyboardInterrupt:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shlex
 import signal
 import subprocess
@@ -16,7 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
-from harness.league import store
+from harness.league import service, store
+from harness.league.eta import Eta
 from harness.league.sequential import SprtGate, run_sprt
 from harness.league.service import League
 from harness.league.sprt import Sprt, SprtParams
@@ -90,6 +92,104 @@ def test_a_void_game_makes_its_pair_incomplete_and_ctrl_c_keeps_held_games() -> 
     assert sorted(r.game_id for r in gate.release()) == ["g002", "g005"]  # interrupted: keep
 
 
+def test_the_last_progress_line_says_the_llr_left_the_interval() -> None:
+    """Issue 29, item 7: the bar's last line read `LLR +2.98 in (-2.94, +2.94)` after the test
+    had left the interval."""
+    specs = _specs(60)
+    gate = SprtGate(specs, "new", "old", PARAMS, {})
+    assert gate.postfix() == "LLR +0.00 in (-2.94, +2.94), 0 pairs"
+    for spec in specs:
+        gate.admit(_finished(spec, True))
+        if gate.done:
+            break
+    text = gate.postfix()
+    assert gate.test.llr >= PARAMS.upper and " in (" not in text, text
+    assert re.fullmatch(r"LLR \+\d\.\d\d ≥ \+2\.94: H1 accepted, \d+ pairs", text), text
+    lost = SprtGate(specs, "new", "old", PARAMS, {})
+    for spec in specs:
+        lost.admit(_finished(spec, False))
+        if lost.done:
+            break
+    assert re.fullmatch(r"LLR -\d\.\d\d ≤ -2\.94: H0 accepted, \d+ pairs", lost.postfix())
+
+
+def test_the_eta_waits_for_five_pairs_then_aims_at_a_verdict_or_the_cap() -> None:
+    def timed(specs: list[GameSpec]) -> Eta:  # every game takes one second, one at a time
+        eta = Eta(specs)
+        for k in range(3):
+            eta.add(["new", "old"], 1.0, [0.5, 0.5], float(k))
+        return eta
+
+    wins = [1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1]  # pairs 2, 1, 1, 2, 2, ...
+    for pairs, params, expect in [  # sloppy's bounds take minutes; (0, 5) some 40,000 games
+            (20_000, PARAMS, r"ETA ~0:0\d:\d\d \(at the slowest plausible Elo\)"),
+            (200, SprtParams(0, 5), r"ETA 0:06:\d\d \(to the cap\)")]:
+        specs = _specs(pairs)
+        gate = SprtGate(specs, "new", "old", params, {})
+        shown = []
+        for spec, won in zip(specs, wins, strict=False):
+            gate.admit(_finished(spec, bool(won)))
+            if gate.done:
+                break
+            shown.append(gate.eta(timed(specs[gate.committed:])))
+        assert set(shown[:9]) == {"ETA ? (needs 5 pairs, not all alike)"}, shown
+        assert len(shown) > 10 and all(re.fullmatch(expect, e) for e in shown[9:]), shown
+
+
+class _Bar:
+    """Stands in for tqdm: keeps every postfix the league shows."""
+
+    def __init__(self) -> None:
+        self.postfixes: list[str] = []
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        self.postfixes.append(text)
+
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class _Clock:
+    """time for the league's loop: two seconds pass between the games' arrivals, so the bar is
+    redrawn after every game and a game takes 2 s of wall time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_the_progress_eta_is_to_the_verdict_not_to_the_cap(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29, item 7: the SPRT's first ETA was the time to play the 20,000-game cap. Now it
+    is unknown until 5 pairs, then the expected time to a verdict at the slowest plausible
+    strength; the last line says which bound the LLR crossed."""
+    bar = _Bar()
+    monkeypatch.setattr(service, "_progress", lambda total, initial, enabled: bar)
+    monkeypatch.setattr(service, "time", _Clock())
+    league = League.prepare("battleline", [SLOPPY, "random"], out=tmp_path / "eta",
+                            games=20_000, seed=1, kind="gauntlet")
+    run = run_sprt(league, PARAMS, workers=0, progress=True)
+    assert run.gate.test.verdict == "H1"
+    shown = bar.postfixes
+    assert len(shown) >= 10, shown
+    etas = [p.split(",")[0] for p in shown[:-1]]
+    pairs = [int(m.group(1)) for p in shown[:-1] if (m := re.search(r"(\d+) pairs?\b", p))]
+    assert all(e == "ETA ? (needs 5 pairs, not all alike)"
+               for e, n in zip(etas, pairs, strict=True) if n < 5)
+    timed = [e for e in etas if not e.startswith("ETA ?")]
+    assert timed and all(re.fullmatch(r"ETA ~\d+:\d\d:\d\d \(at the slowest plausible Elo\)", e)
+                         for e in timed), etas
+    # a game takes 2 s here: the cap's 20,000 games would take 11 hours (the ETA shown before)
+    assert all(e.startswith("ETA ~0:0") for e in timed), etas
+    assert re.fullmatch(r"LLR \+\d\.\d\d ≥ \+2\.94: H1 accepted, \d+ pairs", shown[-1]), shown
+
+
 def test_two_worker_counts_stop_after_the_same_pairs_and_store_the_same_games(
         tmp_path: Path) -> None:
     runs = {}
@@ -122,14 +222,19 @@ def test_rerunning_continues_the_test_from_the_stored_games(tmp_path: Path) -> N
     assert code == 0, text
     again = json.loads(text[text.index("{"):])
     assert again["played"] == full["games"] - 6
-    for key in ("accepted", "decided_after", "llr", "pentanomial", "elo", "los"):
+    assert full["median_unbiased"]["read_as"] == "upper"
+    assert full["median_unbiased"]["elo_low"] < full["median_unbiased"]["elo"]
+    for key in ("accepted", "decided_after", "llr", "pentanomial", "elo", "los",
+                "median_unbiased"):
         assert again[key] == full[key], key
     assert stored_ids(whole) == stored_ids(part)
     code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", spec, "--out", part,
                          "--workers", "0", "-q", "--games", "400")
     assert code == 0 and "already decide the test" in text and "H1 accepted" in text, text
-    for line in ("LLR: ", "pairs: ", "games: ", "Elo: ", "LOS: "):
-        assert line in text
+    for line in ("LLR: ", "pairs: ", "games: ", "Elo, median-unbiased (accounts for the SPRT's "
+                 "stopping rule): +", "LOS: ", "fixed-sample figures (as if the number of pairs "
+                 "had been fixed in advance"):
+        assert line in text, text
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -222,7 +327,7 @@ def test_the_hypotheses_are_fixed_when_the_test_starts(tmp_path: Path) -> None:
                          "elo0=0,elo1=5", "--games", "40", "--seed", "3", "--out", out,
                          "--workers", "0", "-q")
     assert code == 0, text
-    assert "head to head in these pairs" in text and "are fixed-sample figures" in text
+    assert "head to head in these pairs" in text and "fixed-sample figures (as if" in text
     code, text = tourney("gauntlet", "bl", "greedy", "g=greedy:p=0.3", "--sprt",
                          "elo0=-50,elo1=0", "--games", "400", "--seed", "3", "--out",
                          tmp_path / "decided", "--workers", "0", "-q")

@@ -2,19 +2,26 @@
 
 ``run(quick)`` (the bench section) prints, per game on one core: search iterations/s of the
 default bot from mid-game positions, and the ``sample_state`` and ``clone`` rates its search
-leans on. ``python -m harness.bench.mcts duel GAME A B --seeds 1000:1100`` plays duplicate pairs
-of two bots (each seed twice, seats swapped; in a team game each bot takes a whole team) and
-prints the points with a binomial 95 % interval: the figures of the README's ``mcts`` table.
+leans on. ``python -m harness.bench.mcts duel GAME A B --games 400 --seed 6000`` is a thin
+client of the league: it plays a two-bot league in this process's league service (the deals,
+duplicate pairs and seat rule of ``tourney league --seed``, on ``--workers`` processes), reads
+it with the pair statistics of ``tourney ratings --pairs`` and prints the points with the pair
+interval (head to head, these pairs only) and the machine's load while it played: the figures
+of the README's ``mcts`` tables. ``--out`` keeps the league folder (else a temporary one).
 A bot is written ``greedy``, ``random`` or ``mcts[:options]``, e.g. ``mcts:iters=100,c=0.5``.
 """
 
 from __future__ import annotations
 
 import argparse
-import multiprocessing
+import math
+import os
 import random
+import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agents.greedy import GreedyBot
@@ -24,7 +31,9 @@ from games import registry
 from games.protocol import State
 from harness.bench import figure
 from harness.bots.spec import BotSpecError, parse_spec
-from harness.league.ladder import wilson
+from harness.league import store, verdicts
+from harness.league.pairs import PairStats, pair_stats
+from harness.league.service import League
 
 GAMES: list[tuple[str, dict[str, str]]] = [
     ("battleline", {}),
@@ -47,46 +56,55 @@ def make_bot(spec: str) -> Callable[[], Any]:
     return lambda: cls(**kwargs)
 
 
-def play(game: str, variant: dict[str, str], seed: int, bots: list[Any],
-         move_time: float = 1.0) -> list[float]:
-    """One game between bot objects, seat by seat, with no referee: the final returns."""
-    state = registry.get(game).new_game(seed, **variant)
-    for seat, bot in enumerate(bots):
-        bot.start({"game": game, "variant": variant, "seat": seat,
-                   "num_players": state.num_players, "rng_seed": seed * 16 + seat,
-                   "limits": {"move_time": move_time, "overage": 10.0}})
-    while not state.is_terminal():
-        seat = state.current_player
-        action = bots[seat].act(state.observation(seat), state.legal_actions())
-        state.apply(action)
-    return list(state.returns())
+@dataclass(frozen=True)
+class Duel:
+    """What a duel measured: the pair statistics of ``a`` against ``b`` and how it was run."""
+
+    stats: PairStats
+    seconds: float
+    workers: int
+    load: tuple[float, float]  # the 1-minute load average when it started and when it ended
+
+    def line(self, game: str, variant: dict[str, str], a: str, b: str) -> str:
+        s = self.stats.summary
+        label = game + "".join(f" {k}={v}" for k, v in variant.items())
+        if math.isnan(s.elo_low):  # too few pairs for an interval (harness.league.pairs)
+            interval = "no interval below 5 pairs"
+        else:
+            low, high = (score_of_elo(e) for e in (s.elo_low, s.elo_high))
+            interval = (f"95 % {100 * low:.1f}-{100 * high:.1f} %, Elo {s.elo:+.0f} "
+                        f"({s.elo_low:+.0f} .. {s.elo_high:+.0f})")
+        return (f"{label} {a} vs {b}: {s.score * self.stats.games:g}/{self.stats.games} points "
+                f"= {100 * s.score:.1f} % ({interval}; head to head, {self.stats.pairs} "
+                f"duplicate pairs) in {self.seconds:.0f} s on {self.workers or 1} worker(s), "
+                f"{os.cpu_count() or 1} cores, load {self.load[0]:.1f} -> {self.load[1]:.1f}")
 
 
-def _pair(game: str, variant: dict[str, str], a: str, b: str, seed: int,
-          move_time: float) -> float:
-    """One duplicate pair (the seed twice, ``a`` on each team in turn): ``a``'s points."""
-    make_a, make_b = make_bot(a), make_bot(b)
-    n = int(registry.get(game).info.resolve_variant(variant).get("players", "2"))
-    points = 0.0
-    for a_team in (0, 1):
-        bots = [make_a() if seat % 2 == a_team else make_b() for seat in range(n)]
-        returns = play(game, variant, seed, bots, move_time)
-        points += (returns[a_team] + 1.0) / 2.0
-    return points
+def score_of_elo(elo: float) -> float:
+    """The expected share of points an Elo difference implies (logistic, 400 a factor of 10)."""
+    if math.isinf(elo):
+        return 1.0 if elo > 0 else 0.0
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
-def duel(game: str, variant: dict[str, str], a: str, b: str, seeds: range,
-         move_time: float = 1.0, workers: int = 0) -> tuple[float, int]:
-    """Duplicate pairs: ``a``'s points (win 1, draw 1/2) and the number of games, the pairs
-    spread over ``workers`` processes (0: this one)."""
-    make_bot(a), make_bot(b)  # a bad spec fails here, before any worker starts
-    jobs = [(game, variant, a, b, seed, move_time) for seed in seeds]
-    if workers > 0:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            pairs = pool.starmap(_pair, jobs, chunksize=1)
-    else:
-        pairs = [_pair(*job) for job in jobs]
-    return sum(pairs), 2 * len(pairs)
+def duel(game: str, variant: dict[str, str], a: str, b: str, *, games: int, seed: int,
+         workers: int = 0, out: Path | None = None, move_time: float | None = None) -> Duel:
+    """A league of ``a`` against ``b`` (``games`` games, duplicate pairs dealt from ``seed``)
+    run by the league service on ``workers`` processes (0: this one), read with the pair
+    statistics of ``tourney ratings --pairs``."""
+    make_bot(a), make_bot(b)  # a bad spec fails here, before any game
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = out if out is not None else Path(scratch) / "duel"
+        league = League.prepare(game, [f"a={a}", f"b={b}"], out=folder, games=games,
+                                seed=seed, variants=[f"{k}={v}" for k, v in variant.items()],
+                                move_time=move_time)
+        load = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        league.run(workers=workers, progress=False)
+        seconds = time.perf_counter() - t0
+        rows = store.load_games([folder]).games.select(verdicts.COLUMNS).to_pylist()
+    stats = pair_stats([verdicts.result_of(row) for row in rows], "a", "b")
+    return Duel(stats, seconds, workers, (load, os.getloadavg()[0]))
 
 
 def positions(game: str, variant: dict[str, str], count: int) -> list[State]:
@@ -177,14 +195,16 @@ def run(quick: bool) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m harness.bench.mcts")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("duel", help="duplicate pairs of two bots with a 95 %% interval")
+    p = sub.add_parser("duel", help="a league of two bots, with its pair interval")
     p.add_argument("game")
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--variant", action="append", default=[], help="key=value")
-    p.add_argument("--seeds", default="1000:1020", help="first:last (last excluded)")
-    p.add_argument("--move-time", type=float, default=1.0)
+    p.add_argument("--games", type=int, default=40, help="games (duplicate pairs: even)")
+    p.add_argument("--seed", type=int, default=1000, help="the league's --seed (its deals)")
+    p.add_argument("--move-time", type=float, default=None, help="seconds (default: 1)")
     p.add_argument("--workers", type=int, default=0, help="processes (0: this one)")
+    p.add_argument("--out", type=Path, default=None, help="keep the league folder here")
     q = sub.add_parser("calibrate", help="iterations an mcts configuration runs in MS")
     q.add_argument("game")
     q.add_argument("options", nargs="?", default="")
@@ -198,14 +218,9 @@ def main(argv: list[str] | None = None) -> None:
               f"in {args.ms:g} ms", flush=True)
         return
     variant = dict(v.split("=", 1) for v in args.variant)
-    first, last = (int(x) for x in args.seeds.split(":"))
-    t0 = time.perf_counter()
-    points, games = duel(args.game, variant, args.a, args.b, range(first, last), args.move_time,
-                         args.workers)
-    p_hat, low, high = wilson(points, games)
-    print(f"{args.game} {variant or ''} {args.a} vs {args.b}: {points:g}/{games} = "
-          f"{100 * p_hat:.1f} % (95 % {100 * low:.1f}-{100 * high:.1f}) "
-          f"in {time.perf_counter() - t0:.0f} s", flush=True)
+    result = duel(args.game, variant, args.a, args.b, games=args.games, seed=args.seed,
+                  workers=args.workers, out=args.out, move_time=args.move_time)
+    print(result.line(args.game, variant, args.a, args.b), flush=True)
 
 
 if __name__ == "__main__":

@@ -612,6 +612,13 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
         where = ", ".join(str(f) for f in folders)
         raise LeagueError(f"no finished games stored in {where} yet; run `tourney league` first")
     rename, notes = versions(configs)  # a name with two versions of code: rated apart
+    from harness.league.store import SPRT_FILE
+
+    notes = notes + [
+        f"{folder} holds an SPRT, stopped when its test decided: the figures here are "
+        "fixed-sample and lean away from 0; the stopping-aware Elo and interval are those its "
+        "verdict printed (run the same gauntlet command again to see it)"
+        for folder in folders if (folder / SPRT_FILE).exists()]
     rows = _rows_by_version(folders, rename) if rename else \
         loaded.games.select(verdicts.COLUMNS).to_pylist()
     try:

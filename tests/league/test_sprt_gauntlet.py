@@ -237,6 +237,22 @@ def test_rerunning_continues_the_test_from_the_stored_games(tmp_path: Path) -> N
         assert line in text, text
 
 
+def test_ratings_of_an_sprt_folder_say_their_figures_are_fixed_sample(tmp_path: Path) -> None:
+    """`ratings --pairs` on a folder an SPRT stopped reads the same pairs as if their number had
+    been fixed: it says so, and where the stopping-aware figures are, instead of printing them
+    as the test's answer (issue 29, item 3)."""
+    out = tmp_path / "s"
+    code, text = tourney("gauntlet", "bl", SLOPPY, "random", "--sprt", "elo0=100,elo1=300",
+                         "--out", out, "--workers", "0", "-q", "--seed", "1")
+    assert code == 0 and "H1 accepted" in text, text
+    code, text = tourney("ratings", out, "--pairs")
+    assert code == 0, text
+    assert f"{out} holds an SPRT, stopped when its test decided: the figures here are " \
+        "fixed-sample" in text
+    code, text = tourney("ratings", out, "--format", "json")
+    assert code == 0 and "holds an SPRT" in json.loads(text)["notes"][-1]
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["gauntlet", "bl", "random", "greedy", "r2=random", "--sprt", "elo0=0,elo1=10"],
      "not 3 bots"),

@@ -72,41 +72,26 @@ def _contents(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.name != ".lock")
 
 
+@pytest.mark.parametrize("what", ["folder", "file"])
 @pytest.mark.parametrize("command", ["ratings", "league"])
-def test_an_unreadable_games_folder_is_one_line_and_exit_2(played: Path, command: str) -> None:
-    folder = _copy(played, f"games-{command}")
+def test_an_unreadable_games_folder_or_batch_is_one_line_and_exit_2(
+        played: Path, command: str, what: str) -> None:
+    folder = _copy(played, f"{what}-{command}")
     games = folder / "games"
+    target = games if what == "folder" else sorted(games.iterdir())[0]
+    mode = target.stat().st_mode & 0o777
     try:
-        games.chmod(0)
+        target.chmod(0)
         args = ["ratings", str(folder)] if command == "ratings" else [
             "league", "battleline", "random", "greedy", "--games", "4", "--out", str(folder),
             "--seed", "3", "--workers", "1"]
         done = _run(*args, cwd=folder.parent)
     finally:
-        games.chmod(0o755)
+        target.chmod(mode)
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert f"cannot read the folder {games}: permission denied" in lines[0]
-    assert f"chmod u+rwx {games}" in lines[0]
-    assert _contents(folder) == _contents(played)  # nothing moved, nothing lost
-
-
-@pytest.mark.parametrize("command", ["ratings", "league"])
-def test_an_unreadable_batch_is_one_line_and_exit_2(played: Path, command: str) -> None:
-    folder = _copy(played, f"batch-{command}")
-    batch = sorted((folder / "games").iterdir())[0]
-    try:
-        batch.chmod(0)
-        args = ["ratings", str(folder)] if command == "ratings" else [
-            "league", "battleline", "random", "greedy", "--games", "4", "--out", str(folder),
-            "--seed", "3", "--workers", "1"]
-        done = _run(*args, cwd=folder.parent)
-    finally:
-        batch.chmod(0o644)
-    assert done.returncode == 2, done.stdout + done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert f"cannot read the file {batch}: permission denied" in lines[0]
+    assert f"cannot read the {what} {target}: permission denied" in lines[0]
+    assert f"chmod u+{'rwx' if what == 'folder' else 'rw'} {target}" in lines[0]
     assert not (folder / "quarantine").exists()  # a permission is not damage
-    assert _contents(folder) == _contents(played)
+    assert _contents(folder) == _contents(played)  # nothing moved, nothing lost

@@ -577,11 +577,16 @@ def _read_confinement(fd: int) -> bytes:
 
     if not stat.S_ISSOCK(os.fstat(fd).st_mode):
         return _read_all(fd)
-    import socket
+    import _socket  # not socket: its enums and selectors cost a few ms of every start
+    import array
 
-    sock = socket.socket(fileno=fd)
+    sock = _socket.socket(fileno=fd)
+    fds = array.array("i")
     try:
-        data, fds, _, _ = socket.recv_fds(sock, 65536, 16)
+        data, ancillary, _, _ = sock.recvmsg(65536, _socket.CMSG_LEN(16 * fds.itemsize))
+        for level, kind, payload in ancillary:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
         chunks = [data]
         while chunk := sock.recv(65536):
             chunks.append(chunk)

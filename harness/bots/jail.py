@@ -82,6 +82,15 @@ def own_namespaces() -> dict[str, int]:
     return found
 
 
+def compare(seen: dict[str, Any]) -> dict[str, bool]:
+    """Which namespaces are the bot's own: ``seen`` maps a namespace's name (``ipc``, ``net``...)
+    to its inode number as measured (by the runner from inside, or in bubblewrap's report);
+    each flag is True only where that differs from the referee's own."""
+    host = own_namespaces()
+    return {ours: bool(seen.get(name)) and seen.get(name) != host.get(name)
+            for name, (ours, _) in _NS_KEYS.items()}
+
+
 def _memfd(name: str, data: bytes) -> int:
     fd = os.memfd_create(name, os.MFD_CLOEXEC)
     view = memoryview(data)
@@ -202,8 +211,8 @@ class Jail:
 
     def namespaces(self, timeout: float) -> dict[str, Any]:
         """Bubblewrap's report of the namespaces it made, each flag True only if it differs
-        from the referee's own (measured, not assumed). :class:`JailError` if bubblewrap gave
-        up (its reason is on the bot's log)."""
+        from the referee's own (:func:`compare`). :class:`JailError` if bubblewrap gave up (its
+        reason is on the bot's log)."""
         data = bytearray()
         deadline = time.monotonic() + timeout
         try:
@@ -221,9 +230,7 @@ class Jail:
             info = json.loads(data)
         except ValueError:
             raise JailError("bubblewrap could not build the jail") from None
-        host = own_namespaces()
-        return {ours: bool(info.get(theirs)) and info.get(theirs) != host.get(name)
-                for name, (ours, theirs) in _NS_KEYS.items()}
+        return compare({name: info.get(theirs) for name, (_, theirs) in _NS_KEYS.items()})
 
     def close(self) -> None:
         """Close whatever is still open (a jail that was never started or released)."""

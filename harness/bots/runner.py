@@ -230,6 +230,7 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
     achieved["unprivileged"] = os.getuid() != 0 and uid is not None
     if bot:
         achieved["bot_path"] = _private_copy(bot, bot_files)
+    achieved["namespaces"] = _namespaces()
     if libc is not None:  # last: what follows is the bot's, with no privilege and no way back
         _drop_capabilities(libc)
         if cfg.get("seccomp"):
@@ -264,10 +265,23 @@ def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
     return achieved
 
 
+def _namespaces() -> dict[str, int]:
+    """The namespaces this process is in, by inode number (the referee compares them with its
+    own: only a different number is a namespace of the bot's)."""
+    spaces = {}
+    for name in ("ipc", "net", "pid", "uts", "mnt", "cgroup"):
+        try:
+            spaces[name] = os.stat(f"/proc/self/ns/{name}").st_ino
+        except OSError:
+            continue
+    return spaces
+
+
 def _measured_space() -> dict[str, Any]:
     """What the bot may write and how much, read back from the kernel: the mounts it can write
-    to (devices and ``/proc`` aside), the size of its ``/tmp``, and whether it has a user
-    namespace of its own (where the process limit counts its processes alone)."""
+    to (devices and ``/proc`` aside), the size of its ``/tmp``, whether it has a user namespace
+    of its own (where the process limit counts its processes alone), and the namespaces it is
+    in (their inode numbers, which the referee compares with its own)."""
     writable = []
     try:
         with open("/proc/self/mountinfo") as f:
@@ -285,7 +299,7 @@ def _measured_space() -> dict[str, Any]:
     import resource
 
     return {"writable": sorted(writable), "scratch_bytes": scratch.f_blocks * scratch.f_frsize,
-            "own_user_namespace": own_users,
+            "own_user_namespace": own_users, "namespaces": _namespaces(),
             "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0]}
 
 

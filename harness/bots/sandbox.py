@@ -343,7 +343,11 @@ def _probe_jailed() -> JSON:
         return {}
     achieved = isolation.read_probe(proc)
     group.close()
-    return {**achieved, **spaces} if achieved else {}
+    if not achieved:
+        return {}
+    # the namespaces as the runner measured them from inside; bubblewrap's report as well
+    inside = jail.compare(achieved.get("namespaces", {}))
+    return {**achieved, **{key: flag and spaces[key] for key, flag in inside.items()}}
 
 
 def probe_runner() -> JSON:
@@ -804,6 +808,10 @@ class SandboxedAgent:
             if message["type"] == "start":  # the runner's own report comes first
                 confined = expect(self._receive(deadline, what, budget), "confined")
                 self.sandbox = {**confined, **self._spaces}
+                if self._spaces:  # what the runner measured from inside, as well
+                    inside = jail.compare(confined.get("namespaces", {}))
+                    self.sandbox.update({key: flag and self._spaces[key]
+                                         for key, flag in inside.items()})
             return expect(self._receive(deadline, what, budget), reply)
         except AgentCrash as exc:
             raise AgentCrash(self._annotate(exc.reason)) from None

@@ -117,7 +117,21 @@ class Jail:
                  cwd: str, runner: tuple[bytes, bytes], seccomp: bytes, reachable: Any,
                  as_root: bool) -> None:
         self._fds: list[int] = []
+        self._child_ends: list[int] = []
+        self._info_r = -1
         self.unreachable: list[str] = []
+        try:
+            self._build(links=links, binds=binds, devices=devices, copies=copies, bot=bot,
+                        hide=hide, scratch=scratch, cwd=cwd, runner=runner, seccomp=seccomp,
+                        reachable=reachable, as_root=as_root)
+        except BaseException:  # e.g. out of descriptors: give back every one taken so far
+            self.close()
+            raise
+
+    def _build(self, *, links: dict[str, str], binds: Sequence[tuple[str, str]],
+               devices: Sequence[str], copies: BotFiles, bot: BotFiles | None,
+               hide: Sequence[str], scratch: int, cwd: str, runner: tuple[bytes, bytes],
+               seccomp: bytes, reachable: Any, as_root: bool) -> None:
         args = [*_UNSHARE, *(_AS_ROOT if as_root else _AS_USER)]
         # as root the jail is built by root and the bot becomes nobody inside: what it must
         # read is readable by all (only the bot is in its namespaces), /tmp writable by all
@@ -218,7 +232,9 @@ class Jail:
         try:
             while True:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not select.select([self._info_r], [], [], remaining)[0]:
+                waiting = select.poll()  # not select(): a descriptor may be above 1023
+                waiting.register(self._info_r, select.POLLIN)
+                if remaining <= 0 or not waiting.poll(int(remaining * 1000) + 1):
                     raise JailError(f"bubblewrap did not report within {timeout:.0f} s")
                 chunk = os.read(self._info_r, 4096)
                 if not chunk:
@@ -226,6 +242,7 @@ class Jail:
                 data += chunk
         finally:
             os.close(self._info_r)
+            self._info_r = -1
         try:
             info = json.loads(data)
         except ValueError:
@@ -237,8 +254,10 @@ class Jail:
         for fd in [*self._fds, *self._child_ends]:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        with contextlib.suppress(OSError):
-            os.close(self._info_r)
+        if self._info_r >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._info_r)
+            self._info_r = -1
         self._fds, self._child_ends = [], []
 
 

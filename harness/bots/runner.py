@@ -257,6 +257,14 @@ def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
         import resource
 
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        # a normal user's jail: bubblewrap's init (PID 1) has the bot's uid, so the bot could
+        # write into its memory; give it the bot's limits, so that nothing run there escapes them
+        for kind in (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE,
+                     resource.RLIMIT_NPROC, resource.RLIMIT_CORE):
+            try:
+                resource.prlimit(1, kind, resource.getrlimit(kind))
+            except OSError:
+                continue
     achieved: dict[str, Any] = {"uid": os.getuid(), "bot_path": cfg.get("bot_path", ""),
                                 "filesystem": "allow-list" if _own_root() else "host"}
     achieved.update(_measured())
@@ -400,15 +408,41 @@ BotFiles = list[tuple[str, bytes]]  # (path relative to the bot's folder, conten
 def _read_bot(bot: dict[str, Any]) -> BotFiles:
     """The bot's files: its one file, or a bot directory's files (``bot["files"]``, the
     relative paths the referee listed), each opened one path component at a time without
-    following a symbolic link anywhere (:func:`_open_beneath`)."""
+    following a symbolic link anywhere (:func:`_open_beneath`). Only regular files are read (a
+    FIFO or device swapped in after the listing is refused, never waited on), and at most
+    ``bot["max_bytes"]`` bytes in all (a file grown after the listing is refused)."""
+    limit = int(bot.get("max_bytes", 64 << 20))
     if "files" not in bot:
-        with open(bot["source"], "rb") as f:
-            return [(bot["name"], f.read())]
+        fd = os.open(bot["source"], os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return [(bot["name"], _read_regular(fd, bot["name"], limit))]
     found: BotFiles = []
     for rel in bot["files"]:
-        with os.fdopen(_open_beneath(bot["source"], rel), "rb") as f:
-            found.append((rel, f.read()))
+        data = _read_regular(_open_beneath(bot["source"], rel), rel, limit)
+        limit -= len(data)
+        found.append((rel, data))
     return found
+
+
+def _read_regular(fd: int, name: str, limit: int) -> bytes:
+    """Read the open file ``fd`` (closed after) if it is a regular file of at most ``limit``
+    bytes; :class:`OSError` naming ``name`` otherwise."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(22, "not a regular file", name)
+        os.set_blocking(fd, True)
+        chunks = []
+        left = limit + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise OSError(27, "larger than a bot may be", name)
+    return data
 
 
 def _open_beneath(folder: str, rel: str) -> int:
@@ -449,7 +483,7 @@ def _as_owner(libc: Any, bot: dict[str, Any],
     as root the runner could read any file, and a bot directory is its author's to arrange."""
     if os.geteuid() != 0 or libc is None:
         return read(bot)
-    owner = os.stat(bot["source"])
+    owner = os.lstat(bot["source"])  # a link's own owner: never the rights of its target's
     libc.setfsgid(owner.st_gid)
     libc.setfsuid(owner.st_uid)
     try:

@@ -41,6 +41,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ from harness.bots.protocol import (
     encode,
     expect,
 )
-from harness.bots.spec import BotSpec, BotSpecError, directory_files
+from harness.bots.spec import MAX_DIR_BYTES, BotSpec, BotSpecError, directory_files
 from harness.records import Limits
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -253,15 +254,43 @@ def _runner_files() -> tuple[bytes, bytes]:
     return header + importlib.util.source_hash(source) + marshal.dumps(code), source
 
 
+def jail_argv(command: Sequence[str], cwd: str) -> list[str]:
+    """An external command's arguments as its jail sees them: those that name an existing path
+    (relative to ``cwd``) inside tourney's environment are translated
+    (:func:`harness.bots.isolation.in_jail`); every other argument is left as it is."""
+    return [isolation.in_jail(arg, cwd) if os.path.exists(os.path.join(cwd, arg)) else arg
+            for arg in command]
+
+
+def _room_for_descriptors(count: int) -> None:
+    """Let this process hold ``count`` more descriptors at once (a bot directory's files are
+    handed to bubblewrap one descriptor each): the soft limit is raised towards the hard one;
+    :class:`AgentCrash` with the fix where even that is too low."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = count + 256
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return
+    if hard != resource.RLIM_INFINITY and hard < need:
+        raise AgentCrash(f"could not start: its {count} files are more than this process may "
+                         f"hold open at once (ulimit -Hn {hard}); raise the limit or ship the "
+                         "bot in fewer files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (need * 2 if hard == resource.RLIM_INFINITY
+                                                else min(hard, need * 2), hard))
+
+
 def make_jail(limits: Limits, *, binds: list[str], copies: list[tuple[str, bytes]],
               bot: list[tuple[str, bytes]] | None, cwd: str = "/") -> jail.Jail:
     """A jail for one runner: the allow-list view plus ``binds``, the ``copies`` written at
     their paths, the bot's files at ``/bot``, results folders hidden."""
+    _room_for_descriptors(len(copies) + len(bot or []))
     view = isolation.system_view()
     user = sandbox_user()
     shown = [(path, isolation.in_jail(path)) for path in view["binds"]]
     return jail.Jail(links=view["links"], binds=[*shown, *((path, path) for path in binds)],
-                     devices=view["devices"], copies=copies, bot=bot, hide=hidden_paths(),
+                     devices=view["devices"], copies=copies, bot=bot,
+                     hide=[isolation.in_jail(path) for path in hidden_paths()],
                      scratch=limits.scratch_bytes, cwd=cwd, runner=_runner_files(),
                      seccomp=_seccomp_program(), as_root=user is not None,
                      reachable=lambda path: user is not None or os.access(path, os.R_OK))
@@ -276,10 +305,27 @@ def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str], join:
     alone, through a socket it inherits (``--confine FD``): bubblewrap and its init never hold
     the protocol, so a bot that closes it is seen at once. The pipes are the returned
     process's ``stdin`` and ``stdout``."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    groups = [os.open(path, os.O_WRONLY | os.O_CLOEXEC) for path in join]
-    to_bot, bot_in = os.pipe()
-    bot_out, from_bot = os.pipe()
+    taken: list[int] = []
+    sockets: list[socket.socket] = []
+    try:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        sockets = [ours, theirs]
+        groups = []
+        for path in join:
+            groups.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))
+            taken.append(groups[-1])
+        to_bot, bot_in = os.pipe()
+        taken += [to_bot, bot_in]
+        bot_out, from_bot = os.pipe()
+        taken += [bot_out, from_bot]
+    except BaseException:  # e.g. out of descriptors: give back every one taken so far
+        for fd in taken:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        for sock in sockets:
+            sock.close()
+        cage.close()
+        raise
     try:
         command, fds = cage.command([python, "-P", "-S", jail.RUNNER, "--confine",
                                      str(theirs.fileno()), *args])
@@ -289,6 +335,7 @@ def start_jailed(cage: jail.Jail, python: str, cfg: JSON, args: list[str], join:
     except BaseException:
         for fd in (to_bot, bot_in, bot_out, from_bot, *groups):
             os.close(fd)
+        ours.close()
         cage.close()
         raise
     finally:
@@ -415,16 +462,6 @@ def _read_available(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _unreachable_hint(paths: list[str]) -> str:
-    """Why a jail may lack a path: the bots' user (as root, nobody) could not read it."""
-    user = sandbox_user()
-    if not paths or user is None:
-        return ""
-    return (f" (left out, as the bots' user {user[0]} cannot read them: {', '.join(paths)}; "
-            "bots run as nobody when tourney runs as root, so put what a bot runs where "
-            "everyone may read it)")
-
-
 class SandboxedAgent:
     """One bot process for one game (see the module docstring). Raises AgentError subclasses."""
 
@@ -536,11 +573,12 @@ class SandboxedAgent:
             assert self.source.path is not None
             bot = self._bot_files()
             cfg["bot_path"] = "/bot" if self.source.is_directory else f"/bot/{bot[0][0]}"
-        cage = make_jail(self.limits, binds=binds, copies=copies, bot=bot, cwd=cwd)
+        cage = make_jail(self.limits, binds=binds, copies=copies, bot=bot,
+                         cwd=isolation.in_jail(cwd) if cwd != "/" else cwd)
         popen = {k: v for k, v in popen.items() if k not in ("stdin", "stdout")}
         popen["env"] = _env(jailed=True)
         if self.source.command:  # a program in tourney's environment, as the jail shows it
-            argv = ["--exec", *(isolation.in_jail(arg, cwd) for arg in self.source.command)]
+            argv = ["--exec", *jail_argv(self.source.command, cwd)]
         proc = start_jailed(cage, jail_python(), cfg, argv, self.group.join_files, cwd="/",
                             **popen)
         try:
@@ -552,8 +590,7 @@ class SandboxedAgent:
             cage.close()
             said = _read_available(log).decode("utf-8", "replace").strip().splitlines()
             why = said[-1].removeprefix("bwrap: ") if said else str(exc)
-            raise AgentCrash(f"could not start its sandbox: {why}"
-                             f"{_unreachable_hint(cage.unreachable)}") from None
+            raise AgentCrash(f"could not start its sandbox: {why}") from None
         return proc
 
     def _bot_files(self) -> list[tuple[str, bytes]]:
@@ -562,6 +599,7 @@ class SandboxedAgent:
         (:func:`harness.bots.runner.read_bot_files`)."""
         assert self.source.path is not None
         bot = {"source": str(self.source.path), "name": self.source.path.name,
+               "max_bytes": MAX_DIR_BYTES,
                **self._directory()}
         try:
             return bot_runner.read_bot_files(bot)
@@ -723,7 +761,9 @@ class SandboxedAgent:
             if remaining <= 0:
                 self._kill()
                 raise AgentTimeout(f"did not read its input in time for {what}; killed")
-            select.select([], [self._in], [], remaining)
+            writable = select.poll()  # not select(): a descriptor may be above 1023
+            writable.register(self._in, select.POLLOUT)
+            writable.poll(int(remaining * 1000) + 1)
 
     def _receive(self, deadline: float, what: str, budget: float) -> JSON:
         while True:
@@ -758,14 +798,17 @@ class SandboxedAgent:
     def _died(self) -> str:
         """Why the bot's output ended: how its process exited (given a moment to exit)."""
         code = self._exit_status(0.5)
+        said = _describe_exit(code)
         if self._spaces and code is not None and 128 < code < 128 + 65:
-            code = 128 - code  # bubblewrap exits with 128 + the signal that killed the bot
+            # bubblewrap exits with 128 + the signal that killed the bot; a bot may also have
+            # exited with that status itself, so both are said
+            said = f"{_describe_exit(128 - code)} (or {said})"
         oom = self.group.oom_kills()
         self._kill()
         self._drain_log()
         if oom:
-            return f"process {_describe_exit(code)}: {self._memory_reason()}"
-        return f"process {_describe_exit(code)}"
+            return f"process {said}: {self._memory_reason()}"
+        return f"process {said}"
 
     def _output_ended(self, what: str) -> AgentError:
         """The protocol output closed: a crash if the process died, else a protocol error (the

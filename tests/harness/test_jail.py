@@ -4,10 +4,18 @@ the runner reads from inside (and bubblewrap reports), compared with the referee
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
-from harness.bots import jail, sandbox
+import pytest
+
+from harness.bots import isolation, jail, runner, sandbox
 from harness.bots.spec import parse_spec
-from harness.records import Limits
+from harness.match.referee import play_game
+from harness.records import BotRef, GameSpec, Limits
+from tests.patience import patience
 
 
 def test_a_namespace_is_the_bots_own_only_where_its_number_differs_from_the_referees() -> None:
@@ -34,3 +42,158 @@ def test_the_runner_reports_the_namespaces_it_finds_itself_in() -> None:
         host = {name: os.stat(f"/proc/self/ns/{name}").st_ino for name in seen}
         assert all(seen[name] != host[name] for name in seen)
         assert agent.sandbox["pid_namespace"] and agent.sandbox["ipc_namespace"]
+
+
+def test_a_command_s_arguments_are_translated_only_where_they_name_a_path() -> None:
+    """In a jail tourney's environment is shown under /tourney: a command's argument that names
+    a file there is translated, any other argument (an option, a word) is left alone."""
+    agents = str(isolation.PROJECT_ROOT / "agents")
+    shown = sandbox.jail_argv(["python3", "greedy.py", "--iters=5", "games"], agents)
+    assert shown == ["python3", "/tourney/agents/greedy.py", "--iters=5", "games"]
+    root = str(isolation.PROJECT_ROOT)
+    assert sandbox.jail_argv(["x", "nothing-here"], root) == ["x", "nothing-here"]
+
+
+def test_the_referee_reads_only_regular_files_of_bounded_size(tmp_path: Path) -> None:
+    """The bot's file is read by the referee: one swapped for a FIFO is refused at once (never
+    waited on), one for a link to a device is refused, and one larger than a bot may be is
+    refused rather than read whole."""
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.py"
+    zero.symlink_to("/dev/zero")
+    big = tmp_path / "big.py"
+    big.write_bytes(b"#" * 5000)
+    for path, words in ((fifo, "not a regular file"), (zero, "not a regular file"),
+                        (big, "larger than a bot may be")):
+        with pytest.raises(OSError, match=words):
+            runner.read_bot_files({"source": str(path), "name": path.name, "max_bytes": 4096})
+    small = tmp_path / "small.py"
+    small.write_bytes(b"x = 1\n")
+    assert runner.read_bot_files({"source": str(small), "name": "small.py",
+                                  "max_bytes": 4096}) == [("small.py", b"x = 1\n")]
+
+
+def test_a_link_is_read_with_its_own_owners_rights_not_its_targets(tmp_path: Path) -> None:
+    """As root, a bot file is read with its owner's rights: for a link, the link's owner's, so
+    an entrant's link to another user's private bot reads nothing of it."""
+    if os.geteuid() != 0:  # only root reads as someone else; a user reads with its own rights
+        assert runner.read_bot_files({"source": __file__, "name": "x.py"})[0][1]
+        return
+    folder = tmp_path / "entrant"
+    folder.mkdir()
+    secret = tmp_path / "private.py"
+    secret.write_text("SECRET = 1\n")
+    secret.chmod(0o600)  # root's own, readable by root alone
+    link = folder / "bot.py"
+    link.symlink_to(secret)
+    os.chown(link, 65534, 65534, follow_symlinks=False)  # the entrant (nobody) owns the link
+    with pytest.raises(PermissionError):
+        runner.read_bot_files({"source": str(link), "name": "bot.py"})
+
+
+def test_a_bot_directory_of_many_files_under_a_low_descriptor_limit(tmp_path: Path) -> None:
+    """A bot directory is handed to bubblewrap one descriptor a file: under a low limit the
+    referee raises its soft limit, or says why it cannot, and leaks no descriptor either way,
+    so the next bot still starts."""
+    many = tmp_path / "many"
+    many.mkdir()
+    (many / "bot.py").write_text("def act(o, legal):\n    return legal[0]\n")
+    for i in range(600):
+        (many / f"data{i}.txt").write_text(str(i))
+    script = textwrap.dedent(f"""
+        import os, resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (300, {{hard}}))
+        from harness.records import BotRef, GameSpec
+        from harness.match.referee import play_game
+        for seats in (({str(many)!r} + "/", "random"), ("sandbox:greedy", "random")):
+            refs = tuple(BotRef(f"b{{{{i}}}}", s) for i, s in enumerate(seats))
+            record = play_game(GameSpec("g", "battleline", {{{{}}}}, 2, refs))
+            print(record.offender, record.reason[:200])
+        print(len(os.listdir("/proc/self/fd")))
+    """)
+    for hard, first in ((400, "more than this process may hold open at once (ulimit -Hn 400)"),
+                        (4096, None)):
+        done = subprocess.run([sys.executable, "-c", script.format(hard=hard)],
+                              capture_output=True, text=True, timeout=patience(300),
+                              check=False)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        if first is None:
+            assert lines[0].startswith("None"), lines  # the limit was raised: it played
+        else:
+            assert lines[0].startswith("0 ") and first in lines[0], lines
+        assert lines[1].startswith("None"), lines  # the next bot still starts
+        assert int(lines[2]) < 30  # nothing leaked
+
+
+def test_exit_statuses_above_128_are_not_blamed_on_a_signal_alone(tmp_path: Path) -> None:
+    """Bubblewrap reports a death by signal as 128 + the signal, which a bot can also exit
+    with: the reason says both rather than claim the signal."""
+    bot = tmp_path / "quitter.py"
+    bot.write_text("import os\ndef act(o, legal):\n    os._exit(152)\n")
+    record = play_game(GameSpec("g", "battleline", {}, 2,
+                                (BotRef("q", str(bot)), BotRef("r", "random"))))
+    assert record.offender == 0
+    if sandbox.report()["engine"] == "bubblewrap":
+        assert "killed by SIGXCPU: CPU time limit exceeded (or exited with status 152)" \
+            in record.reason, record.reason
+    else:
+        assert "exited with status 152" in record.reason, record.reason
+
+
+def test_results_inside_a_directory_shown_under_tourney_stay_hidden(tmp_path: Path) -> None:
+    """A results folder inside an import directory the jail shows under /tourney (here one on
+    PYTHONPATH) is covered at the path the jail shows it at, as everywhere else."""
+    shared = tmp_path / "lib"
+    (shared / "results").mkdir(parents=True)
+    (shared / "results" / "league.json").write_text('{"key": "SECRET"}')
+    for path in (tmp_path, shared, shared / "results"):
+        path.chmod(0o755)
+    (shared / "results" / "league.json").chmod(0o644)
+    peek = tmp_path / "peek.py"
+    peek.write_text(textwrap.dedent("""
+        import os, sys
+        def act(o, legal):
+            for entry in sys.path:
+                path = os.path.join(entry, "results", "league.json")
+                if os.path.exists(path):
+                    print("FOUND", path, open(path).read())
+            return legal[0]
+    """))
+    script = textwrap.dedent(f"""
+        from harness.bots import isolation
+        from harness.records import BotRef, GameSpec
+        from harness.match.referee import play_game
+        record = play_game(GameSpec("g", "battleline", {{}}, 2,
+                                    (BotRef("p", {str(peek)!r}), BotRef("r", "random"))))
+        print(record.offender, "SHOWN" if {str(shared)!r} in isolation.jail_paths() else "",
+              record.logs[0].replace(chr(10), " | "))
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shared), str(isolation.PROJECT_ROOT)])}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=shared, env=env, timeout=patience(300), check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("None"), done.stdout
+    assert "SECRET" not in done.stdout and "FOUND" not in done.stdout, done.stdout
+
+
+def test_in_a_users_jail_pid_1_has_the_bots_limits() -> None:
+    """In a normal user's jail bubblewrap's init (PID 1) has the bot's uid, so the bot could
+    write into its memory: it gets the bot's limits, so nothing run there escapes them."""
+    agent = sandbox.SandboxedAgent(parse_spec("sandbox:random"), Limits())
+    try:
+        agent.start({}, 30)
+        in_user_jail = agent.sandbox.get("own_user_namespace") and \
+            sandbox.report()["engine"] == "bubblewrap"
+    finally:
+        agent.close()
+    probe = Path(__file__).parent / "hostile" / "init_limits.py"
+    record = play_game(GameSpec("g", "battleline", {}, 2,
+                                (BotRef("l", str(probe)), BotRef("r", "random"))))
+    assert record.offender is None, record.reason
+    own, init = record.logs[0].splitlines()[:2]
+    if in_user_jail:
+        assert own == init and "unlimited" not in own.split("|")[0], (own, init)
+    else:  # as root, PID 1 is root's: the bot can neither read nor write its memory
+        assert sandbox.sandbox_user() is not None or sandbox.report()["engine"] != "bubblewrap"

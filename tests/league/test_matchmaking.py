@@ -1,0 +1,156 @@
+"""The adaptive matchmaker: valid choices, placement of new bots, minimum share, accuracy against
+a round robin on a small synthetic field, determinism; and Kendall's tau."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from harness.bench.matchmaking import adaptive, field, play, round_robin, simulate
+from harness.league.elo import Result
+from harness.league.matchmaking import Matchmaker, kendall_tau
+
+
+def _run(mm: Matchmaker, truth: dict[str, float], pairs: int, seed: int) -> list[tuple[str, str]]:
+    pick, luck = random.Random(seed), random.Random(seed + 1)
+    chosen = []
+    for _ in range(pairs):
+        a, b = mm.choose(pick)
+        chosen.append((a, b))
+        mm.record(a, b, play(truth, a, b, luck))
+    return chosen
+
+
+def test_choices_are_two_distinct_active_bots_as_bots_come_and_go() -> None:
+    truth = field(25, seed=3)
+    names = sorted(truth)
+    mm = Matchmaker(names[:10])
+    pick, luck = random.Random(5), random.Random(6)
+    active = set(names[:10])
+    for step in range(600):
+        if step % 40 == 20:
+            joining = names[10 + step // 40]
+            mm.add_bot(joining)
+            active.add(joining)
+        if step % 90 == 45:
+            leaving = sorted(active)[step % len(active)]
+            mm.remove_bot(leaving)
+            active.discard(leaving)
+        a, b = mm.choose(pick)
+        assert a != b and {a, b} <= active
+        mm.record(a, b, play(truth, a, b, luck))
+    assert set(mm.bots) == active
+
+
+def test_too_few_bots_and_bad_results_are_refused() -> None:
+    mm = Matchmaker(["a"])
+    with pytest.raises(ValueError):
+        mm.choose(random.Random(1))
+    mm.add_bot("b")
+    with pytest.raises(ValueError):
+        mm.record("a", "b", 3.0)
+    with pytest.raises(ValueError):
+        mm.record("a", "a", 1.0)
+
+
+def test_a_new_bot_is_placed_at_once_against_spread_out_opponents() -> None:
+    truth = field(30, seed=7)
+    mm = Matchmaker(sorted(truth))
+    _run(mm, truth, 600, seed=8)
+    truth["new"] = 0.0
+    mm.add_bot("new")
+    order = mm.ranking()
+    order.remove("new")
+    pick, luck = random.Random(9), random.Random(10)
+    places = []
+    for _ in range(3):
+        a, b = mm.choose(pick)
+        assert "new" in (a, b)  # its placement comes first
+        other = b if a == "new" else a
+        places.append(order.index(other) / (len(order) - 1))
+        mm.record(a, b, play(truth, a, b, luck))
+    # the median, then one from each end of the field
+    assert places[0] == pytest.approx(0.5, abs=0.1)
+    assert min(places) <= 0.25 and max(places) >= 0.75
+    # placed: it then plays on at a rate well above the field's average
+    before = int(mm.results[mm.index["new"]])
+    chosen = _run(mm, truth, 60, seed=11)
+    assert sum("new" in pair for pair in chosen) >= 6
+    assert int(mm.results[mm.index["new"]]) > before
+
+
+def test_every_bot_keeps_its_minimum_share() -> None:
+    truth = field(30, seed=12)
+    truth["b0000"] = 4000.0  # far above everyone: its games teach little, yet it must play
+    mm = Matchmaker(sorted(truth), min_share=0.5)
+    pick, luck = random.Random(13), random.Random(14)
+    for step in range(1, 1501):
+        a, b = mm.choose(pick)
+        mm.record(a, b, play(truth, a, b, luck))
+        if step >= 100:
+            counts = mm.results[:len(mm.names)]
+            assert counts.min() >= 0.5 * counts.mean() - 1
+    assert int(mm.results[mm.index["b0000"]]) >= 0.5 * 2 * 1500 / 30 - 1
+
+
+def test_adaptive_beats_round_robin_with_the_same_games() -> None:
+    bots, pairs = 30, 30 * 29 // 2
+    tau_rr, tau_ad = [], []
+    for seed in range(1, 9):
+        truth = field(bots, seed)
+        rr = round_robin(sorted(truth), random.Random(seed + 7))
+        tau_rr.append(simulate(truth, rr, pairs, [pairs], seed + 100)[-1][1])
+        tau_ad.append(simulate(truth, adaptive, pairs, [pairs], seed + 100)[-1][1])
+    # measured: 0.894 against 0.860 on these seeds
+    assert sum(tau_ad) / 8 >= sum(tau_rr) / 8 + 0.02
+    assert sum(a > r for a, r in zip(tau_ad, tau_rr, strict=True)) >= 6
+
+
+def test_same_seed_same_choices() -> None:
+    truth = field(25, seed=15)
+    runs = [_run(Matchmaker(sorted(truth)), truth, 300, seed=16) for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert _run(Matchmaker(sorted(truth)), truth, 300, seed=17) != runs[0]
+
+
+def test_ratings_follow_the_results_and_from_results_reads_games() -> None:
+    games = []
+    for k in range(6):
+        games.append(Result((("a",), ("b",)), (1.0, 0.0), pair_id=f"p{k}"))
+        games.append(Result((("b",), ("a",)), (0.0, 1.0), pair_id=f"p{k}"))
+        games.append(Result((("b",), ("c",)), (1.0, 1.0), pair_id=f"q{k}"))
+        games.append(Result((("c",), ("b",)), (1.0, 1.0), pair_id=f"q{k}"))
+    games.append(Result((("a",), ("c",)), (1.0, 0.0), void=True))
+    mm = Matchmaker.from_results(["a", "b", "c"], games)
+    assert mm.total_results == 12
+    mm.refit()
+    a, b, c = (mm.rating(n) for n in "abc")
+    assert a[0] > b[0] and a[0] > c[0]
+    assert abs(b[0] - c[0]) < 0.1 * (a[0] - b[0])  # drawn: close (the prior pulls c to 0)
+    assert c[1] > b[1]  # c met only b: the less known
+    assert mm.ranking()[0] == "a"
+
+
+def _tau_brute(x: list[float], y: list[float]) -> float:
+    s = 0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        dx, dy = x[i] - x[j], y[i] - y[j]
+        s += (dx * dy > 0) - (dx * dy < 0)
+    return s / (len(x) * (len(x) - 1) / 2)
+
+
+def test_kendall_tau_matches_the_definition() -> None:
+    rng = random.Random(18)
+    for n in (2, 3, 7, 50, 101):
+        for _ in range(5):
+            x = [float(v) for v in range(n)]
+            y = x[:]
+            rng.shuffle(y)
+            assert kendall_tau(x, y) == pytest.approx(_tau_brute(x, y))
+            tied = [float(rng.randrange(4)) for _ in range(n)]  # with ties
+            assert kendall_tau(tied, y) == pytest.approx(_tau_brute(tied, y))
+            assert kendall_tau(tied, tied[::-1]) == pytest.approx(_tau_brute(tied, tied[::-1]))
+    assert kendall_tau([1, 2, 3], [1, 2, 3]) == 1.0
+    assert kendall_tau([1, 2, 3], [3, 2, 1]) == -1.0

@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 import time
 
-SECTIONS = ["battleline", "warchest", "mcts", "sandbox", "league", "eta", "cluster", "stats"]
+SECTIONS = ["battleline", "warchest", "mcts", "sandbox", "league", "eta", "cluster", "stats",
+            "matchmaking"]
 
 
 def figure(name: str, value: float, unit: str, note: str = "") -> None:

@@ -61,7 +61,8 @@ def test_bench_names_the_sections_when_one_is_unknown() -> None:
     result = runner.invoke(app, ["bench", "--only", "nosuch"])
     assert result.exit_code == 2
     assert result.stderr == ("tourney: error: unknown bench section 'nosuch'; choose from "
-                             "battleline, warchest, mcts, sandbox, league, eta, cluster, stats\n")
+                             "battleline, warchest, mcts, sandbox, league, eta, cluster, stats, "
+                             "matchmaking\n")
 
 
 @pytest.mark.parametrize("error", [TourneyError("the message"), StoreError("the message")])

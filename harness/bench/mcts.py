@@ -34,6 +34,7 @@ from harness.bots.spec import BotSpecError, parse_spec
 from harness.league import store, verdicts
 from harness.league.pairs import PairStats, pair_stats
 from harness.league.service import League
+from harness.league.sprt import logistic_score
 
 GAMES: list[tuple[str, dict[str, str]]] = [
     ("battleline", {}),
@@ -71,20 +72,13 @@ class Duel:
         if math.isnan(s.elo_low):  # too few pairs for an interval (harness.league.pairs)
             interval = "no interval below 5 pairs"
         else:
-            low, high = (score_of_elo(e) for e in (s.elo_low, s.elo_high))
+            low, high = (logistic_score(e) for e in (s.elo_low, s.elo_high))
             interval = (f"95 % {100 * low:.1f}-{100 * high:.1f} %, Elo {s.elo:+.0f} "
                         f"({s.elo_low:+.0f} .. {s.elo_high:+.0f})")
         return (f"{label} {a} vs {b}: {s.score * self.stats.games:g}/{self.stats.games} points "
                 f"= {100 * s.score:.1f} % ({interval}; head to head, {self.stats.pairs} "
                 f"duplicate pairs) in {self.seconds:.0f} s on {self.workers or 1} worker(s), "
                 f"{os.cpu_count() or 1} cores, load {self.load[0]:.1f} -> {self.load[1]:.1f}")
-
-
-def score_of_elo(elo: float) -> float:
-    """The expected share of points an Elo difference implies (logistic, 400 a factor of 10)."""
-    if math.isinf(elo):
-        return 1.0 if elo > 0 else 0.0
-    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def duel(game: str, variant: dict[str, str], a: str, b: str, *, games: int, seed: int,

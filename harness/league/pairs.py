@@ -105,6 +105,16 @@ def _num(x: float, digits: int) -> float | None:
 MIN_PAIRS = 5  # fewer pairs than this give a score and an Elo, but no interval or LOS
 
 
+def moments(pentanomial: Sequence[int]) -> tuple[int, float, float]:
+    """Pairs, the mean score per game and the variance of a pair's score (its points / 2) of
+    pentanomial counts; nan for the two figures when there is no pair."""
+    n = sum(pentanomial)
+    if n == 0:
+        return 0, math.nan, math.nan
+    score = sum(c * i / 4.0 for i, c in enumerate(pentanomial)) / n
+    return n, score, sum(c * (i / 4.0 - score) ** 2 for i, c in enumerate(pentanomial)) / n
+
+
 def summarize(pentanomial: Sequence[int], *, level: float = 0.95) -> PairSummary:
     """Figures of pentanomial counts (pairs where A took 0, ½, 1, 1½, 2 points).
 
@@ -121,12 +131,9 @@ def summarize(pentanomial: Sequence[int], *, level: float = 0.95) -> PairSummary
     (True, True)
     """
     z = z_value(level)
-    n = sum(pentanomial)
+    n, score, var = moments(pentanomial)
     if n == 0:
         return PairSummary(0, level, *(math.nan,) * 6)
-    per_pair = [i / 4.0 for i in range(5)]
-    score = sum(c * x for c, x in zip(pentanomial, per_pair, strict=True)) / n
-    var = sum(c * (x - score) ** 2 for c, x in zip(pentanomial, per_pair, strict=True)) / n
     if n < MIN_PAIRS or var == 0:
         return PairSummary(n, level, score, elo_of_score(score), *(math.nan,) * 4)
     se = math.sqrt(var / n)

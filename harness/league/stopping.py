@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness.league.elo import z_value
-from harness.league.pairs import MIN_PAIRS, NELO_PER_T, elo_of_score
+from harness.league.pairs import MIN_PAIRS, NELO_PER_T, elo_of_score, moments
 from harness.league.sprt import SprtParams, Verdict, logistic_score
 
 Exit = Literal["lower", "upper", "inside"]
@@ -233,15 +233,6 @@ def hypothesis_scores(params: SprtParams, v: float) -> tuple[float, float]:
     return 0.5 + params.elo0 / NELO_PER_T * sigma, 0.5 + params.elo1 / NELO_PER_T * sigma
 
 
-def score_and_variance(counts: Sequence[int]) -> tuple[int, float, float]:
-    """Pairs, mean score per game and the variance of a pair's score (points / 2)."""
-    n = sum(counts)
-    if n == 0:
-        return 0, math.nan, math.nan
-    score = sum(c * i / 4.0 for i, c in enumerate(counts)) / n
-    return n, score, sum(c * (i / 4.0 - score) ** 2 for i, c in enumerate(counts)) / n
-
-
 def read_path(counts: Sequence[int], params: SprtParams,
               verdict: Verdict | None) -> Brownian | None:
     """The stopped path of a test with these pentanomial counts and this verdict (None: too few
@@ -253,7 +244,7 @@ def read_path(counts: Sequence[int], params: SprtParams,
     (fishtest's correction for the overshoot). A test without a verdict (cap, Ctrl-C) is a path
     still inside at N, unless the approximation already lies past a bound (read as a stop
     there)."""
-    n, score, v = score_and_variance(counts)
+    n, score, v = moments(counts)
     if n < MIN_PAIRS or not v > 0.0:
         return None
     s0, s1 = hypothesis_scores(params, v)

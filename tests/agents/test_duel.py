@@ -41,9 +41,3 @@ def test_the_duel_is_the_league_with_its_pair_statistics(tmp_path: Path) -> None
     assert f"Elo {s.elo:+.0f} ({s.elo_low:+.0f} .. {s.elo_high:+.0f}); head to head, 6 " \
         "duplicate pairs)" in line
     assert re.search(r"on 1 worker\(s\), \d+ cores, load \d+\.\d -> \d+\.\d$", line), line
-
-
-def test_the_score_interval_is_the_elo_interval_read_as_a_share() -> None:
-    assert bench.score_of_elo(0.0) == 0.5
-    assert abs(bench.score_of_elo(400.0) - 10 / 11) < 1e-12  # a factor of 10 in the odds
-    assert bench.score_of_elo(float("inf")) == 1.0 and bench.score_of_elo(float("-inf")) == 0.0

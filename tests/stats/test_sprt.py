@@ -176,3 +176,10 @@ def test_the_jumps_are_what_each_outcome_adds_to_the_llr() -> None:
         test.llr, abs=1e-12)
     assert list(test.jumps) == sorted(test.jumps)  # more points, more for H1
     assert Sprt(SprtParams(0, 10)).jumps == (0.0,) * 5
+
+
+def test_logistic_score_reads_an_elo_difference_as_a_share_even_at_the_ends() -> None:
+    """The duel reads a pair interval's Elo bounds as shares with it, ±inf included."""
+    assert logistic_score(0.0) == 0.5
+    assert abs(logistic_score(400.0) - 10 / 11) < 1e-12  # a factor of 10 in the odds
+    assert logistic_score(float("inf")) == 1.0 and logistic_score(float("-inf")) == 0.0

@@ -105,38 +105,35 @@ class Jail:
     it holds (:meth:`namespaces`).
 
     ``binds``: (host path, path in the jail) pairs bound read-only (files or directories; those
-    the bot's user cannot reach are left out, see :attr:`unreachable`); ``copies``: files written
-    into the jail at the given absolute paths; ``bot``: the bot's own files, written under
-    ``/bot`` (read-only, the bot user's only); ``hide``: directories covered by an empty
-    read-only directory where a bind would show them.
+    ``reachable`` says the bot's user cannot reach are left out); ``bot``: the bot's own files,
+    written under ``/bot`` (read-only, the bot user's only); ``hide``: directories covered by an
+    empty read-only directory where a bind would show them.
     """
 
     def __init__(self, *, links: dict[str, str], binds: Sequence[tuple[str, str]],
-                 devices: Sequence[str],
-                 copies: BotFiles, bot: BotFiles | None, hide: Sequence[str], scratch: int,
+                 devices: Sequence[str], bot: BotFiles | None, hide: Sequence[str], scratch: int,
                  cwd: str, runner: tuple[bytes, bytes], seccomp: bytes, reachable: Any,
                  as_root: bool) -> None:
         self._fds: list[int] = []
         self._child_ends: list[int] = []
         self._info_r = -1
-        self.unreachable: list[str] = []
         try:
-            self._build(links=links, binds=binds, devices=devices, copies=copies, bot=bot,
-                        hide=hide, scratch=scratch, cwd=cwd, runner=runner, seccomp=seccomp,
+            self._build(links=links, binds=binds, devices=devices, bot=bot, hide=hide,
+                        scratch=scratch, cwd=cwd, runner=runner, seccomp=seccomp,
                         reachable=reachable, as_root=as_root)
         except BaseException:  # e.g. out of descriptors: give back every one taken so far
             self.close()
             raise
 
     def _build(self, *, links: dict[str, str], binds: Sequence[tuple[str, str]],
-               devices: Sequence[str], copies: BotFiles, bot: BotFiles | None,
+               devices: Sequence[str], bot: BotFiles | None,
                hide: Sequence[str], scratch: int, cwd: str, runner: tuple[bytes, bytes],
                seccomp: bytes, reachable: Any, as_root: bool) -> None:
         args = [*_UNSHARE, *(_AS_ROOT if as_root else _AS_USER)]
         # as root the jail is built by root and the bot becomes nobody inside: what it must
         # read is readable by all (only the bot is in its namespaces), /tmp writable by all
         self._file_mode, dir_mode = ("0444", "0555") if as_root else ("0400", "0500")
-        # first: a host path under /tmp (a command's file) is bound or copied inside it
+        # first: a host path under /tmp (a command's file) is bound inside it
         args += ["--size", str(scratch), "--perms", "01777" if as_root else "0700",
                  "--tmpfs", "/tmp"]
         for link, target in sorted(links.items()):
@@ -146,7 +143,6 @@ class Jail:
             if not os.path.exists(source):
                 continue
             if not reachable(source):
-                self.unreachable.append(source)
                 continue
             pairs.append((source, dest))
         bound = [dest for _, dest in pairs]
@@ -163,8 +159,7 @@ class Jail:
                              ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
             args += ["--symlink", target, f"/dev/{name}"]
         args += ["--proc", "/proc"]
-        args += self._files([(RUNNER, runner[0]), (RUNNER_SOURCE, runner[1]), *copies],
-                            dir_mode="0555")
+        args += self._files([(RUNNER, runner[0]), (RUNNER_SOURCE, runner[1])], dir_mode="0555")
         if bot is not None:
             args += ["--perms", dir_mode, "--dir", "/bot"]
             args += self._files([(f"/bot/{rel}", data) for rel, data in bot], dir_mode=dir_mode)

@@ -266,7 +266,7 @@ def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
             except OSError:
                 continue
     achieved: dict[str, Any] = {"uid": os.getuid(), "bot_path": cfg.get("bot_path", ""),
-                                "filesystem": "allow-list" if _own_root() else "host"}
+                                "filesystem": "host"}
     achieved.update(_measured())
     achieved["unprivileged"] = os.getuid() != 0 and achieved.get("capabilities") == "none"
     achieved.update(_measured_space())
@@ -286,43 +286,34 @@ def _namespaces() -> dict[str, int]:
 
 
 def _measured_space() -> dict[str, Any]:
-    """What the bot may write and how much, read back from the kernel: the mounts it can write
-    to (devices and ``/proc`` aside), the size of its ``/tmp``, whether it has a user namespace
-    of its own (where the process limit counts its processes alone), and the namespaces it is
-    in (their inode numbers, which the referee compares with its own)."""
+    """What the bot may see and write, read back from the kernel in one pass over its mounts:
+    whether ``/`` is a read-only in-memory tree (the jail's root, ``filesystem``), the mounts it
+    can write to (devices and ``/proc`` aside), the size of its ``/tmp``, whether it has a user
+    namespace of its own (where the process limit counts its processes alone), and the
+    namespaces it is in (their inode numbers, which the referee compares with its own)."""
     writable = []
+    own_root = False
     try:
         with open("/proc/self/mountinfo") as f:
             for line in f:
                 fields = line.split()
-                point = fields[4]
-                if "rw" in fields[5].split(",") and not point.startswith(("/proc", "/dev")) \
+                point, options = fields[4], fields[5].split(",")
+                if point == "/":
+                    own_root = fields[fields.index("-") + 1] == "tmpfs" and "ro" in options
+                if "rw" in options and not point.startswith(("/proc", "/dev")) \
                         and os.access(point, os.W_OK):
                     writable.append(point)
         scratch = os.statvfs("/tmp")
         with open("/proc/self/uid_map") as f:
             own_users = f.read().split() != ["0", "0", "4294967295"]
-    except (OSError, IndexError):
+    except (OSError, IndexError, ValueError):
         return {}
     import resource
 
-    return {"writable": sorted(writable), "scratch_bytes": scratch.f_blocks * scratch.f_frsize,
+    return {"filesystem": "allow-list" if own_root else "host", "writable": sorted(writable),
+            "scratch_bytes": scratch.f_blocks * scratch.f_frsize,
             "own_user_namespace": own_users, "namespaces": _namespaces(),
             "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0]}
-
-
-def _own_root() -> bool:
-    """Whether ``/`` is a read-only in-memory tree (the jail's root), not the host's disk."""
-    try:
-        with open("/proc/self/mountinfo") as f:
-            for line in f:
-                fields = line.split()
-                if fields[4] == "/":
-                    kind = fields[fields.index("-") + 1]
-                    return kind == "tmpfs" and "ro" in fields[5].split(",")
-    except (OSError, IndexError, ValueError):
-        pass
-    return False
 
 
 def _set_limits(cfg: dict[str, Any]) -> None:

@@ -185,12 +185,6 @@ def _env(jailed: bool = False) -> dict[str, str]:
     }
 
 
-def _root_spec(limits: Limits, extra: list[str]) -> JSON:
-    view = isolation.system_view()
-    return {"links": view["links"], "binds": [*view["binds"], *extra],
-            "devices": view["devices"], "scratch": limits.scratch_bytes}
-
-
 def _namespaces_allowed() -> bool:
     """False when ``$TOURNEY_NO_NAMESPACES`` is set: to try the fallback of a locked-down
     container on a machine that is not one."""
@@ -280,16 +274,24 @@ def _room_for_descriptors(count: int) -> None:
                                                 else min(hard, need * 2), hard))
 
 
-def make_jail(limits: Limits, *, binds: list[str], copies: list[tuple[str, bytes]],
-              bot: list[tuple[str, bytes]] | None, cwd: str = "/") -> jail.Jail:
-    """A jail for one runner: the allow-list view plus ``binds``, the ``copies`` written at
-    their paths, the bot's files at ``/bot``, results folders hidden."""
-    _room_for_descriptors(len(copies) + len(bot or []))
+@cache
+def _jail_view() -> tuple[dict[str, str], tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """Every jail's read-only part, worked out once a process: the system view's links, its
+    binds as (host path, path in the jail) and its devices."""
     view = isolation.system_view()
+    shown = tuple((path, isolation.in_jail(path)) for path in view["binds"])
+    return view["links"], shown, tuple(view["devices"])
+
+
+def make_jail(limits: Limits, *, binds: list[str],
+              bot: list[tuple[str, bytes]] | None, cwd: str = "/") -> jail.Jail:
+    """A jail for one runner: the allow-list view plus ``binds`` (at their own paths), the
+    bot's files at ``/bot``, results folders hidden."""
+    _room_for_descriptors(len(bot or []))
     user = sandbox_user()
-    shown = [(path, isolation.in_jail(path)) for path in view["binds"]]
-    return jail.Jail(links=view["links"], binds=[*shown, *((path, path) for path in binds)],
-                     devices=view["devices"], copies=copies, bot=bot,
+    links, shown, devices = _jail_view()
+    return jail.Jail(links=links, binds=[*shown, *((path, path) for path in binds)],
+                     devices=devices, bot=bot,
                      hide=[isolation.in_jail(path) for path in hidden_paths()],
                      scratch=limits.scratch_bytes, cwd=cwd, runner=_runner_files(),
                      seccomp=_seccomp_program(), as_root=user is not None,
@@ -372,7 +374,7 @@ def _probe_jailed() -> JSON:
     """Start a runner in a jail exactly as for a bot, without a bot; what it achieved, with the
     namespaces bubblewrap made (empty if the jail could not be built)."""
     limits = Limits()
-    cage = make_jail(limits, binds=[], copies=[], bot=None)
+    cage = make_jail(limits, binds=[], bot=None)
     group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
     try:
         proc = start_jailed(cage, jail_python(), _jail_cfg(limits), ["--probe"],
@@ -563,17 +565,16 @@ class SandboxedAgent:
                      "cpu": self.limits.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
                      "allowed": isolation.allowed_imports()}
         binds: list[str] = []
-        copies: list[tuple[str, bytes]] = []
         bot = None
         cwd = "/"
         if self.source.command:
-            binds, copies = self._command_view()
+            binds = self._command_view()
             cwd = self._cwd()
         else:
             assert self.source.path is not None
             bot = self._bot_files()
             cfg["bot_path"] = "/bot" if self.source.is_directory else f"/bot/{bot[0][0]}"
-        cage = make_jail(self.limits, binds=binds, copies=copies, bot=bot,
+        cage = make_jail(self.limits, binds=binds, bot=bot,
                          cwd=isolation.in_jail(cwd) if cwd != "/" else cwd)
         popen = {k: v for k, v in popen.items() if k not in ("stdin", "stdout")}
         popen["env"] = _env(jailed=True)
@@ -607,13 +608,13 @@ class SandboxedAgent:
             raise AgentCrash(f"could not load bot: cannot read {exc.filename or ''} "
                              f"({exc.strerror})") from None
 
-    def _command_view(self) -> tuple[list[str], list[tuple[str, bytes]]]:
+    def _command_view(self) -> list[str]:
         """What an external command sees beyond the allow-list: its paths
         (:func:`harness.bots.isolation.command_paths`) not already in every bot's view,
         bound read-only at their own paths."""
-        visible = isolation.system_view()["binds"]
+        visible = [host for host, _ in _jail_view()[1]]
         return [path for path in isolation.command_paths(self.source)
-                if not any(isolation.inside(os.path.realpath(path), b) for b in visible)], []
+                if not any(isolation.inside(os.path.realpath(path), b) for b in visible)]
 
     def _cwd(self) -> str:
         """An external command's working directory: its own (``cmd[cwd=DIR]:``) or ours."""

@@ -205,19 +205,27 @@ class Matchmaker:
         self.total_results += 1
         # Laplace (extended Kalman) step on d = r_i - r_j, diagonal covariance
         vi, vj = float(self.var[i]), float(self.var[j])
-        kappa = 1.0 / math.sqrt(1.0 + math.pi * _C * _C * (vi + vj) / 8.0)
-        p = 1.0 / (1.0 + math.exp(-kappa * _C * float(self.mu[i] - self.mu[j])))
-        info = k * _C * _C * kappa * p * (1.0 - p)
+        p, denom = self._shrink(i, j, k)
         grad = _C * (points_a - k * p)
-        denom = 1.0 + info * (vi + vj)
         self.mu[i] += vi * grad / denom
         self.mu[j] -= vj * grad / denom
-        self.var[i] = vi - vi * vi * info / denom
-        self.var[j] = vj - vj * vj * info / denom
         self._since_refit += 1
         every = self.refit_every or max(8, int(self.active.sum()) // 2)
         if self._since_refit >= every:
             self.refit()
+
+    def _shrink(self, i: int, j: int, games: int) -> tuple[float, float]:
+        """Shrink ``v_i`` and ``v_j`` by the information ``games`` games of ``i`` v ``j`` are
+        expected to bring (the variance half of the Laplace step, which does not depend on the
+        result); return the predicted score of ``i`` and the step's denominator."""
+        vi, vj = float(self.var[i]), float(self.var[j])
+        kappa = 1.0 / math.sqrt(1.0 + math.pi * _C * _C * (vi + vj) / 8.0)
+        p = 1.0 / (1.0 + math.exp(-kappa * _C * float(self.mu[i] - self.mu[j])))
+        info = games * _C * _C * kappa * p * (1.0 - p)
+        denom = 1.0 + info * (vi + vj)
+        self.var[i] = vi - vi * vi * info / denom
+        self.var[j] = vj - vj * vj * info / denom
+        return p, denom
 
     def refit(self, iterations: int = 3) -> None:
         """Recompute every belief exactly: the MAP ratings of all results under the prior, and
@@ -339,6 +347,28 @@ class Matchmaker:
         flat = int(_argmax(g.ravel(), rng))
         i, j = int(rows[flat // n]), flat % n
         return self._seated(i, j, rng)
+
+    def choose_many(self, rng: random.Random, count: int) -> list[tuple[str, str]]:
+        """The next ``count`` pairs, to play at once (a wave for parallel workers).
+
+        After each choice the pair counts as played with the information it is expected to
+        bring (variances shrink as :meth:`record` would shrink them, the result counts go up),
+        so the next choice goes elsewhere; the beliefs are restored before returning, and the
+        real results are then fed in with :meth:`record` as they arrive.
+        """
+        var, results = self.var.copy(), self.results.copy()
+        chosen: list[tuple[str, str]] = []
+        try:
+            for _ in range(count):
+                a, b = self.choose(rng)
+                chosen.append((a, b))
+                i, j = self.index[a], self.index[b]
+                self._shrink(i, j, self.games_per_result)
+                self.results[i] += 1
+                self.results[j] += 1
+        finally:
+            self.var, self.results = var, results
+        return chosen
 
     def _seated(self, i: int, j: int, rng: random.Random) -> tuple[str, str]:
         a, b = self.names[i], self.names[j]

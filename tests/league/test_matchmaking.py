@@ -154,3 +154,23 @@ def test_kendall_tau_matches_the_definition() -> None:
             assert kendall_tau(tied, tied[::-1]) == pytest.approx(_tau_brute(tied, tied[::-1]))
     assert kendall_tau([1, 2, 3], [1, 2, 3]) == 1.0
     assert kendall_tau([1, 2, 3], [3, 2, 1]) == -1.0
+
+
+def test_choose_many_spreads_a_wave_and_leaves_the_beliefs_as_they_were() -> None:
+    """A wave for parallel workers: each choice counts as played for the next one, so eight
+    choices among twelve fresh bots are not the same pair eight times, and the beliefs and
+    result counts are untouched afterwards (the real results come with record)."""
+    mm = Matchmaker([f"b{i}" for i in range(12)])
+    rng = random.Random(3)
+    for a, b in mm.choose_many(rng, 40):
+        mm.record(a, b, 2.0 if a < b else 0.0)
+    before = (mm.mu.copy(), mm.var.copy(), mm.results.copy())
+    wave = mm.choose_many(random.Random(4), 8)
+    assert len(wave) == 8
+    assert len({frozenset(p) for p in wave}) >= 4
+    assert len({frozenset(mm.choose(random.Random(4))) for _ in range(8)}) == 1  # without it
+    assert all(a != b for a, b in wave)
+    assert (mm.mu == before[0]).all() and (mm.var == before[1]).all()
+    assert (mm.results == before[2]).all()
+    # the same state and seed give the same wave
+    assert mm.choose_many(random.Random(4), 8) == wave

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
-from harness.cli.bots import outcome_in_words
+from harness.match.validation import outcome_in_words
 from tests.isolation_states import everything_in_force
 
 runner = CliRunner()

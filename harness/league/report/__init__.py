@@ -7,18 +7,23 @@
 * :func:`write_replay` — ``tourney replay FOLDER GAME_ID --html replay.html``: one game, rebuilt
   through the engine from its seed, variant and stored moves (:mod:`.frames`), drawn as SVG.
 * :class:`ReportUpdater` — keeps a report up to date while ``tourney league --report`` runs.
+
+A living league (``tourney arena``) adds its entrants, each version of an entrant's bot with its
+status (an "Entrants" panel, and a tag in the leaderboard for every bot no longer active), and
+asks for the public form of the report: no organiser-side path anywhere in the page or its
+viewers (:class:`~harness.league.report.data.Redactor`).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.league.report.data import ReportError, load, report_data
+from harness.league.report.data import Redactor, ReportError, load, report_data
 from harness.league.report.frames import board_geometry, replay_frames
 from harness.league.report.render import asset, check_writable, render, write_atomic
 
@@ -27,6 +32,8 @@ __all__ = ["DEFAULT_REPLAYS", "ReportError", "ReportUpdater", "write_replay", "w
 #: Replay viewers written beside a report by default (each is a few tens of kB).
 DEFAULT_REPLAYS = 100
 FORFEITS = ("timeout", "crash", "illegal", "protocol_error")
+#: A living league's entrants as the report takes them (see :func:`write_report`).
+Entrants = Sequence[Mapping[str, Any]]
 
 
 # ----------------------------------------------------------------------------- one game
@@ -87,12 +94,13 @@ def _result_text(row: dict[str, Any]) -> str:
     return f"Result: {outcome}, score {score}; {row['termination']}: {row['reason']}"
 
 
-def replay_html(game: StoredGame) -> str:
-    """The viewer page of one stored game."""
+def replay_html(game: StoredGame, redact: Redactor | None = None) -> str:
+    """The viewer page of one stored game; with ``redact`` (a public report's viewers), the
+    organiser-side paths in the game's record (a crash's reason, say) replaced."""
     from games import registry
     from harness.league.config import describe_variant
 
-    row = game.row
+    row = game.row if redact is None else redact(game.row)
     engine = registry.get(row["game"])
     variant = json.loads(row["variant"])
     actions = [m["action"] for m in game.moves]
@@ -170,19 +178,34 @@ def pick_replays(table: Any, limit: int | None) -> list[int]:
 
 
 def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DEFAULT_REPLAYS,
-                 keep_existing_replays: bool = False) -> ReportSummary:
+                 keep_existing_replays: bool = False, entrants: Entrants | None = None,
+                 public: bool = False) -> ReportSummary:
     """Write the report of ``folders`` to ``out`` and up to ``replays`` viewers beside it.
 
     ``replays`` None writes a viewer for every game. With ``keep_existing_replays`` a viewer
     already on disk is not rebuilt (a stored game never changes), which keeps the periodic
     rewrites of ``tourney league --report`` cheap.
+
+    ``entrants``: a living league's versions, one mapping each with the keys ``entrant`` (the
+    organiser's name for the entrant), ``bot`` (the version's bot name, as the leaderboard and
+    games name it), ``version`` (int), ``status`` (validating, active, replaced, retired, failed
+    or suspended), ``reason`` (why failed or suspended; may be empty), ``games`` (int) and
+    ``added`` (ISO time). They add an "Entrants" panel, and the leaderboard tags each bot whose
+    status is not active; None (the default) leaves the report as a league's.
+
+    ``public``: a report made to be shared, with no organiser-side path: no results folder, each
+    bot's spec as its built-in name or "uploaded file, sha256 <12 hex>", and the folders, bot
+    files, tourney's installation and the home directory replaced in every text of the page and
+    of its viewers (crash reasons, warnings). A viewer kept on disk that still holds such a path
+    (written by a report that was not public) is rewritten.
     """
     from games import registry
     from harness.records import tourney_version
 
     check_writable(out)
     data = load(folders)
-    figures = report_data(data)
+    figures = report_data(data, entrants=entrants, public=public)
+    redact = Redactor(data.folders, data.configs) if public else None
     folder_of = {c.name: f for f, c in zip(data.folders, data.configs, strict=True)}
     chosen = pick_replays(data.games, replays)
     links: dict[str, str] = {}
@@ -199,11 +222,11 @@ def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DE
             by_folder.setdefault(folder_of.get(row["league"], data.folders[0]), []).append(row)
         for folder, group in by_folder.items():
             todo = [r for r in group if not (keep_existing_replays and
-                                           (target / f"{r['game_id']}.html").exists())]
+                                           _keep(target / f"{r['game_id']}.html", redact))]
             moves = moves_of(folder, [r["game_id"] for r in todo])
             for row in todo:
                 game = StoredGame(row, folder, moves.get(row["game_id"], []))
-                write_atomic(target / f"{row['game_id']}.html", replay_html(game))
+                write_atomic(target / f"{row['game_id']}.html", replay_html(game, redact))
         links = {r["game_id"]: f"{target.name}/{r['game_id']}.html" for r in rows}
     figures["replays"] = links
     info = registry.get(figures["game"]).info
@@ -211,6 +234,7 @@ def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DE
         "report.html.j2", data=figures, title=figures["title"], game_title=info.title,
         total_games=figures["total_games"], generated=figures["generated"],
         version=tourney_version(), skipped=figures["skipped"],
+        has_entrants="entrants" in figures,
         replay_count=len(links), uplot_js=asset("vendor/uPlot.iife.min.js"),
         uplot_css=asset("vendor/uPlot.min.css"), report_js=asset("report.js"),
     )
@@ -219,12 +243,33 @@ def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DE
                          data.skipped)
 
 
+def _keep(viewer: Path, redact: Redactor | None) -> bool:
+    """Whether a viewer on disk can stay: it exists and, for a public report, holds no
+    organiser-side path (it may have been written by a report that was not public)."""
+    if not viewer.exists():
+        return False
+    if redact is None:
+        return True
+    try:
+        return not redact.found(viewer.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 class ReportUpdater:
-    """Rewrites a league's report at most every ``interval`` seconds, and once at the end."""
+    """Rewrites a league's report at most every ``interval`` seconds, and once at the end.
+
+    ``entrants`` and ``public`` are :func:`write_report`'s. ``entrants`` is either the list
+    itself or a function of no arguments returning it, called at every rewrite, so that a
+    living league shows each version's status as it is then.
+    """
 
     def __init__(self, folder: Path, out: Path, interval: float = 60.0,
-                 replays: int | None = DEFAULT_REPLAYS) -> None:
+                 replays: int | None = DEFAULT_REPLAYS, *,
+                 entrants: Entrants | Callable[[], Entrants] | None = None,
+                 public: bool = False) -> None:
         self.folder, self.out, self.interval, self.replays = folder, out, interval, replays
+        self.entrants, self.public = entrants, public
         self.last = time.monotonic()
 
     def tick(self, *_: object) -> None:
@@ -236,5 +281,6 @@ class ReportUpdater:
         self.last = time.monotonic()
         if not (self.folder / "league.json").exists():
             return None
+        entrants = self.entrants() if callable(self.entrants) else self.entrants
         return write_report([self.folder], self.out, replays=self.replays,
-                            keep_existing_replays=True)
+                            keep_existing_replays=True, entrants=entrants, public=self.public)

@@ -4,12 +4,16 @@ Everything comes from the stored games and moves through :mod:`harness.league.se
 :mod:`harness.league.store` and :mod:`harness.league.ratings`, the functions ``tourney ratings``
 uses, so the report's leaderboard and head-to-head matrix are exactly what
 ``tourney ratings --format json --h2h`` prints.
+
+Two options serve a living league (``tourney arena``): its entrants, each version with its
+status (:func:`entrants_json`), and the public form of the report, made to be shared, which
+holds no organiser-side path (:class:`Redactor`, :func:`public_spec`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +21,7 @@ from typing import Any
 from harness.league import ratings, store
 from harness.league.config import LeagueConfig, describe_variant
 from harness.league.service import stored_games
-from harness.records import TourneyError
+from harness.records import BotRef, TourneyError
 
 #: Points on the ratings-over-time chart (the leaderboard as it stood after that many games).
 HISTORY_POINTS = 40
@@ -168,14 +172,142 @@ def games_list(table: Any) -> dict[str, list[Any]]:
     return data
 
 
-def config_json(data: LeagueData) -> list[dict[str, Any]]:
+def public_spec(ref: BotRef) -> str:
+    """What a public report says of a bot's spec: a built-in by its name (``greedy:p=0.3``),
+    any other bot by its kind and the start of its code's hash, never a path or command line.
+
+    >>> public_spec(BotRef("g", "sandbox:greedy:p=0.3", "ab"))
+    'sandbox:greedy:p=0.3'
+    >>> public_spec(BotRef("alice.v2", "/srv/arena/entries/alice/v2/bot.py", "0123456789abcdef"))
+    'uploaded file, sha256 0123456789ab'
+    >>> public_spec(BotRef("c", "cmd:/opt/bots/run --fast"))
+    'external command'
+    """
+    from harness.bots.spec import BotSpecError, parse_spec
+
+    digest = f", sha256 {ref.sha256[:12]}" if ref.sha256 else ""
+    try:
+        spec = parse_spec(ref.spec, check=False)
+    except BotSpecError:
+        return "uploaded file" + digest
+    if spec.builtin:
+        return spec.prefix + spec.builtin_text
+    if spec.command:
+        return "external command" + digest
+    if spec.is_directory:
+        return "uploaded directory" + digest
+    return "uploaded file" + digest
+
+
+class Redactor:
+    """The organiser-side paths of a report and what its public form writes instead.
+
+    The paths are the results folders (``<results folder>``), each bot's file or directory
+    (``<bot NAME>``) and the folder holding it (``<bot folder>``), an external command's files
+    and working directory, tourney's own installation (``<tourney>``, in a built-in's traceback)
+    and the home directory (``~``); only absolute paths, longest first, so a folder inside the
+    home directory is named as the folder. :meth:`__call__` rewrites every string of a JSON-like
+    value (a string without a ``/``, as bot names and game ids are, comes through unchanged).
+    """
+
+    def __init__(self, folders: Sequence[Path], configs: Sequence[LeagueConfig]) -> None:
+        from harness.bots.spec import AGENTS_DIR, BotSpecError, parse_spec
+
+        found: dict[str, str] = {}
+
+        def add(path: Path | str, label: str) -> None:
+            path = Path(path)
+            if path.is_absolute():
+                for form in (path, path.resolve()):
+                    if form.parent != form:  # never "/" itself
+                        found.setdefault(str(form), label)
+
+        for folder in folders:
+            add(folder.absolute(), "<results folder>")
+        for config in configs:
+            for ref in config.bots:
+                try:
+                    spec = parse_spec(ref.spec, check=False)
+                except BotSpecError:
+                    continue
+                if spec.builtin:
+                    continue
+                if spec.path is not None and spec.path.is_absolute():
+                    add(spec.path, f"<bot {ref.name}>")
+                    add(spec.path.parent, "<bot folder>")
+                if spec.cwd is not None and spec.cwd.is_absolute():
+                    add(spec.cwd, "<bot folder>")
+                for word in spec.command:
+                    if word.startswith("/"):
+                        add(word, f"<bot {ref.name}>")
+                        add(Path(word).parent, "<bot folder>")
+        add(AGENTS_DIR.parent, "<tourney>")
+        add(Path.home(), "~")
+        self.pairs = sorted(found.items(), key=lambda kv: -len(kv[0]))
+
+    def text(self, value: str) -> str:
+        """``value`` with every organiser-side path replaced by its label."""
+        if "/" not in value:
+            return value
+        for path, label in self.pairs:
+            value = value.replace(path, label)
+        return value
+
+    def found(self, value: str) -> bool:
+        """Whether ``value`` holds an organiser-side path."""
+        return any(path in value for path, _ in self.pairs)
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self(v) for v in value]
+        return value
+
+
+#: A living league's statuses, in the order the entrants panel sorts them by.
+STATUSES = ("active", "validating", "suspended", "failed", "replaced", "retired")
+#: The keys of one entrant (a version of an entrant's bot), as ``tourney arena`` gives them.
+ENTRANT_KEYS = ("entrant", "bot", "version", "status", "reason", "games", "added")
+
+
+def entrants_json(entrants: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The entrants panel's rows: every key of :data:`ENTRANT_KEYS` (``reason`` may be left out:
+    empty), with its plain type; a status outside :data:`STATUSES` is shown as given."""
+    out = []
+    for i, e in enumerate(entrants):
+        missing = [k for k in ENTRANT_KEYS if k != "reason" and k not in e]
+        if missing:
+            raise ReportError(f"entrant {i + 1} ({e.get('bot', '?')}) has no "
+                              f"{', '.join(missing)}; each entrant needs the keys "
+                              f"{', '.join(ENTRANT_KEYS)}")
+        out.append({"entrant": str(e["entrant"]), "bot": str(e["bot"]),
+                    "version": int(e["version"]), "status": str(e["status"]),
+                    "reason": str(e.get("reason") or ""), "games": int(e["games"]),
+                    "added": str(e["added"])})
+    return out
+
+
+def config_json(data: LeagueData, public: bool = False) -> list[dict[str, Any]]:
     """The folders' configurations as the report shows them: never the league's secret key,
-    from which every deal of games still to be played derives (a report is made to be shared)."""
+    from which every deal of games still to be played derives (a report is made to be shared).
+
+    ``public`` (a report made to be shared beyond the organiser) also leaves out the folder,
+    each bot's spec (:func:`public_spec` instead) and the places the sandbox let bots write.
+    """
     out = []
     for folder, c in zip(data.folders, data.configs, strict=True):
         d = c.to_json()
         del d["key"]
-        d["folder"] = str(folder)
+        if public:
+            for bot, ref in zip(d["bots"], c.bots, strict=True):
+                bot["spec"] = public_spec(ref)
+            if isinstance(d.get("isolation"), dict):
+                d["isolation"].pop("writable", None)
+        else:
+            d["folder"] = str(folder)
         d["variant_text"] = describe_variant(c.variant)
         if c.deal_scheme == "sha256-v0":
             d["deals"] = f"from --seed {c.seed}"
@@ -187,8 +319,16 @@ def config_json(data: LeagueData) -> list[dict[str, Any]]:
     return out
 
 
-def report_data(data: LeagueData, history_points: int = HISTORY_POINTS) -> dict[str, Any]:
-    """Every figure the report shows, as one JSON-ready dict."""
+def report_data(data: LeagueData, history_points: int = HISTORY_POINTS, *,
+                entrants: Iterable[Mapping[str, Any]] | None = None,
+                public: bool = False) -> dict[str, Any]:
+    """Every figure the report shows, as one JSON-ready dict.
+
+    ``entrants`` (a living league's versions, see :func:`entrants_json`) adds the key
+    ``entrants``; without them the dict has none. ``public`` leaves out every organiser-side
+    path: the configurations as :func:`config_json` makes them public, and every string
+    (reasons, warnings, entrants) through :class:`Redactor`.
+    """
     if data.games.num_rows == 0:
         board: dict[str, Any] = {"leaderboard": [], "h2h": [], "draw_probability": None,
                                  "rated_games": 0, "void_games": 0}
@@ -197,12 +337,12 @@ def report_data(data: LeagueData, history_points: int = HISTORY_POINTS) -> dict[
         board = ratings_json(data.games)
         hist = history(data.games, board["draw_probability"], history_points)
     first = data.configs[0]
-    return {
+    figures = {
         "title": " + ".join(c.name for c in data.configs),
         "game": first.game,
         "players": first.players,
         "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "configs": config_json(data),
+        "configs": config_json(data, public),
         "ratings": board,
         "history": hist,
         "terminations": termination_counts(data.games),
@@ -211,3 +351,9 @@ def report_data(data: LeagueData, history_points: int = HISTORY_POINTS) -> dict[
         "skipped": data.skipped,
         "total_games": data.games.num_rows,
     }
+    if entrants is not None:
+        figures["entrants"] = entrants_json(entrants)
+    if public:
+        redacted: dict[str, Any] = Redactor(data.folders, data.configs)(figures)
+        return redacted
+    return figures

@@ -48,6 +48,24 @@ tourneyData("report-data").then((D) => {
     }));
   }
 
+  /* ---- a living league's statuses: a badge says each in words, coloured as a hint ---- */
+  const STATUS_TIPS = {
+    active: "plays rated games",
+    validating: "waiting for its entry check; not rated yet",
+    suspended: "kept forfeiting after it was admitted; plays no games until reinstated",
+    failed: "the entry check refused it",
+    replaced: "a newer version of the same entrant took its place; its games stay",
+    retired: "its entrant left; its games and place in the history stay",
+  };
+  const STATUS_ORDER = Object.keys(STATUS_TIPS);
+  const statusOf = {};  // bot -> status, for the leaderboard's tags
+  for (const e of D.entrants || []) statusOf[e.bot] = e.status;
+  function badge(cls, status) {
+    const known = Object.prototype.hasOwnProperty.call(STATUS_TIPS, status);
+    return el("span", { class: `${cls} status-${known ? status : "other"}`, "data-status": status,
+      title: `${status}: ${known ? STATUS_TIPS[status] : "status"}` }, status);
+  }
+
   /* ---- leaderboard: every field of `tourney ratings --format json` ---- */
   const LABELS = {
     rank: "rank", bot: "bot", mu: "mu", sigma: "sigma", rating: "mu−3σ", games: "games",
@@ -80,12 +98,18 @@ tourneyData("report-data").then((D) => {
         LABELS[k] || k.replace(/_/g, " "))))));
     const body = el("tbody");
     for (const r of rows) {
-      body.append(el("tr", { "data-bot": r.bot }, ...keys.map((k) => el("td", {
+      // a living league's bot that no longer plays (or not yet) is tagged with its status
+      const status = statusOf[r.bot];
+      const tagged = status !== undefined && status !== "active";
+      const attrs = { "data-bot": r.bot };
+      if (status !== undefined) attrs["data-status"] = status;
+      if (tagged) attrs.class = "inactive";
+      body.append(el("tr", attrs, ...keys.map((k) => el("td", {
         class: (k === "bot" ? "name" : "") +
           (k.startsWith("forfeits") && r[k] > 0 ? " bad" : ""),
         "data-key": k, "data-value": JSON.stringify(r[k]),
         "data-sort": typeof r[k] === "number" ? r[k] : String(r[k]),
-      }, cellText(k, r[k])))));
+      }, cellText(k, r[k]), ...(k === "bot" && tagged ? [" ", badge("tag", status)] : [])))));
     }
     table.append(body);
     makeSortable(table);
@@ -94,6 +118,45 @@ tourneyData("report-data").then((D) => {
       `${D.ratings.rated_games} rated games, ${D.ratings.void_games} void; draw probability ` +
       `${dp === null ? "–" : dp.toFixed(3)}. Ranked by Elo, as tourney ratings ranks; ` +
       "click a column to sort.";
+  }
+
+  /* ---- a living league's entrants: every version of each entrant's bot ---- */
+  function entrants() {
+    const rows = D.entrants;
+    const table = document.getElementById("entrants-table");
+    if (!table) return;  // not a living league: no panel
+    if (!rows.length) { table.append(el("tr", {}, el("td", { text: "no entrants yet" }))); return; }
+    const head = [["entrant", "name"], ["version", ""], ["bot", "name"], ["status", "name"],
+      ["games", ""], ["added", "name"], ["reason", "name"]];
+    table.append(el("thead", {}, el("tr", {}, ...head.map(([h, cls]) =>
+      el("th", { class: cls, "data-key": h }, h)))));
+    const body = el("tbody");
+    for (const e of rows) {
+      const rank = STATUS_ORDER.indexOf(e.status);
+      body.append(el("tr", { "data-bot": e.bot, "data-status": e.status },
+        el("td", { class: "name", "data-key": "entrant" }, e.entrant),
+        el("td", { "data-key": "version", "data-sort": e.version }, String(e.version)),
+        el("td", { class: "name", "data-key": "bot" }, e.bot),
+        el("td", { class: "name", "data-key": "status",
+          "data-sort": rank < 0 ? STATUS_ORDER.length : rank }, badge("badge", e.status)),
+        el("td", { "data-key": "games", "data-sort": e.games }, String(e.games)),
+        el("td", { class: "name", "data-key": "added",
+          "data-sort": isNaN(Date.parse(e.added)) ? e.added : Date.parse(e.added) },
+          e.added.replace("T", " ")),
+        el("td", { class: "name reason", "data-key": "reason" }, e.reason || "–")));
+    }
+    table.append(body);
+    makeSortable(table);
+    const counts = {};
+    for (const e of rows) counts[e.status] = (counts[e.status] || 0) + 1;
+    const names = new Set(rows.map((e) => e.entrant));
+    const order = [...STATUS_ORDER, ...Object.keys(counts).filter((s) => !STATUS_ORDER.includes(s))];
+    document.getElementById("entrants-note").textContent =
+      `${names.size} entrant${names.size === 1 ? "" : "s"}, ${rows.length} version` +
+      `${rows.length === 1 ? "" : "s"}: ` +
+      order.filter((s) => counts[s]).map((s) => `${counts[s]} ${s}`).join(", ") +
+      ". Each version is rated on its own under its bot name; the leaderboard tags every " +
+      "version that is not active. Click a column to sort.";
   }
 
   /* ---- head-to-head heat map ---- */
@@ -220,7 +283,7 @@ tourneyData("report-data").then((D) => {
       const lim = c.limits || {};
       const dl = el("dl", { class: "config" });
       const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));
-      add("folder", el("code", {}, c.folder));
+      if (c.folder !== undefined) add("folder", el("code", {}, c.folder));  // not in public
       add("league", c.name);
       add("game", `${c.game} (${c.players} players)`);
       add("variant", c.variant_text);
@@ -315,5 +378,5 @@ tourneyData("report-data").then((D) => {
     filter();
   }
 
-  leaderboard(); h2h(); history(); health(); config(); games();
+  leaderboard(); entrants(); h2h(); history(); health(); config(); games();
 }).catch((err) => console.error("tourney: cannot read the page data:", err));

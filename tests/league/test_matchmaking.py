@@ -5,10 +5,21 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 
-from harness.bench.matchmaking import adaptive, field, play, round_robin, simulate
+from harness.bench.matchmaking import (
+    FieldRun,
+    adaptive,
+    field,
+    ideal_share,
+    neighbours,
+    play,
+    plot,
+    round_robin,
+    simulate,
+)
 from harness.league.elo import Result
 from harness.league.matchmaking import Matchmaker, kendall_tau
 
@@ -174,3 +185,37 @@ def test_choose_many_spreads_a_wave_and_leaves_the_beliefs_as_they_were() -> Non
     assert (mm.results == before[2]).all()
     # the same state and seed give the same wave
     assert mm.choose_many(random.Random(4), 8) == wave
+
+
+def test_the_bench_probes_measure_without_changing_the_run() -> None:
+    """A probe (a plot's extra point) refits, measures and throws the refit away: the run's own
+    checkpoints come out as without it."""
+    truth = field(30, seed=19)
+    plain = simulate(truth, neighbours, 200, [100, 200], seed=20)
+    probed = simulate(truth, neighbours, 200, [100, 200], seed=20, probes=[30, 60, 150])
+    assert [p for p, _, _ in probed] == [30, 60, 100, 150, 200]
+    assert [c for c in probed if c[0] in (100, 200)] == plain
+
+
+def test_the_information_model_matches_the_simulated_round_robin() -> None:
+    """The bench's independent-errors model gives the round robin's final tau of the simulation
+    (0.950 at 200 bots, seed 1) and an ideal scheme's share of its games above a half."""
+    model_tau, share = ideal_share(200, seed=1)
+    assert model_tau == pytest.approx(0.950, abs=0.003)
+    assert 0.5 < share < 0.6
+
+
+def test_the_bench_plot_is_a_png(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    runs = []
+    for seed in (1, 2):
+        truth = field(12, seed)
+        run = FieldRun(12, seed)
+        full = run.full
+        for scheme, chooser in (("adaptive", adaptive), ("neighbours", neighbours),
+                                ("round robin", round_robin(sorted(truth), random.Random(seed)))):
+            run.curves[scheme] = simulate(truth, chooser, full, [full // 2, full], seed)
+        runs.append(run)
+    out = tmp_path / "curves.png"
+    plot(runs, str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from harness.cli import bots, catalog, league, report
+from harness.cli import arena, bots, catalog, league, report
 from harness.records import TourneyError, tourney_version
 
 
@@ -73,9 +73,9 @@ def _root(
     """Bot tournaments for Battle Line and War Chest: play, validate, leagues, ratings."""
 
 
-def command(name: str, fn: Callable[..., None]) -> None:
-    """Register ``fn`` as ``tourney NAME``, its TourneyErrors mapped to one line and an exit
-    status."""
+def command(name: str, fn: Callable[..., None], group: typer.Typer = app) -> None:
+    """Register ``fn`` as ``tourney NAME`` (or a command of ``group``), its TourneyErrors mapped
+    to one line and an exit status."""
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> None:
@@ -86,7 +86,7 @@ def command(name: str, fn: Callable[..., None]) -> None:
                 typer.echo(f"tourney: error: {line}", err=True)
             raise typer.Exit(exc.exit_code) from None
 
-    app.command(name)(run)
+    group.command(name)(run)
 
 
 command("games", catalog.games_cmd)
@@ -100,6 +100,14 @@ command("ratings", league.ratings_cmd)
 command("replay", league.replay_cmd)
 command("report", report.report_cmd)
 command("games-list", league.games_list_cmd)
+
+arena_app = typer.Typer(
+    name="arena", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    help="A living league: bots join, change and leave while it runs; games go where the "
+         "ratings are least sure.")
+app.add_typer(arena_app)
+for _name in ("new", "run", "add", "update", "retire", "reinstate", "status"):
+    command(_name, getattr(arena, f"{_name}_cmd"), arena_app)
 
 
 def main() -> None:

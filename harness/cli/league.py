@@ -252,6 +252,13 @@ def ratings_cmd(
     times: Annotated[bool, typer.Option(
         "--times", help="Add each bot's think times: median, 95th percentile, slowest, total, "
                         "time-outs.")] = False,
+    versions: Annotated[str | None, typer.Option(
+        "--versions", help="A living league's bots to list: latest (each entrant's current "
+                           "version, the default) or all (every version, retired and replaced "
+                           "ones too).")] = None,
+    bot: Annotated[list[str] | None, typer.Option(
+        "--bot", help="List only these bots or entrants (shell patterns allowed, e.g. "
+                      "'alice*'); repeat for more.")] = None,
 ) -> None:
     """Ratings of stored games, best first by Elo: the batch Elo fit with its interval beside
     TrueSkill, with W/D/L, win rate and forfeits.
@@ -266,14 +273,57 @@ def ratings_cmd(
         fail(f"--level must be between 0 and 1 (got {level}); e.g. 0.95")
     if times and fmt not in ("table", "json"):
         fail("--times prints a table or JSON; drop --times or use --format table or json")
+    show = shown_bots(folders, versions, bot or [])
     text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability,
                                  anchor=anchor, level=level, interval=interval, los=los,
-                                 pairs=pairs)
+                                 pairs=pairs, show=show)
     if times:
         text = _with_times(text, folders, fmt, skipped)
     for line in dict.fromkeys(skipped):
         typer.echo(f"tourney: warning: {line}", err=True)
     typer.echo(text)
+
+
+def shown_bots(folders: list[Path], versions: str | None, patterns: list[str]
+               ) -> set[str] | None:
+    """The bots ``tourney ratings`` lists: for a living league (:mod:`harness.arena`) each
+    entrant's latest version unless ``--versions all``; then those matching ``--bot``."""
+    import fnmatch
+
+    from harness.arena.registry import DB_FILE
+
+    if versions not in (None, "latest", "all"):
+        fail(f"unknown --versions {versions!r}; choose latest or all")
+    arenas = [f for f in folders if (f / DB_FILE).is_file()]
+    if versions is not None and not arenas:
+        fail("--versions is for living leagues (tourney arena); these folders hold leagues")
+    if not arenas and not patterns:
+        return None
+    names: set[str] = set()
+    labels: dict[str, str] = {}  # bot -> entrant, to match an entrant's name too
+    if arenas:
+        from harness.arena.registry import Registry
+
+        for folder in arenas:
+            with Registry.open(folder) as registry:
+                chosen = (registry.latest().values() if versions in (None, "latest")
+                          else registry.versions())
+                for v in chosen:
+                    names.add(v.bot)
+                    labels[v.bot] = v.entrant
+    if len(arenas) < len(folders) or not arenas:
+        from harness.league.config import load_config
+
+        for folder in folders:
+            if folder not in arenas:
+                names.update(b.name for b in load_config(folder).bots)
+    if patterns:
+        names = {n for n in names if any(fnmatch.fnmatchcase(n, p) or
+                                         fnmatch.fnmatchcase(labels.get(n, n), p)
+                                         for p in patterns)}
+        if not names:
+            fail(f"no bot matches --bot {' '.join(patterns)}")
+    return names
 
 
 def _with_times(text: str, folders: list[Path], fmt: str, skipped: list[str]) -> str:

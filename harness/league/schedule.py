@@ -221,6 +221,31 @@ def pairing_games(
                         limits, key)
 
 
+def deal_set(
+    game: str,
+    variant: dict[str, str],
+    x: BotRef,
+    y: BotRef,
+    deal_index: int,
+    *,
+    players: int = 2,
+    league: str = "",
+    limits: Limits | None = None,
+    key: bytes | None = None,
+) -> list[GameSpec]:
+    """Deal set ``deal_index`` of a pairing alone: the duplicate pair a living league
+    (:mod:`harness.arena`) chose to play next, with the ids and deal a round robin of the same
+    bots and key would give it."""
+    if x.name == y.name:
+        raise ScheduleError(f"a bot cannot be paired with itself ({x.name!r})")
+    if players == 3:
+        raise ScheduleError("a deal set of a pairing needs a 2- or 4-player game")
+    a, b = (x, y) if x.name <= y.name else (y, x)
+    size = set_size(players)
+    return _group_games(game, variant, (a, b), range(size * deal_index, size * deal_index + size),
+                        0, players, league, limits, key)
+
+
 def check_bots(bots: Sequence[BotRef], minimum: int = 2) -> None:
     """Refuse too few bots and repeated display names (a name is a bot's identity in results)."""
     if len(bots) < minimum:

@@ -17,7 +17,7 @@ import re
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -219,7 +219,7 @@ def prepare_league(
         schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
         key=key_hex, deal_scheme=scheme,
         # once asked for, isolation is required on every resume of the folder too
-        isolation=_isolation(refs, require_isolation or (
+        isolation=isolation_record(refs, require_isolation or (
             stored is not None and bool(stored.isolation.get("required")))),
         bot_limits=own,
     )
@@ -240,7 +240,7 @@ def _with_seat_limits(specs: list[GameSpec], base: Limits,
             for s in specs]
 
 
-def _isolation(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
+def isolation_record(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
     """What confines this league's sandboxed bots (recorded in league.json, with ``required``
     when the folder demands it); with ``required``, a :class:`LeagueError` naming what is
     missing."""
@@ -457,7 +457,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
 
     try:
         with executor:
-            for record in _records(executor, todo):
+            for record in records_of(executor, todo):
                 summary.played += 1
                 keep(gate.admit(record) if gate is not None else (record,))
                 forfeit = summary.forfeits.add_record(record)
@@ -506,7 +506,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     return summary
 
 
-def _records(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord | PackedRecord]:
+def records_of(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord | PackedRecord]:
     """The executor's records; worker processes' as they packed them (stored as they are)."""
     from harness.run.local import ProcessExecutor
 
@@ -599,9 +599,11 @@ def stored_games(folders: Sequence[Path], purpose: str = "rate") -> tuple[list[L
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
                  draw_probability: float | None = None, anchor: str | None = None,
                  level: float = 0.95, interval: str = "curvature", los: bool = False,
-                 pairs: bool = False) -> tuple[str, list[str]]:
+                 pairs: bool = False, show: Collection[str] | None = None
+                 ) -> tuple[str, list[str]]:
     """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders``, and
-    warnings (skipped files); see :mod:`harness.league.verdicts`."""
+    warnings (skipped files); see :mod:`harness.league.verdicts`. ``show``: the bots to list
+    (the fit is still of every game), e.g. a living league's latest versions."""
     from harness.league import ratings, verdicts
     from harness.league.identity import versions
 
@@ -625,6 +627,8 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
         rated = verdicts.rate(rows, anchor=anchor, level=level,
                               interval=verdicts.interval(interval),
                               draw_probability=draw_probability)
+        if show is not None:
+            rated = verdicts.only(rated, set(show))
         text = verdicts.render(rated, fmt, h2h=h2h, los=los, pairs=pairs)
     except verdicts.RatingsInputError as exc:
         raise LeagueError(str(exc)) from None

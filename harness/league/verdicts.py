@@ -97,6 +97,22 @@ def rate(rows: Sequence[Row], *, anchor: str | None = None, level: float = 0.95,
     return Rated(board, fit, pairs)
 
 
+def only(rated: Rated, keep: set[str]) -> Rated:
+    """The same figures shown for the bots in ``keep`` alone (a living league's latest
+    versions, or a filter): the fit stays the fit of every game, nothing is refitted."""
+    import dataclasses
+
+    fit = rated.fit
+    idx = [i for i, b in enumerate(fit.bots) if b.name in keep]
+    fit = dataclasses.replace(
+        fit, bots=tuple(fit.bots[i] for i in idx),
+        los=tuple(tuple(fit.los[i][j] for j in idx) for i in idx))
+    board = dataclasses.replace(
+        rated.board, bots=[b for b in rated.board.bots if b.name in keep],
+        h2h={k: v for k, v in rated.board.h2h.items() if k[0] in keep and k[1] in keep})
+    return Rated(board, fit, [p for p in rated.pairs if p.a in keep and p.b in keep])
+
+
 # ----------------------------------------------------------------------------- figures
 
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 KIND = "arena"
 SUSPEND_AFTER = 3  # forfeits in a row before an admitted version is suspended
-PAIRS_PER_WORKER = 4  # a wave's pairs per worker
+PAIRS_PER_WORKER = 8  # a wave's pairs per worker
 IDLE_SECONDS = 1.0  # how often an arena with fewer than two active bots looks again
 SCAN_SECONDS = 2.0  # how often the field is read again between waves
 
@@ -417,7 +417,8 @@ class Arena:
                 if executor is None:
                     executor = make_executor(opts.workers, self.folder, opts.cluster,
                                              opts.game_timeout,
-                                             bool(self.config.isolation.get("required")))
+                                             bool(self.config.isolation.get("required")),
+                                             persistent=True)
                 wave = max(1, executor.workers * opts.pairs_per_worker)
                 if opts.stop_after is not None:
                     wave = min(wave, max(1, -(-(opts.stop_after - self.summary.played) // 2)))

@@ -519,13 +519,14 @@ def records_of(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord 
 
 def make_executor(workers: int | None, out: Path, cluster: str | None,
                   game_timeout: float | None = None,
-                  require_isolation: bool = False) -> Executor:
+                  require_isolation: bool = False, persistent: bool = False) -> Executor:
     """The back end a command asked for: a Dask cluster, in-process (0) or worker processes.
 
     ``game_timeout``: the watchdog's limit per game in worker processes (default: every seat's
     worst-case time plus a minute, see :func:`harness.run.base.game_deadline`).
     ``require_isolation``: every Dask worker checks, before its first game, that it gives bots
     every protection (local workers share this machine, which :func:`prepare_league` checked).
+    ``persistent``: local workers outlive each run of games (a living league's waves).
     """
     if cluster:
         from harness.run import dask
@@ -545,7 +546,7 @@ def make_executor(workers: int | None, out: Path, cluster: str | None,
         raise LeagueError("--game-timeout needs worker processes: use --workers 1 or more")
     play = base.default_play(out / "logs")
     n = workers if workers is not None else cpu_count()
-    return local.make_executor(n, play, deadline=game_timeout)
+    return local.make_executor(n, play, deadline=game_timeout, persistent=persistent)
 
 
 def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:

@@ -157,7 +157,10 @@ class ProcessExecutor:
     def __init__(self, workers: int | None = None, play: PlayFn | None = None, *,
                  deadline: DeadlineFn | float | None = None, retries: int = 1,
                  prefetch: int = 24, poll_seconds: float = 0.5,
-                 min_wake: float = 0.02) -> None:
+                 min_wake: float = 0.02, persistent: bool = False) -> None:
+        """``persistent``: idle workers outlive a :meth:`run` and play the next one's games
+        (a living league runs one short list of games after another); :meth:`close` ends
+        them."""
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
@@ -172,6 +175,7 @@ class ProcessExecutor:
         self._min_wake = min_wake
         self._last_wake = 0.0
         self._workers: list[_Worker] = []
+        self._persistent = persistent
 
     @property
     def workers(self) -> int:
@@ -227,7 +231,11 @@ class ProcessExecutor:
                 self._pace()
                 yield from self._collect(todo, deaths)
         finally:
-            self.close()
+            if self._persistent:  # a stop mid-run: the workers still playing are killed
+                for worker in [w for w in self._workers if w.queue]:
+                    self._kill(worker)
+            else:
+                self.close()
 
     def _pace(self) -> None:
         """Wake at most every ``min_wake`` seconds while every worker has games queued.
@@ -368,8 +376,10 @@ class ProcessExecutor:
 
 
 def make_executor(workers: int, play: PlayFn | None = None, *,
-                  deadline: DeadlineFn | float | None = None) -> Executor:
-    """``workers`` 0: in this process; otherwise that many worker processes."""
+                  deadline: DeadlineFn | float | None = None,
+                  persistent: bool = False) -> Executor:
+    """``workers`` 0: in this process; otherwise that many worker processes (``persistent``:
+    kept between runs, see :class:`ProcessExecutor`)."""
     if workers == 0:
         return InlineExecutor(play)
-    return ProcessExecutor(workers, play, deadline=deadline)
+    return ProcessExecutor(workers, play, deadline=deadline, persistent=persistent)

@@ -120,3 +120,26 @@ def test_a_worker_that_dies_idle_is_replaced_without_charging_a_game() -> None:
     records = list(ex.run(SPECS[2:6]))
     assert ids(records) == [f"g0{i}" for i in range(2, 6)]
     assert all(r.termination is Termination.NORMAL for r in records)
+
+
+def test_persistent_workers_play_run_after_run_and_stop_with_close() -> None:
+    """A living league's waves: the same workers play each short list of games, a stop
+    mid-run kills the ones still playing, close ends the rest."""
+    ex = ProcessExecutor(2, quick, persistent=True)
+    assert ids(list(ex.run(SPECS[:6]))) == ids([record(s.game_id) for s in SPECS[:6]])
+    pids = sorted(ex.worker_pids())
+    assert len(pids) == 2
+    assert ids(list(ex.run(SPECS[6:]))) == ids([record(s.game_id) for s in SPECS[6:]])
+    assert sorted(ex.worker_pids()) == pids  # not forked again
+    ex.close()
+    assert ex.worker_pids() == []
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    slow = ProcessExecutor(2, hangs, poll_seconds=0.1, persistent=True)
+    it = slow.run([SPECS[1], SPECS[2]])
+    assert next(it).game_id == "g02"
+    it.close()  # the game still running is stopped with its worker
+    assert len(slow.worker_pids()) <= 1
+    slow.close()
+    assert slow.worker_pids() == []

@@ -37,15 +37,29 @@ def report_cmd(
         "--replays", help="Replay viewers to write beside the report (a number, or 'all'); "
                           "forfeits and void games first, then spread over the pairings.")]
     = "100",
+    public: Annotated[bool | None, typer.Option(
+        "--public/--private", help="Leave out every path of yours (folders, bot files), for a "
+                                   "report to share (default: public for a living league).")]
+    = None,
 ) -> None:
     """Write one self-contained HTML report of the leagues stored in FOLDERS.
 
     Leaderboard, head to head, ratings over the league, terminations, think time,
-    configuration and the games with links to their replays.
+    configuration and the games with links to their replays; for a living league (tourney
+    arena) also each entrant's versions with their status.
     """
+    from harness.arena.registry import DB_FILE
     from harness.league.report import write_report
 
-    summary = write_report(folders, out, replays=_replay_count(replays))
+    arenas = [f for f in folders if (f / DB_FILE).is_file()]
+    entrants = None
+    if arenas:
+        from harness.arena.living import report_rows
+
+        entrants = [row for folder in arenas for row in report_rows(folder)]
+    shared = bool(arenas) if public is None else public
+    summary = write_report(folders, out, replays=_replay_count(replays), entrants=entrants,
+                           public=shared)
     for line in summary.skipped:
         typer.echo(f"tourney: warning: {line}", err=True)
     typer.echo(f"wrote {out} ({summary.bytes / 1e6:.2f} MB, {summary.games} games, "

@@ -309,3 +309,38 @@ def test_entry_check_copies_a_bot_directory(arena: Path) -> None:
     run(arena, 2)
     state, reason = status(arena)["dirbot.v1"]
     assert state == "failed" and reason
+
+
+def _page_data(path: Path) -> dict[str, object]:
+    from harness.league.report.render import unpack
+
+    html = path.read_text()
+    head = '<script type="application/octet-stream" id="report-data">'
+    start = html.index(head) + len(head)
+    data: dict[str, object] = unpack(html[start:html.index("</script>", start)])
+    return data
+
+
+def test_the_report_shows_each_entrants_status_and_none_of_the_organisers_paths(
+        arena: Path, tmp_path: Path) -> None:
+    for name, spec in (("alice", "random"), ("bob", "greedy"),
+                       ("crash", str(BOTS / "crasher.py")), ("carol", str(BOTS / "first.py"))):
+        assert tourney("arena", "add", arena, name, spec)[0] == 0
+    live = tmp_path / "live.html"
+    run(arena, 8, report=live, report_interval=1.0)  # --report: written as it runs
+    entrants = {e["bot"]: e for e in _page_data(live)["entrants"]}  # type: ignore[attr-defined]
+    assert entrants["crash.v1"]["status"] == "failed"
+    assert "crasher: boom" in entrants["crash.v1"]["reason"]
+    assert entrants["alice.v1"]["status"] == "active" and entrants["alice.v1"]["games"] > 0
+    assert tourney("arena", "retire", arena, "bob")[0] == 0
+    out = tmp_path / "shared.html"
+    code, text = tourney("report", arena, "-o", out, "--replays", "all")
+    assert code == 0, text
+    assert {e["bot"]: e["status"] for e in _page_data(out)["entrants"]}[  # type: ignore[attr-defined]
+        "bob.v1"] == "retired"
+    pages = [out, *sorted((tmp_path / "shared_replays").glob("*.html"))]
+    assert len(pages) > 1
+    for page in pages:
+        html = page.read_text()
+        for private in (str(arena.resolve()), str(BOTS), str(ROOT)):
+            assert private not in html, (page, private)

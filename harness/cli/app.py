@@ -106,7 +106,7 @@ arena_app = typer.Typer(
     help="A living league: bots join, change and leave while it runs; games go where the "
          "ratings are least sure.")
 app.add_typer(arena_app)
-for _name in ("new", "run", "add", "update", "retire", "reinstate", "status"):
+for _name in ("new", "run", "add", "update", "retire", "reinstate", "status", "final"):
     command(_name, getattr(arena, f"{_name}_cmd"), arena_app)
 
 

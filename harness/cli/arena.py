@@ -247,3 +247,39 @@ def status_cmd(
             typer.echo("")
             for at, entrant, name, what in registry.events(events):
                 typer.echo(f"{at}  {name or entrant}: {what}")
+
+
+def final_cmd(
+    folder: FolderArg,
+    top: Annotated[int, typer.Option("--top", help="The arena's best N bots take part.",
+                                     min=2)] = 8,
+    knockout: Annotated[bool, typer.Option(
+        "--knockout", help="Single elimination, seeded 1 v N (default: Swiss).")] = False,
+    rounds: Annotated[int | None, typer.Option(
+        "--rounds", help="Swiss rounds (default: enough to separate the field, log2 N).",
+        min=1)] = None,
+    pairs: Annotated[int, typer.Option(
+        "--pairs", help="Duplicate pairs a meeting (two games each).", min=1)] = 2,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="The stage's results folder (default: FOLDER/final).")] = None,
+    workers: WorkersOpt = None,
+    cluster: ClusterOpt = None,
+) -> None:
+    """A final over the living league's top bots: a Swiss (or knockout) stage of duplicate
+    pairs, seeded by the arena's standings when it starts; run it again to continue one that
+    was stopped.
+
+    Example: tourney arena final results/club --top 8 --rounds 3
+    """
+    from harness.arena import living, stage
+    from harness.league.service import make_executor
+
+    config = living.load_arena(folder)
+    target = out if out is not None else folder / "final"
+    executor = make_executor(workers, target, cluster, None,
+                             bool(config.isolation.get("required")))
+    rows = stage.play(folder, target, executor, fmt="knockout" if knockout else "swiss",
+                      top=top, rounds=rounds, pairs=pairs,
+                      say=lambda line: typer.echo(line, err=True))
+    typer.echo(stage.render(rows, "knockout" if knockout else "swiss"))
+    typer.echo(f"games stored in {target}; tourney ratings {target} rates them", err=True)

@@ -70,3 +70,13 @@ def chromium(width: int = 1400, height: int = 1000) -> Iterator[Any]:
 def console_errors(driver: Any) -> list[str]:
     """The page's console messages of level SEVERE (errors) since the last call."""
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def open_page(driver: Any, path: Path, fragment: str = "") -> None:
+    """Load a page (a fragment such as ``#entrants`` too) and wait until it is ready."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    console_errors(driver)  # drop what earlier pages logged
+    driver.get(path.resolve().as_uri() + fragment)
+    WebDriverWait(driver, 10).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from games import registry
 from harness.cli.app import app
 from harness.league import store
-from tests.report.browser import chromium, console_errors, require
+from tests.report.browser import chromium, console_errors, open_page, require
 from tests.report.leagues import with_elo
 
 runner = CliRunner()
@@ -58,13 +58,6 @@ def browser() -> Iterator[Any]:
     require()  # not run where Chromium is missing (and failed under CI, which must run it)
     with chromium() as driver:
         yield driver
-
-
-def open_page(driver: Any, path: Path, fragment: str = "") -> None:
-    console_errors(driver)  # drop what earlier pages logged
-    driver.get(path.resolve().as_uri() + fragment)
-    WebDriverWait(driver, 10).until(
-        lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def ratings_json(folder: Path) -> dict[str, Any]:

@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from harness.league.report import ReportUpdater, write_report
 from harness.league.report.data import ReportError, load, report_data
 from harness.league.report.render import unpack
 from harness.league.service import League
-from tests.report.browser import chromium, console_errors, require
+from tests.report.browser import chromium, console_errors, open_page, require
 
 RESULTS_MARK = "results-q7zx"  # in the results folder's path, and nowhere else
 BOTS_MARK = "botfiles-k3vw"  # in the bot files' path, and nowhere else
@@ -222,13 +221,6 @@ def browser() -> Iterator[Any]:
     require()  # not run where Chromium is missing (and failed under CI, which must run it)
     with chromium() as driver:
         yield driver
-
-
-def open_page(driver: Any, path: Path, fragment: str = "") -> None:
-    console_errors(driver)  # drop what earlier pages logged
-    driver.get(path.resolve().as_uri() + fragment)
-    WebDriverWait(driver, 10).until(
-        lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def test_entrants_panel_and_leaderboard_tags(arena: tuple[Path, Path], browser: Any,

@@ -101,7 +101,7 @@ def _copy(folder: Path, entrant: str, version: int, snap: Snapshot) -> str:
 
     if not snap.files:
         return snap.spec
-    base = folder / BOTS_DIR / entrant
+    base = folder.resolve() / BOTS_DIR / entrant  # the spec names the copy from anywhere
     base.mkdir(parents=True, exist_ok=True)
     target = base / f"v{version}"
     tmp = Path(tempfile.mkdtemp(prefix=f".v{version}-", dir=base))

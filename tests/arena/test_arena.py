@@ -64,9 +64,13 @@ def test_bots_join_play_change_and_leave_and_every_game_is_kept(arena: Path,
                                                                tmp_path: Path) -> None:
     own = tmp_path / "mine.py"
     own.write_text((BOTS / "first.py").read_text())
+    relative = Path(os.path.relpath(arena))  # as typed in another directory
     for name, spec in (("alice", "random"), ("bob", "greedy"), ("carol", f"inproc:{own}")):
-        code, text = tourney("arena", "add", arena, name, spec)
+        code, text = tourney("arena", "add", relative, name, spec)
         assert code == 0 and f"added as {name}.v1" in text, text
+    with Registry.open(arena) as registry:  # the copy's path holds from any directory
+        assert Path(registry.entrant_versions("carol")[0].spec.removeprefix("inproc:")
+                    ).is_absolute()
     # the copy is what plays: editing the original afterwards changes nothing
     own.write_text("raise SystemExit('edited after it was sent')\n")
     first = run(arena, 24)

@@ -524,16 +524,3 @@ class Arena:
                     self.mm.record(a, b, entry.points, games=entry.games)
             if self._stopping:
                 return
-
-
-def report_rows(folder: Path) -> list[dict[str, Any]]:
-    """Every version of the arena with its status and games, as the report's entrants panel
-    shows them."""
-    from harness.arena.standings import read_totals
-
-    with Registry.open(folder) as registry:
-        versions = registry.versions()
-    games = read_totals(folder).games
-    return [{"entrant": v.entrant, "bot": v.bot, "version": v.version, "status": v.status,
-             "reason": v.reason, "games": games.get(v.bot, 0), "added": v.added}
-            for v in versions]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
+from harness.arena.registry import Registry
 from harness.league.report import DEFAULT_REPLAYS, ReportSummary, write_report
 
 
 def write(folder: Path, out: Path, replays: int | None = DEFAULT_REPLAYS) -> ReportSummary:
     """Write the report of the arena in ``folder`` to ``out``."""
-    from harness.arena.living import report_rows
-
     return write_report([folder], out, replays=replays, keep_existing_replays=True,
                         entrants=report_rows(folder), public=True)
 
@@ -31,3 +31,16 @@ class ArenaReport:
     def write(self) -> ReportSummary:
         self.last = time.monotonic()
         return write(self.folder, self.out)
+
+
+def report_rows(folder: Path) -> list[dict[str, Any]]:
+    """Every version of the arena with its status and games, as the report's entrants panel
+    shows them."""
+    from harness.arena.standings import read_totals
+
+    with Registry.open(folder) as registry:
+        versions = registry.versions()
+    games = read_totals(folder).games
+    return [{"entrant": v.entrant, "bot": v.bot, "version": v.version, "status": v.status,
+             "reason": v.reason, "games": games.get(v.bot, 0), "added": v.added}
+            for v in versions]

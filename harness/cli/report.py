@@ -54,7 +54,7 @@ def report_cmd(
     arenas = [f for f in folders if (f / DB_FILE).is_file()]
     entrants = None
     if arenas:
-        from harness.arena.living import report_rows
+        from harness.arena.report import report_rows
 
         entrants = [row for folder in arenas for row in report_rows(folder)]
     shared = bool(arenas) if public is None else public

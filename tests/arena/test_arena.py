@@ -147,7 +147,8 @@ def test_a_bot_that_starts_failing_after_admission_is_suspended_with_the_reason(
     assert state == "suspended" and reason.startswith("3 forfeits in a row") and "boom" in reason
     rows = stored(arena)
     crashed = [r for r in rows[6:] if "flaky.v1" in r["bots"]]  # type: ignore[operator]
-    assert 3 <= len(crashed) <= 3 + 2 * 4  # the rest of its wave at most, not hundreds
+    # the rest of its wave at most, not hundreds
+    assert 3 <= len(crashed) <= 3 + 2 * living.PAIRS_PER_WORKER
     (arena / "bots" / "flaky" / "v1" / "first.py").write_text((BOTS / "first.py").read_text())
     code, text = tourney("arena", "reinstate", arena, "flaky")
     assert code == 0 and "flaky.v1 may play again" in text

@@ -4,14 +4,32 @@ ratings fitted to them once (:class:`harness.league.matchmaking.Matchmaker`: the
 Bradley–Terry model under a ``N(0, 350²)`` prior, with each rating's standard deviation), and
 each version's status from the registry.
 
+**Reading.** Each batch file is reduced on its own (in threads: Arrow decodes outside the GIL)
+to a few arrays per game: a 64-bit hash of its id, the two bots' codes, the first bot's points
+and a hash of its duplicate pair's id; these are then totalled per pairing with numpy.
+
+**The cache** (``.standings-cache.npz`` in the folder, plain arrays, no pickles): the totals
+of the batch files already read, each file known by name, size and modification time (a
+committed batch never changes), so the next reader reads only the batches written since and
+the leaderboard costs what the new games cost, not what the store holds. With the totals it
+keeps what an exact merge needs: the hashes of every stored game id (a game stored twice would
+count once) and of every duplicate pair seen twice, and the ids of the pairs seen once (whose
+second game may come in a later batch). Whenever the cache cannot vouch for a merge (a batch
+gone or changed, a game id or a pair's id that may have been seen already), or the store holds
+anything unusual (nulls, ids of unequal length, a game id stored twice), every stored game is
+totalled again the plain way, so the totals are always those of the rows.
+
 ``tourney arena status`` prints this table; ``tourney ratings`` on the same folder gives the full
 batch fit with its intervals, LOS and pair statistics (slower: it reads every game).
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import hashlib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -20,19 +38,66 @@ from typing import TYPE_CHECKING, Any
 from harness.arena.registry import Registry, Version
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pyarrow as pa
+
     from harness.league.matchmaking import Matchmaker
+
+    IntArray = npt.NDArray[np.int64]
+    FloatArray = npt.NDArray[np.float64]
+    HashArray = npt.NDArray[np.uint64]
 
 Z95 = 1.959963984540054
 VIEWS = ("latest", "all")
+CACHE_FILE = ".standings-cache.npz"
+RATINGS_FILE = ".standings-ratings.npz"  # the last fit's ratings, where the next one starts
+_CACHE_VERSION = 1
+_COLUMNS = ["game_id", "bots", "result", "rated", "pair_id"]
+_PLAIN_COLUMNS = [*_COLUMNS, "teams", "termination", "offender"]
 
 
 @dataclass
-class Totals:
-    """Rated results per pairing (names sorted): games, points of the first bot, deals."""
+class _Arrays:
+    """Totals as arrays: pairing ``k`` is ``names[lo[k]]`` v ``names[hi[k]]`` (the first name
+    sorting first), with its games, the first bot's points and its deals."""
 
-    pairs: dict[tuple[str, str], list[float]]
-    games: dict[str, int]  # rated games per bot
-    void: int = 0
+    names: list[str]
+    lo: IntArray
+    hi: IntArray
+    games: FloatArray
+    pts: FloatArray
+    deals: IntArray
+
+
+class Totals:
+    """Rated results per pairing (names sorted): games, points of the first bot, deals.
+
+    ``pairs`` maps ``(first, second)`` to ``[games, points of first, deals]``; read from a
+    large store it is made when first asked for (the fit works on arrays)."""
+
+    def __init__(self, pairs: dict[tuple[str, str], list[float]] | None = None,
+                 games: dict[str, int] | None = None, void: int = 0,
+                 arrays: _Arrays | None = None, folder: Path | None = None) -> None:
+        self._pairs = pairs
+        self.games: dict[str, int] = {} if games is None else games  # rated games per bot
+        self.void = void
+        self._arrays = arrays
+        self._folder = folder  # where the last fit's ratings are kept (a warm start)
+
+    @property
+    def pairs(self) -> dict[tuple[str, str], list[float]]:
+        if self._pairs is None:
+            a = self._arrays
+            assert a is not None
+            names = a.names
+            self._pairs = {(names[x], names[y]): [g, p, float(d)] for x, y, g, p, d in zip(
+                a.lo.tolist(), a.hi.tolist(), a.games.tolist(), a.pts.tolist(),
+                a.deals.tolist(), strict=True)}
+        return self._pairs
+
+    def __repr__(self) -> str:
+        return f"Totals({len(self.pairs)} pairings, {len(self.games)} bots, void={self.void})"
 
     def add(self, a: str, b: str, games: float, points_a: float, deals: int) -> None:
         lo, hi, pts = (a, b, points_a) if a <= b else (b, a, games - points_a)
@@ -42,19 +107,512 @@ class Totals:
         acc[2] += deals
         self.games[a] = self.games.get(a, 0) + int(games)
         self.games[b] = self.games.get(b, 0) + int(games)
+        self._arrays = None
+
+    def arrays(self) -> _Arrays:
+        """The pairs as arrays (kept from the reading when it made them)."""
+        import numpy as np
+
+        if self._arrays is None:
+            pairs = self.pairs
+            names = list(dict.fromkeys(n for pair in pairs for n in pair))
+            index = {n: i for i, n in enumerate(names)}
+            stats = np.array(list(pairs.values()), dtype=np.float64).reshape(-1, 3)
+            self._arrays = _Arrays(
+                names, np.array([index[a] for a, _ in pairs], dtype=np.int64),
+                np.array([index[b] for _, b in pairs], dtype=np.int64),
+                stats[:, 0].copy(), stats[:, 1].copy(), stats[:, 2].astype(np.int64))
+        return self._arrays
 
 
 def read_totals(folder: Path) -> Totals:
-    """The rated results stored in ``folder``, totalled per pairing."""
+    """The rated results stored in ``folder``, totalled per pairing: exactly those of the
+    stored rows (each game id once), read through the cache (see the module's docstring)."""
+    from harness.league import store
+
+    files = store.batch_files(folder / "games")
+    stamps = {p.name: _stamp(p) for p in files}
+    cache = folder / CACHE_FILE
+    base = _State.load(cache)
+    if base is not None and not base.covers(stamps):
+        base = None
+    new = [p for p in files if base is None or p.name not in base.files]
+    try:
+        part = _scan(new, stamps)
+        state = part if base is None else base.merge(part)
+        if state is None:  # the cache cannot vouch for the merge: every file read again
+            new = files
+            state = _scan(files, stamps)
+    except _Unusual:
+        state = None
+    if state is None:
+        totals = _totals_plain(folder, files)
+    else:
+        if new or base is None:
+            state.save(cache)
+        totals = state.totals()
+    totals._folder = folder
+    return totals
+
+
+class _Unusual(Exception):
+    """Something the fast path does not total: the plain path does."""
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    info = path.stat()
+    return info.st_size, info.st_mtime_ns
+
+
+# ----------------------------------------------------------------------------- hashing
+
+_K1 = 0x9E3779B97F4A7C15
+_K2 = 0xC2B2AE3D27D4EB4F
+
+
+def _mix(x: HashArray) -> HashArray:
+    """splitmix64's finaliser, element by element (uint64 arithmetic wraps)."""
+    import numpy as np
+
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    out: HashArray = x ^ (x >> np.uint64(31))
+    return out
+
+
+def _hash_strings(arr: pa.Array | pa.ChunkedArray) -> HashArray:
+    """A 64-bit hash of each string of ``arr``, the same in every process (:class:`_Unusual`
+    if one is null or their lengths in bytes differ: ids are all as long as each other)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if arr.null_count or arr.type != pa.string():
+        raise _Unusual
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=n + 1, offset=arr.offset * 4)
+    width = int(offsets[1] - offsets[0])
+    if width == 0 or np.any(np.diff(offsets) != width):
+        raise _Unusual
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+    words = -(-width // 8)
+    if width % 8:
+        block = np.zeros((n, words * 8), dtype=np.uint8)
+        block[:, :width] = data.reshape(n, width)
+        data = block.ravel()
+    packed = data.view("<u8").reshape(n, words)
+    h = np.full(n, np.uint64(width), dtype=np.uint64)
+    for k in range(words):
+        h = _mix((h * np.uint64(_K1)) ^ packed[:, k])
+    return h
+
+
+def _hash_names(names: Sequence[str]) -> HashArray:
+    import numpy as np
+
+    return np.array([int.from_bytes(hashlib.blake2b(n.encode(), digest_size=8).digest(), "little")
+                     for n in names], dtype=np.uint64)
+
+
+def _class_hash(h_lo: HashArray, h_hi: HashArray, h_pair: HashArray) -> HashArray:
+    """The hash of (pairing, pair id): what makes one deal of a pairing."""
+    import numpy as np
+
+    return _mix(_mix((h_lo * np.uint64(_K1)) ^ (h_hi * np.uint64(_K2))) ^ h_pair)
+
+
+def _member(sorted_values: HashArray, values: HashArray) -> npt.NDArray[np.bool_]:
+    """Which of ``values`` are in ``sorted_values``."""
+    import numpy as np
+
+    if not sorted_values.size:
+        return np.zeros(values.size, dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_values, values), sorted_values.size - 1)
+    found: npt.NDArray[np.bool_] = sorted_values[at] == values
+    return found
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+@dataclass
+class _FilePart:
+    """One batch file reduced: hashes of its game ids, its void games, the rows of games with
+    another number of seats than two, and its rated two-seat games: both bots (dictionary
+    arrays), the first bot's points, the pair's id and its hash."""
+
+    path: Path
+    ids: HashArray
+    void: int
+    rest: IntArray
+    a: pa.Array
+    b: pa.Array
+    win: FloatArray
+    pair: pa.Array
+    pair_hash: HashArray
+
+
+def _read_file(path: Path) -> _FilePart:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(path, page_checksum_verification=True,
+                                read_dictionary=["bots.list.element"])
+    except KeyError:  # the bots' names stored under another nested name: read them plain
+        handle = pq.ParquetFile(path, page_checksum_verification=True)
+    with handle:
+        table = handle.read(columns=_COLUMNS, use_threads=False)
+    ids = _hash_strings(table.column("game_id"))
+    rated = table.column("rated").combine_chunks().fill_null(False).to_numpy(
+        zero_copy_only=False)
+    bots = table.column("bots").combine_chunks()
+    result = table.column("result").combine_chunks()
+    if bots.null_count or result.null_count or result.values.null_count:
+        raise _Unusual
+    seats = pc.list_value_length(bots).to_numpy()
+    two = rated & (seats == 2)
+    rows = np.flatnonzero(two)
+    if np.any(pc.list_value_length(result).to_numpy()[rows] != 2):
+        raise _Unusual
+    starts = bots.offsets.to_numpy()[rows]
+    values = bots.values
+    if not pa.types.is_dictionary(values.type):
+        values = values.dictionary_encode()
+    if values.null_count:
+        raise _Unusual
+    scores = result.values.to_numpy()
+    at = result.offsets.to_numpy()[rows]
+    first, second = scores[at], scores[at + 1]
+    pair = table.column("pair_id").combine_chunks().take(pa.array(rows))
+    return _FilePart(
+        path, ids, int(table.num_rows - rated.sum()), np.flatnonzero(rated & (seats != 2)),
+        values.take(pa.array(starts)), values.take(pa.array(starts + 1)),
+        np.where(first > second, 1.0, np.where(first == second, 0.5, 0.0)), pair,
+        _hash_strings(pair))
+
+
+def _rest_games(part: _FilePart) -> list[tuple[str, str, float]]:
+    """The rated games of a file with another number of seats than two, as (bot, bot, points
+    of the first): those with two sides of one bot each (team games of two bots)."""
+    import pyarrow as pa
+
+    from harness.league import store, verdicts
+
+    out = []
+    table = store.read_batch(part.path, _PLAIN_COLUMNS)
+    for row in table.take(pa.array(part.rest)).to_pylist():
+        result = verdicts.result_of(row)
+        names = [set(side) for side in result.sides]
+        if len(names) != 2 or any(len(n) != 1 for n in names):
+            continue
+        (x,), (y,) = names
+        if x != y:
+            sx, sy = result.scores
+            out.append((x, y, 1.0 if sx > sy else 0.5 if sx == sy else 0.0))
+    return out
+
+
+@dataclass
+class _State:
+    """What the stored games of some batch files total to, and what merging more needs."""
+
+    files: dict[str, tuple[int, int]]  # name: (size, modification time in ns)
+    names: list[str]
+    lo: IntArray  # per pairing: codes into names, names[lo] < names[hi]
+    hi: IntArray
+    games: FloatArray
+    pts: FloatArray
+    deals: IntArray
+    void: int
+    ids: HashArray  # sorted: the hash of every stored game id
+    closed: HashArray  # sorted: the hash of every (pairing, pair id) seen twice or more
+    open_lo: IntArray  # (pairing, pair id) seen once: the codes and the id
+    open_hi: IntArray
+    open_pair: list[str]
+
+    @classmethod
+    def empty(cls, files: dict[str, tuple[int, int]]) -> _State:
+        import numpy as np
+
+        none = np.zeros(0, dtype=np.int64)
+        return cls(files, [], none, none, np.zeros(0), np.zeros(0), none, 0,
+                   np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64), none, none, [])
+
+    def covers(self, stamps: dict[str, tuple[int, int]]) -> bool:
+        """Every file this state totals is still there, unchanged."""
+        return all(stamps.get(name) == stamp for name, stamp in self.files.items())
+
+    def open_hash(self) -> HashArray:
+        h = _hash_names(self.names)
+        return _class_hash(h[self.open_lo], h[self.open_hi], _hash_strings_list(self.open_pair))
+
+    def totals(self) -> Totals:
+        import numpy as np
+
+        arrays = _Arrays(self.names, self.lo, self.hi, self.games, self.pts, self.deals)
+        names = self.names
+        m = len(names)
+        per_bot = (np.bincount(self.lo, self.games, m) + np.bincount(self.hi, self.games, m)
+                   if m else np.zeros(0))
+        played = np.zeros(m, dtype=bool)
+        played[self.lo] = True
+        played[self.hi] = True
+        games = {names[i]: int(per_bot[i]) for i in np.flatnonzero(played).tolist()}
+        return Totals(None, games, self.void, arrays)
+
+    # -- merging
+
+    def merge(self, part: _State) -> _State | None:
+        """The totals of this state's files and ``part``'s; None when this cannot be told
+        exactly (a game id or a pair's id that may have been seen already)."""
+        import numpy as np
+
+        if not part.files:
+            return self
+        if _member(self.ids, part.ids).any():
+            return None  # perhaps a game stored twice: counted once only by the plain path
+        index = {n: i for i, n in enumerate(self.names)}
+        names = list(self.names)
+        for n in part.names:
+            if n not in index:
+                index[n] = len(names)
+                names.append(n)
+        code = np.array([index[n] for n in part.names], dtype=np.int64)
+        # a deal of part's seen once here and once there is one deal: part counted it
+        seen_once = self.open_hash()
+        theirs = part.open_hash()
+        if _member(part.closed, seen_once).any() or _member(self.closed, theirs).any() or \
+                _member(self.closed, part.closed).any():
+            return None  # a pair's id seen a third time, or a clash of hashes
+        order = np.argsort(seen_once)
+        hits = np.flatnonzero(_member(seen_once[order], theirs))
+        mine = {(self.names[a], self.names[b], p): k for k, (a, b, p) in enumerate(zip(
+            self.open_lo.tolist(), self.open_hi.tolist(), self.open_pair, strict=True))}
+        joined_mine: set[int] = set()
+        joined_theirs: set[int] = set()
+        for k in hits.tolist():
+            key = (part.names[part.open_lo[k]], part.names[part.open_hi[k]], part.open_pair[k])
+            if key not in mine:
+                return None  # hashes alike, ids not
+            joined_mine.add(mine[key])
+            joined_theirs.add(k)
+        joined = sorted(joined_theirs)
+        lo = np.concatenate([self.lo, code[part.lo], code[part.open_lo[joined]]])
+        hi = np.concatenate([self.hi, code[part.hi], code[part.open_hi[joined]]])
+        games = np.concatenate([self.games, part.games, np.zeros(len(joined))])
+        pts = np.concatenate([self.pts, part.pts, np.zeros(len(joined))])
+        deals = np.concatenate([self.deals, part.deals,
+                                np.full(len(joined), -1, dtype=np.int64)])
+        lo, hi, games, pts, deals = _by_pairing(len(names), lo, hi, games, pts, deals)
+        keep_mine = [k for k in range(len(self.open_pair)) if k not in joined_mine]
+        keep_theirs = [k for k in range(len(part.open_pair)) if k not in joined_theirs]
+        closed = _insert_sorted(self.closed, np.concatenate([part.closed, theirs[joined]]))
+        ids = _insert_sorted(self.ids, part.ids)
+        return _State(
+            {**self.files, **part.files}, names, lo, hi, games, pts, deals,
+            self.void + part.void, ids, closed,
+            np.concatenate([self.open_lo[keep_mine], code[part.open_lo[keep_theirs]]]),
+            np.concatenate([self.open_hi[keep_mine], code[part.open_hi[keep_theirs]]]),
+            [self.open_pair[k] for k in keep_mine] + [part.open_pair[k] for k in keep_theirs])
+
+    # -- the cache file
+
+    def save(self, path: Path) -> None:
+        """Write the cache (atomically; silently not at all where the folder is read-only)."""
+        import numpy as np
+
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        arrays: dict[str, Any] = {
+            "version": np.array(_CACHE_VERSION),
+            "file_names": np.array(list(self.files), dtype=str),
+            "file_stamps": np.array(list(self.files.values()), dtype=np.int64).reshape(-1, 2),
+            "names": np.array(self.names, dtype=str), "lo": self.lo, "hi": self.hi,
+            "games": self.games, "pts": self.pts, "deals": self.deals,
+            "void": np.array(self.void), "ids": self.ids, "closed": self.closed,
+            "open_lo": self.open_lo, "open_hi": self.open_hi,
+            "open_pair": np.array(self.open_pair, dtype=str),
+        }
+        try:
+            with open(tmp, "wb") as fh:
+                np.savez(fh, **arrays)
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    @classmethod
+    def load(cls, path: Path) -> _State | None:
+        """The cache, or None if there is none or it is not one this code wrote."""
+        import zipfile
+
+        import numpy as np
+
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if int(z["version"]) != _CACHE_VERSION:
+                    return None
+                stamps = z["file_stamps"]
+                state = cls(
+                    dict(zip(z["file_names"].tolist(), map(tuple, stamps.tolist()),
+                             strict=True)),
+                    z["names"].tolist(), z["lo"].astype(np.int64), z["hi"].astype(np.int64),
+                    z["games"].astype(np.float64), z["pts"].astype(np.float64),
+                    z["deals"].astype(np.int64), int(z["void"]), z["ids"].astype(np.uint64),
+                    z["closed"].astype(np.uint64), z["open_lo"].astype(np.int64),
+                    z["open_hi"].astype(np.int64), z["open_pair"].tolist())
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
+            return None
+        m = len(state.names)
+        sizes = {state.lo.size, state.hi.size, state.games.size, state.pts.size,
+                 state.deals.size}
+        if len(sizes) != 1 or len({state.open_lo.size, state.open_hi.size,
+                                   len(state.open_pair)}) != 1:
+            return None
+        for codes in (state.lo, state.hi, state.open_lo, state.open_hi):
+            if codes.size and (codes.min() < 0 or codes.max() >= m):
+                return None
+        return state
+
+
+def _insert_sorted(values: HashArray, more: HashArray) -> HashArray:
+    """``values`` (sorted) with ``more``, sorted."""
+    import numpy as np
+
+    more = np.sort(more)
+    out: HashArray = np.insert(values, np.searchsorted(values, more), more)
+    return out
+
+
+def _hash_strings_list(values: list[str]) -> HashArray:
+    import pyarrow as pa
+
+    return _hash_strings(pa.array(values, pa.string()))
+
+
+def _by_pairing(m: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: FloatArray,
+                deals: IntArray) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
+    """Rows of the same pairing summed (pairings in the order of their codes)."""
+    import numpy as np
+
+    width = max(m, 1)
+    key = lo * width + hi
+    if width * width <= max(1 << 20, 4 * key.size):  # a table of every pairing: no sort
+        seen = np.bincount(key, minlength=width * width) > 0
+        keys = np.flatnonzero(seen)
+        table = np.cumsum(seen) - 1
+        where = table[key]
+    else:
+        keys, where = np.unique(key, return_inverse=True)
+    count = keys.size
+    first: IntArray = (keys // width).astype(np.int64)
+    second: IntArray = (keys % width).astype(np.int64)
+    return (first, second, np.bincount(where, games, count).astype(np.float64),
+            np.bincount(where, pts, count).astype(np.float64),
+            np.bincount(where, deals, count).round().astype(np.int64))
+
+
+def _scan(paths: list[Path], stamps: dict[str, tuple[int, int]]) -> _State:
+    """The state of the batch files ``paths`` (:class:`_Unusual` when the plain path must
+    total them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+    import pyarrow as pa
+
+    state = _State.empty({p.name: stamps[p.name] for p in paths})
+    if not paths:
+        return state
+    workers = max(1, min(len(paths), os.cpu_count() or 1, 8))
+    with ThreadPoolExecutor(workers) as pool:
+        parts = list(pool.map(_read_file, paths))
+    ids = np.concatenate([p.ids for p in parts])
+    ids.sort()
+    if np.any(ids[1:] == ids[:-1]):
+        raise _Unusual  # perhaps a game stored twice: the plain path counts it once
+    # every bot's name once (a dictionary unified over the files), then the team games'
+    kind = pa.dictionary(pa.int32(), pa.string())
+    both = pa.chunked_array([p.a.cast(kind) for p in parts] + [p.b.cast(kind) for p in parts],
+                            type=kind).unify_dictionaries()
+    chunks = both.chunks
+    names: list[str] = chunks[0].dictionary.to_pylist() if chunks else []
+    if len(set(names)) != len(names):
+        raise _Unusual
+    codes = [c.indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in chunks]
+    a = np.concatenate(codes[:len(parts)])
+    b = np.concatenate(codes[len(parts):])
+    win = np.concatenate([p.win for p in parts])
+    pair = pa.chunked_array([p.pair for p in parts], type=pa.string()).combine_chunks()
+    pair_hash = np.concatenate([p.pair_hash for p in parts])
+    rest = [g for p in parts if p.rest.size for g in _rest_games(p)]
+    index = {n: i for i, n in enumerate(names)}
+    for x, y, _ in rest:
+        for n in (x, y):
+            if n not in index:
+                index[n] = len(names)
+                names.append(n)
+    m = len(names)
+    rank = np.empty(m, dtype=np.int64)
+    rank[sorted(range(m), key=names.__getitem__)] = np.arange(m)
+    keep = a != b  # a bot against itself: no pairing
+    a, b, win, pair_hash = a[keep], b[keep], win[keep], pair_hash[keep]
+    pair = pair.filter(pa.array(keep))
+    first = rank[a] < rank[b]
+    lo, hi = np.where(first, a, b), np.where(first, b, a)
+    pts = np.where(first, win, 1.0 - win)
+    # a deal: one (pairing, pair id); equal hashes are checked to be equal ids
+    h = _hash_names(names)
+    cls_hash = _class_hash(h[lo], h[hi], pair_hash)
+    order = np.argsort(cls_hash)
+    ordered = cls_hash[order]
+    start = np.ones(ordered.size, dtype=bool)
+    start[1:] = ordered[1:] != ordered[:-1]
+    if not start.all():
+        lead = order[np.maximum.accumulate(np.where(start, np.arange(ordered.size), 0))]
+        rows, leads = order[~start], lead[~start]
+        if np.any(lo[rows] != lo[leads]) or np.any(hi[rows] != hi[leads]) or \
+                not pair.take(pa.array(rows)).equals(pair.take(pa.array(leads))):
+            raise _Unusual  # hashes alike, ids not
+    firsts = np.flatnonzero(start)
+    run = np.diff(np.append(firsts, ordered.size))
+    once = order[firsts[run == 1]]
+    state.closed = ordered[firsts[run > 1]]
+    state.open_lo, state.open_hi = lo[once], hi[once]
+    state.open_pair = pair.take(pa.array(once)).to_pylist()
+    deal = np.zeros(lo.size, dtype=np.int64)
+    deal[order[firsts]] = 1
+    rest_lo = np.array([min(index[x], index[y], key=rank.__getitem__) for x, y, _ in rest],
+                       dtype=np.int64)
+    rest_hi = np.array([max(index[x], index[y], key=rank.__getitem__) for x, y, _ in rest],
+                       dtype=np.int64)
+    rest_pts = np.array([p if rank[index[x]] < rank[index[y]] else 1.0 - p
+                         for x, y, p in rest], dtype=np.float64)
+    state.names = names
+    state.lo, state.hi, state.games, state.pts, state.deals = _by_pairing(
+        m, np.concatenate([lo, rest_lo]), np.concatenate([hi, rest_hi]),
+        np.ones(lo.size + len(rest)), np.concatenate([pts, rest_pts]),
+        np.concatenate([deal, np.ones(len(rest), dtype=np.int64)]))
+    state.void = sum(p.void for p in parts)
+    state.ids = ids
+    return state
+
+
+def _totals_plain(folder: Path, files: Sequence[Path]) -> Totals:
+    """Every stored game read and totalled as rows (each game id once): for what the fast path
+    does not take."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from harness.league import store, verdicts
 
-    columns = ["game_id", "bots", "result", "rated", "pair_id", "teams", "termination",
-               "offender"]
-    tables = [store.read_batch(path, columns)
-              for path in store.batch_files(folder / "games")]
+    tables = [store.read_batch(path, _PLAIN_COLUMNS) for path in files]
     totals = Totals({}, {})
     if not tables:
         return totals
@@ -97,6 +655,134 @@ def read_totals(folder: Path) -> Totals:
     return totals
 
 
+def _newton_system(n: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: FloatArray,
+                   prior_var: float, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The gradient and the Hessian (of the negative log posterior) of the matchmaker's model
+    (:meth:`Matchmaker.refit`'s: logistic in Elo, a ``N(0, prior_var)`` prior) at ``theta``."""
+    import numpy as np
+
+    from harness.league.elo import ELO_PER_NAT
+
+    c = 1.0 / ELO_PER_NAT
+    p = 0.5 * (1.0 + np.tanh(0.5 * c * (theta[lo] - theta[hi])))
+    resid = c * (pts - games * p)
+    grad: FloatArray = (np.bincount(lo, resid, n) - np.bincount(hi, resid, n)
+                        - theta / prior_var)
+    w = c * c * games * p * (1.0 - p)
+    hess: FloatArray = np.asarray(np.bincount(lo * n + hi, -w, n * n), dtype=np.float64
+                                  ).reshape(n, n)
+    hess += hess.T
+    hess[np.diag_indices(n)] = np.bincount(lo, w, n) + np.bincount(hi, w, n) + 1.0 / prior_var
+    return grad, hess
+
+
+def _map_ratings(n: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: FloatArray,
+                 prior_var: float, start: FloatArray) -> FloatArray:
+    """The MAP ratings (Elo) of the matchmaker's model by Newton's method from ``start``, each
+    step a linear solve (a third of the inversion the refit needs for the variances): the
+    refit then starts at the optimum and takes one step at most."""
+    import numpy as np
+
+    theta = start.copy()
+    if not lo.size:
+        return theta
+    for _ in range(50):
+        grad, hess = _newton_system(n, lo, hi, games, pts, prior_var, theta)
+        step = np.linalg.solve(hess, grad)
+        big = float(np.max(np.abs(step)))
+        if big > 400.0:  # as the refit: no wild first step from a poor start
+            step *= 400.0 / big
+        theta += step
+        if big < 1e-3:  # a Newton step from here moves it less than 1e-5
+            break
+    return theta
+
+
+def _oriented(totals: Totals, names: Sequence[str]) -> tuple[IntArray, IntArray, FloatArray,
+                                                             FloatArray, IntArray, IntArray]:
+    """The pairings over ``names`` (which must hold every bot of a pairing): the lower and the
+    higher index, games, points of the lower, and each pairing's two indices as stored."""
+    import numpy as np
+
+    arrays = totals.arrays()
+    index = {name: k for k, name in enumerate(names)}
+    to = np.array([index.get(name, -1) for name in arrays.names], dtype=np.int64)
+    i, j = to[arrays.lo], to[arrays.hi]
+    pts = np.where(i < j, arrays.pts, arrays.games - arrays.pts)
+    return np.minimum(i, j), np.maximum(i, j), arrays.games, pts, i, j
+
+
+def _names(totals: Totals, bots: Sequence[str]) -> list[str]:
+    """``bots``, then every other bot of a pairing."""
+    import numpy as np
+
+    arrays = totals.arrays()
+    used = np.zeros(len(arrays.names), dtype=bool)
+    used[arrays.lo] = True
+    used[arrays.hi] = True
+    return list(dict.fromkeys([*bots, *(arrays.names[i] for i in np.flatnonzero(used))]))
+
+
+def ratings(totals: Totals, bots: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """Each bot's rating and its standard deviation (Elo), as :func:`fit`'s matchmaker holds
+    them (the MAP and the Laplace variances of the same model and prior), without building
+    the matchmaker's per-pairing state: what the leaderboard needs. ``bots``: every bot to
+    know; the others of a pairing are rated too."""
+    import numpy as np
+
+    from harness.league.matchmaking import Matchmaker
+
+    names = _names(totals, bots)
+    n = len(names)
+    prior_var = Matchmaker().prior_var
+    lo, hi, games, pts, _, _ = _oriented(totals, names)
+    mu = _map_ratings(n, lo, hi, games, pts, prior_var, _start(totals._folder, names))
+    if lo.size:
+        _, hess = _newton_system(n, lo, hi, games, pts, prior_var, mu)
+        var = np.diag(np.linalg.inv(hess))
+        if totals._folder is not None:
+            _keep_ratings(totals._folder, names, mu)
+    else:
+        var = np.full(n, prior_var)
+    return {name: (float(m), float(np.sqrt(v))) for name, m, v in zip(
+        names, mu.tolist(), var.tolist(), strict=True)}
+
+
+def _start(folder: Path | None, names: Sequence[str]) -> FloatArray:
+    """The ratings of the last fit in ``folder`` (0 for a bot it did not know)."""
+    import zipfile
+
+    import numpy as np
+
+    start = np.zeros(len(names))
+    if folder is None:
+        return start
+    try:
+        with np.load(folder / RATINGS_FILE, allow_pickle=False) as z:
+            known = dict(zip(z["names"].tolist(), z["mu"].astype(np.float64).tolist(),
+                             strict=True))
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
+        return start
+    for k, name in enumerate(names):
+        value = known.get(name, 0.0)
+        start[k] = value if np.isfinite(value) else 0.0
+    return start
+
+
+def _keep_ratings(folder: Path, names: Sequence[str], mu: FloatArray) -> None:
+    import numpy as np
+
+    path = folder / RATINGS_FILE
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, names=np.array(list(names), dtype=str), mu=mu)
+        os.replace(tmp, path)
+    except OSError:  # only a warm start: a read-only folder keeps none
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
 def fit(totals: Totals, bots: Sequence[str], active: Sequence[str],
         **options: Any) -> Matchmaker:
     """A matchmaker holding ``totals`` (one exact refit, whatever their size), its active bots
@@ -105,19 +791,23 @@ def fit(totals: Totals, bots: Sequence[str], active: Sequence[str],
 
     from harness.league.matchmaking import Matchmaker
 
-    names = list(dict.fromkeys([*bots, *(n for pair in totals.pairs for n in pair)]))
+    names = _names(totals, bots)
     mm = Matchmaker(names, **options)
-    every = mm.refit_every
-    mm.refit_every = 1 << 62  # no refit while loading: one at the end
-    deals = dict.fromkeys(names, 0)
-    for (a, b), (games, pts, n) in totals.pairs.items():
-        if games > 0:
-            mm.record(a, b, pts, games=int(games))
-        deals[a] += int(n)
-        deals[b] += int(n)
-    mm.results[:len(names)] = np.array([deals[n] for n in names], dtype=np.int64)
-    mm.refit_every = every
-    mm.refit()
+    n = len(names)
+    lo, hi, games, pts, i, j = _oriented(totals, names)
+    if lo.size:
+        mm._pairs = dict(zip(zip(lo.tolist(), hi.tolist(), strict=True),  # at once, not
+                             map(list, zip(games.tolist(), pts.tolist(), strict=True)),
+                             strict=True))  # result by result
+        mm.total_results = int(lo.size)
+        deals = totals.arrays().deals
+        mm.results[:n] = (np.bincount(i, deals, n) + np.bincount(j, deals, n)).round().astype(
+            np.int64)
+        mm.mu[:n] = _map_ratings(n, lo, hi, games, pts, mm.prior_var,
+                                 _start(totals._folder, names))
+    mm.refit()  # the matchmaker's own exact fit: at the optimum already, one step at most
+    if totals._folder is not None and lo.size:
+        _keep_ratings(totals._folder, names, mm.mu[:n])
     keep = set(active)
     for name in names:
         if name not in keep:
@@ -146,8 +836,7 @@ def standings(folder: Path, registry: Registry, *, view: str = "latest",
         raise ValueError(f"unknown view {view!r}")
     versions = registry.versions()
     totals = read_totals(folder)
-    active = [v.bot for v in versions if v.status == "active"]
-    mm = fit(totals, [v.bot for v in versions], active)
+    rated = ratings(totals, [v.bot for v in versions])
     shown: list[Version] = list(registry.latest().values()) if view == "latest" else versions
     if only:
         shown = [v for v in shown if any(fnmatch.fnmatchcase(v.entrant, p) or
@@ -155,7 +844,7 @@ def standings(folder: Path, registry: Registry, *, view: str = "latest",
     rows = []
     for v in shown:
         games = totals.games.get(v.bot, 0)
-        rating, sd = mm.rating(v.bot) if games else (None, None)
+        rating, sd = rated[v.bot] if games else (None, None)
         rows.append(Row(0, v.entrant, v.version, v.bot, v.status, rating, sd, games, v.reason))
     rows.sort(key=lambda r: (r.rating is None, -(r.rating or 0.0), r.bot))
     for k, row in enumerate(rows, 1):

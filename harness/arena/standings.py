@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import pyarrow as pa
 
+    from harness.league.elo import Result
     from harness.league.matchmaking import Matchmaker
 
     IntArray = npt.NDArray[np.int64]
@@ -309,14 +310,9 @@ def _rest_games(part: _FilePart) -> list[tuple[str, str, float]]:
     out = []
     table = store.read_batch(part.path, _PLAIN_COLUMNS)
     for row in table.take(pa.array(part.rest)).to_pylist():
-        result = verdicts.result_of(row)
-        names = [set(side) for side in result.sides]
-        if len(names) != 2 or any(len(n) != 1 for n in names):
-            continue
-        (x,), (y,) = names
-        if x != y:
-            sx, sy = result.scores
-            out.append((x, y, 1.0 if sx > sy else 0.5 if sx == sy else 0.0))
+        two = two_sided(verdicts.result_of(row))
+        if two is not None:
+            out.append(two)
     return out
 
 
@@ -644,15 +640,23 @@ def _totals_plain(folder: Path, files: Sequence[Path]) -> Totals:
                 totals.add(lo, hi, float(games), float(pts), int(deals))
     rest = table.filter(pc.not_equal(seats, 2))
     for row in rest.to_pylist():  # team games: sides of one bot each, in Python (few)
-        result = verdicts.result_of(row)
-        names = [set(side) for side in result.sides]
-        if len(names) != 2 or any(len(n) != 1 for n in names):
-            continue
-        (x,), (y,) = names
-        if x != y:
-            sx, sy = result.scores
-            totals.add(x, y, 1.0, 1.0 if sx > sy else 0.5 if sx == sy else 0.0, 1)
+        two = two_sided(verdicts.result_of(row))
+        if two is not None:
+            totals.add(two[0], two[1], 1.0, two[2], 1)
     return totals
+
+
+def two_sided(result: Result) -> tuple[str, str, float] | None:
+    """A game of two sides of one bot each (a team game's teammates are one bot) as (x, y,
+    x's points); None for any other game."""
+    names = [set(side) for side in result.sides]
+    if len(names) != 2 or any(len(n) != 1 for n in names):
+        return None
+    (x,), (y,) = names
+    if x == y:
+        return None
+    sx, sy = result.scores
+    return x, y, 1.0 if sx > sy else 0.5 if sx == sy else 0.0
 
 
 def _newton_system(n: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: FloatArray,

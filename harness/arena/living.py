@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.arena.entries import Inbox
 from harness.arena.registry import DB_FILE, ArenaError, Assignment, Registry, Version
-from harness.league.config import LeagueConfig, StoreError, load_config
+from harness.league.config import LeagueConfig, StoreError, describe_variant, load_config
 from harness.records import BotRef, GameRecord, GameSpec, Limits, PackedRecord, is_void
 
 if TYPE_CHECKING:
@@ -71,9 +71,9 @@ def create(folder: Path, game: str, *, variants: Sequence[str] = (), seed: int |
             raise ArenaError(str(exc)) from None
         if (asked.name, asked.variant) != (config.game, config.variant):
             raise ArenaError(f"{folder} is a living league of {config.game} "
-                             f"{config.variant or ''}, not {asked.name} {asked.variant or ''}; "
-                             f"leave out --game to run it, or choose another folder".replace(
-                                 " {}", ""))
+                             f"({describe_variant(config.variant)}), not {asked.name} "
+                             f"({describe_variant(asked.variant)}); leave out --game to run "
+                             f"it, or choose another folder")
         return config
     try:
         choice = choose_game(game, variants)

@@ -659,27 +659,6 @@ def two_sided(result: Result) -> tuple[str, str, float] | None:
     return x, y, 1.0 if sx > sy else 0.5 if sx == sy else 0.0
 
 
-def _newton_system(n: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: FloatArray,
-                   prior_var: float, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The gradient and the Hessian (of the negative log posterior) of the matchmaker's model
-    (:meth:`Matchmaker.refit`'s: logistic in Elo, a ``N(0, prior_var)`` prior) at ``theta``."""
-    import numpy as np
-
-    from harness.league.elo import ELO_PER_NAT
-
-    c = 1.0 / ELO_PER_NAT
-    p = 0.5 * (1.0 + np.tanh(0.5 * c * (theta[lo] - theta[hi])))
-    resid = c * (pts - games * p)
-    grad: FloatArray = (np.bincount(lo, resid, n) - np.bincount(hi, resid, n)
-                        - theta / prior_var)
-    w = c * c * games * p * (1.0 - p)
-    hess: FloatArray = np.asarray(np.bincount(lo * n + hi, -w, n * n), dtype=np.float64
-                                  ).reshape(n, n)
-    hess += hess.T
-    hess[np.diag_indices(n)] = np.bincount(lo, w, n) + np.bincount(hi, w, n) + 1.0 / prior_var
-    return grad, hess
-
-
 def _map_ratings(n: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: FloatArray,
                  prior_var: float, start: FloatArray) -> FloatArray:
     """The MAP ratings (Elo) of the matchmaker's model by Newton's method from ``start``, each
@@ -687,11 +666,13 @@ def _map_ratings(n: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: Flo
     refit then starts at the optimum and takes one step at most."""
     import numpy as np
 
+    from harness.league.matchmaking import posterior_system
+
     theta = start.copy()
     if not lo.size:
         return theta
     for _ in range(50):
-        grad, hess = _newton_system(n, lo, hi, games, pts, prior_var, theta)
+        grad, hess = posterior_system(n, lo, hi, games, pts, prior_var, theta)
         step = np.linalg.solve(hess, grad)
         big = float(np.max(np.abs(step)))
         if big > 400.0:  # as the refit: no wild first step from a poor start
@@ -734,7 +715,7 @@ def ratings(totals: Totals, bots: Sequence[str]) -> dict[str, tuple[float, float
     know; the others of a pairing are rated too."""
     import numpy as np
 
-    from harness.league.matchmaking import Matchmaker
+    from harness.league.matchmaking import Matchmaker, posterior_system
 
     names = _names(totals, bots)
     n = len(names)
@@ -742,7 +723,7 @@ def ratings(totals: Totals, bots: Sequence[str]) -> dict[str, tuple[float, float
     lo, hi, games, pts, _, _ = _oriented(totals, names)
     mu = _map_ratings(n, lo, hi, games, pts, prior_var, _start(totals._folder, names))
     if lo.size:
-        _, hess = _newton_system(n, lo, hi, games, pts, prior_var, mu)
+        _, hess = posterior_system(n, lo, hi, games, pts, prior_var, mu)
         var = np.diag(np.linalg.inv(hess))
         if totals._folder is not None:
             _keep_ratings(totals._folder, names, mu)
@@ -796,20 +777,14 @@ def fit(totals: Totals, bots: Sequence[str], active: Sequence[str],
     from harness.league.matchmaking import Matchmaker
 
     names = _names(totals, bots)
-    mm = Matchmaker(names, **options)
     n = len(names)
     lo, hi, games, pts, i, j = _oriented(totals, names)
-    if lo.size:
-        mm._pairs = dict(zip(zip(lo.tolist(), hi.tolist(), strict=True),  # at once, not
-                             map(list, zip(games.tolist(), pts.tolist(), strict=True)),
-                             strict=True))  # result by result
-        mm.total_results = int(lo.size)
-        deals = totals.arrays().deals
-        mm.results[:n] = (np.bincount(i, deals, n) + np.bincount(j, deals, n)).round().astype(
-            np.int64)
-        mm.mu[:n] = _map_ratings(n, lo, hi, games, pts, mm.prior_var,
-                                 _start(totals._folder, names))
-    mm.refit()  # the matchmaker's own exact fit: at the optimum already, one step at most
+    deals = totals.arrays().deals
+    results = (np.bincount(i, deals, n) + np.bincount(j, deals, n)).round().astype(np.int64)
+    prior_var = Matchmaker(**options).prior_var
+    start = _map_ratings(n, lo, hi, games, pts, prior_var, _start(totals._folder, names))
+    # the matchmaker's own exact fit from there: at the optimum already, one step at most
+    mm = Matchmaker.from_pairings(names, lo, hi, games, pts, results, start, **options)
     if totals._folder is not None and lo.size:
         _keep_ratings(totals._folder, names, mm.mu[:n])
     keep = set(active)

@@ -37,18 +37,6 @@ GameOpt = Annotated[str | None, typer.Option(
                          "changes).")]
 
 
-def _limits(move_time: float | None, overage: float | None, startup_time: float | None,
-            memory_mb: int | None, cpu_seconds: int | None) -> object:
-    from harness.league import limits as bot_limits
-    from harness.records import Limits
-
-    given = {"move-time": move_time, "overage": overage, "startup-time": startup_time,
-             "memory-mb": memory_mb, "cpu-seconds": cpu_seconds}
-    return bot_limits.apply_overrides(Limits(), dict(
-        bot_limits.parse_limit(key, str(value), f"--{key}")
-        for key, value in given.items() if value is not None))
-
-
 def new_cmd(
     folder: FolderArg,
     game: Annotated[str, typer.Option("--game", "-g", help="Game name or alias.")],
@@ -66,12 +54,14 @@ def new_cmd(
     Example: tourney arena new results/club --game battleline
     """
     from harness.arena import living
+    from harness.league.limits import from_options
     from harness.records import Limits
 
     if (folder / "league.json").exists():
         fail(f"{folder} already holds a league; run it with: tourney arena run {folder}")
-    limits = _limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
-    assert isinstance(limits, Limits)
+    limits = from_options(Limits(), move_time=move_time, overage=overage,
+                          startup_time=startup_time, memory_mb=memory_mb,
+                          cpu_seconds=cpu_seconds)
     config = living.create(folder, game, variants=variant or [], seed=seed, limits=limits,
                            require_isolation=require_isolation)
     typer.echo(f"{folder}: a living league of {config.game}; add bots with: tourney arena add "
@@ -118,11 +108,13 @@ def run_cmd(
     """
     from harness.arena import living, standings
     from harness.arena.registry import Registry
+    from harness.league.limits import from_options
     from harness.records import Limits
 
     if game is not None:
-        limits = _limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
-        assert isinstance(limits, Limits)
+        limits = from_options(Limits(), move_time=move_time, overage=overage,
+                              startup_time=startup_time, memory_mb=memory_mb,
+                              cpu_seconds=cpu_seconds)
         living.create(folder, game, variants=variant or [], seed=seed, limits=limits,
                       require_isolation=require_isolation)
     elif any(x is not None for x in (move_time, overage, startup_time, memory_mb, cpu_seconds,

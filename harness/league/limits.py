@@ -83,3 +83,13 @@ def describe(overrides: Mapping[str, float | int]) -> str:
     return ",".join(
         f"{words.get(k, k)}={int(v) >> 20 if k == 'memory_bytes' else v:g}"
         for k, v in sorted(overrides.items()))
+
+
+def from_options(base: Limits, *, move_time: float | None = None,
+                 overage: float | None = None, startup_time: float | None = None,
+                 memory_mb: int | None = None, cpu_seconds: int | None = None) -> Limits:
+    """``base`` with the limit options a command was given (None: not given) laid over it."""
+    given = {"move-time": move_time, "overage": overage, "startup-time": startup_time,
+             "memory-mb": memory_mb, "cpu-seconds": cpu_seconds}
+    return apply_overrides(base, dict(parse_limit(key, str(value), f"--{key}")
+                                      for key, value in given.items() if value is not None))

@@ -163,6 +163,28 @@ class Matchmaker:
     # ------------------------------------------------------------------ results
 
     @classmethod
+    def from_pairings(cls, names: Sequence[str], lo: npt.NDArray[np.int64],
+                      hi: npt.NDArray[np.int64], games: FloatArray, pts: FloatArray,
+                      results: npt.NDArray[np.int64], start: FloatArray | None = None,
+                      **options: float | int | Sequence[float] | None) -> Matchmaker:
+        """A matchmaker for ``names`` holding per-pairing totals at once (pairing ``k`` is
+        ``names[lo[k]]`` v ``names[hi[k]]``, ``lo < hi``: its games and the points of
+        ``lo``), ``results`` per bot, and one exact refit from ``start`` (default: 0): how a
+        living league with a million stored games starts, not result by result."""
+        mm = cls(names, **options)  # type: ignore[arg-type]
+        n = len(names)
+        if lo.size:
+            mm._pairs = dict(zip(zip(lo.tolist(), hi.tolist(), strict=True),
+                                 map(list, zip(games.tolist(), pts.tolist(), strict=True)),
+                                 strict=True))
+            mm.total_results = int(lo.size)
+            mm.results[:n] = results
+            if start is not None:
+                mm.mu[:n] = start
+        mm.refit()
+        return mm
+
+    @classmethod
     def from_results(cls, bots: Iterable[str], results: Iterable[Result],
                      **options: float | int | Sequence[float] | None) -> Matchmaker:
         """A matchmaker for ``bots`` that has seen ``results`` (two-sided one-bot games count;
@@ -244,16 +266,7 @@ class Matchmaker:
         theta = self.mu[:n].copy()
         cov = np.eye(n) * self.prior_var
         for it in range(iterations + 1):
-            p = _expit(_C * (theta[lo] - theta[hi]))
-            resid = _C * (pts - games * p)
-            grad = (np.bincount(lo, resid, n) - np.bincount(hi, resid, n)
-                    - theta / self.prior_var)
-            w = _C * _C * games * p * (1.0 - p)
-            diag = np.bincount(lo, w, n) + np.bincount(hi, w, n) + 1.0 / self.prior_var
-            hess = np.zeros((n, n))
-            np.add.at(hess, (lo, hi), -w)
-            hess += hess.T
-            hess[np.diag_indices(n)] = diag
+            grad, hess = posterior_system(n, lo, hi, games, pts, self.prior_var, theta)
             cov = np.asarray(np.linalg.inv(hess), dtype=np.float64)
             if it == iterations:
                 break
@@ -373,6 +386,23 @@ class Matchmaker:
     def _seated(self, i: int, j: int, rng: random.Random) -> tuple[str, str]:
         a, b = self.names[i], self.names[j]
         return (a, b) if rng.random() < 0.5 else (b, a)
+
+
+def posterior_system(n: int, lo: npt.NDArray[np.intp] | npt.NDArray[np.int64],
+                     hi: npt.NDArray[np.intp] | npt.NDArray[np.int64], games: FloatArray,
+                     pts: FloatArray, prior_var: float, theta: FloatArray
+                     ) -> tuple[FloatArray, FloatArray]:
+    """The gradient of the log posterior and the Hessian of its negative, at ``theta``, of the
+    matchmaker's model (logistic in Elo, a ``N(0, prior_var)`` prior on every rating) given
+    per-pairing totals (``lo < hi``): what a Newton step and the Laplace variances need."""
+    p = _expit(_C * (theta[lo] - theta[hi]))
+    resid = _C * (pts - games * p)
+    grad: FloatArray = np.bincount(lo, resid, n) - np.bincount(hi, resid, n) - theta / prior_var
+    w = _C * _C * games * p * (1.0 - p)
+    hess: FloatArray = np.bincount(lo * n + hi, -w, n * n).astype(np.float64).reshape(n, n)
+    hess += hess.T
+    hess[np.diag_indices(n)] = np.bincount(lo, w, n) + np.bincount(hi, w, n) + 1.0 / prior_var
+    return grad, hess
 
 
 def _argmax(values: FloatArray, rng: random.Random) -> int:

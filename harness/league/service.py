@@ -189,12 +189,10 @@ def prepare_league(
         key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
         key_hex, scheme = key.hex(), schedule.KEYED
     key_bytes = bytes.fromhex(key_hex) if scheme == schedule.KEYED else None
-    given = {"move-time": move_time, "overage": overage, "startup-time": startup_time,
-             "memory-mb": memory_mb, "cpu-seconds": cpu_seconds}
-    lim = bot_limits.apply_overrides(
-        stored.limits if stored is not None else Limits(),
-        dict(bot_limits.parse_limit(key, str(value), f"--{key}")
-             for key, value in given.items() if value is not None))
+    lim = bot_limits.from_options(
+        stored.limits if stored is not None else Limits(), move_time=move_time,
+        overage=overage, startup_time=startup_time, memory_mb=memory_mb,
+        cpu_seconds=cpu_seconds)
     name = stored.name if stored is not None else out.resolve().name
     try:
         legacy_seed = league_seed if league_seed is not None else 0

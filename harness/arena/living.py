@@ -155,6 +155,24 @@ def entry_check(config: LeagueConfig, version: Version, *, seed: int | None = No
     return True, "", report.lines
 
 
+def record_check(registry: Registry, config: LeagueConfig, version: Version
+                 ) -> tuple[bool, str] | None:
+    """Run the entry check of a version whose check this process claimed
+    (:meth:`Registry.claim_check`), and record its outcome: the status (``active`` or ``failed``
+    with the first problem) and the report. None when the version stopped waiting meanwhile
+    (its entrant retired)."""
+    try:
+        ok, reason, lines = entry_check(config, version)
+    except Exception as exc:  # a check that cannot run is the bot's failure, not ours
+        ok, reason, lines = False, f"the entry check could not run: {exc}", []
+    current = registry.version(version.bot)
+    if current is None or current.status != "validating":
+        return None
+    registry.set_report(version.bot, lines)
+    registry.set_status(version.bot, "active" if ok else "failed", "" if ok else reason)
+    return ok, reason
+
+
 # ----------------------------------------------------------------------------- the loop
 
 
@@ -248,7 +266,11 @@ class Arena:
             if self._stopping:
                 return
             self._check(version)
-        active = {v.bot for v in self.registry.versions(status="active")}
+        admitted = self.registry.versions(status="active")
+        for version in admitted:  # admitted by another process (tourney serve's own check)
+            if self.config.bot(version.bot) is None:
+                self._admit(version)
+        active = {v.bot for v in admitted}
         for name in self.mm.bots:
             if name not in active:
                 self.mm.remove_bot(name)
@@ -257,21 +279,18 @@ class Arena:
             self.streak.pop(name, None)
 
     def _check(self, version: Version) -> None:
+        if not self.registry.claim_check(version.bot):
+            return  # another process (tourney serve) is checking it
         self._say(f"checking {version.bot} ({version.entrant}, version {version.version}) ...")
-        try:
-            ok, reason, _lines = entry_check(self.config, version)
-        except Exception as exc:  # a check that cannot run is the bot's failure, not ours
-            ok, reason = False, f"the entry check could not run: {exc}"
-        current = self.registry.version(version.bot)
-        if current is None or current.status != "validating":  # retired meanwhile
+        outcome = record_check(self.registry, self.config, version)
+        if outcome is None:  # retired meanwhile
             return
+        ok, reason = outcome
         if ok:
-            self.registry.set_status(version.bot, "active")
             self._admit(version)
             self.summary.admitted.append(version.bot)
             self._say(f"{version.bot} admitted")
         else:
-            self.registry.set_status(version.bot, "failed", reason)
             self.summary.failed.append(version.bot)
             self._say(f"{version.bot} failed its entry check: {reason}")
 

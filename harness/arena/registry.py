@@ -17,6 +17,9 @@ the folder's Parquet store (:mod:`harness.league.store`), the one source of trut
   passed its check; the old one's games stay stored), ``suspended`` (it kept forfeiting after it
   was admitted; ``reinstate`` lets it play again), ``retired`` (its entrant left; its games and
   place in the history stay).
+* A version's **entry check** is claimed by the process that runs it (the running arena, or
+  ``tourney serve`` the moment an entrant uploads), so no two run it at once; a claim older than
+  :data:`CLAIM_SECONDS` is taken over (its process died). The check's report is kept.
 * An **assignment** is a duplicate pair the matchmaker chose: written before its games are
   played, so a restart plays exactly the pairs whose games are not stored yet, with the same ids
   and deals.
@@ -38,6 +41,7 @@ DB_FILE = "arena.sqlite"
 BOTS_DIR = "bots"
 INBOX_DIR = "inbox"
 STATUSES = ("validating", "active", "failed", "replaced", "suspended", "retired")
+CLAIM_SECONDS = 600.0  # an entry check claimed longer ago than this is taken over
 _ENTRANT = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entrants (
@@ -69,6 +73,11 @@ CREATE INDEX IF NOT EXISTS assignments_pair ON assignments (a, b);
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS checks (
+    bot TEXT PRIMARY KEY REFERENCES versions(bot),
+    claimed TEXT NOT NULL,
+    report TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -354,6 +363,35 @@ class Registry:
         with self._write() as db:
             db.execute("INSERT INTO meta (key, value) VALUES ('complete_through', ?) ON "
                        "CONFLICT (key) DO UPDATE SET value = excluded.value", (str(seq),))
+
+    # ------------------------------------------------------------------ entry checks
+
+    def claim_check(self, bot: str, stale: float = CLAIM_SECONDS) -> bool:
+        """Claim the entry check of a version waiting for one: False when it is not waiting,
+        or another process claimed it less than ``stale`` seconds ago."""
+        clock = time.time()
+        with self._write() as db:
+            row = db.execute("SELECT status FROM versions WHERE bot = ?", (bot,)).fetchone()
+            if row is None or row[0] != "validating":
+                return False
+            held = db.execute("SELECT claimed FROM checks WHERE bot = ?", (bot,)).fetchone()
+            if held is not None and clock - float(held[0]) < stale:
+                return False
+            db.execute("INSERT INTO checks (bot, claimed, report) VALUES (?, ?, '') ON CONFLICT "
+                       "(bot) DO UPDATE SET claimed = excluded.claimed", (bot, repr(clock)))
+        return True
+
+    def set_report(self, bot: str, lines: list[str]) -> None:
+        """Keep the entry check's report (what ``tourney validate`` would print)."""
+        with self._write() as db:
+            db.execute("INSERT INTO checks (bot, claimed, report) VALUES (?, ?, ?) ON CONFLICT "
+                       "(bot) DO UPDATE SET report = excluded.report",
+                       (bot, repr(time.time()), "\n".join(lines)))
+
+    def report(self, bot: str) -> str:
+        """The entry check's report of a version ('' before its check ended)."""
+        row = self._db.execute("SELECT report FROM checks WHERE bot = ?", (bot,)).fetchone()
+        return str(row[0]) if row else ""
 
     def note(self, entrant: str, bot: str, what: str) -> None:
         """An event worth showing (an inbox file refused, a restart)."""

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from harness.cli import arena, bots, catalog, league, report
+from harness.cli import arena, bots, catalog, league, report, serve
 from harness.records import TourneyError, tourney_version
 
 
@@ -108,6 +108,16 @@ arena_app = typer.Typer(
 app.add_typer(arena_app)
 for _name in ("new", "run", "add", "update", "retire", "reinstate", "status", "final"):
     command(_name, getattr(arena, f"{_name}_cmd"), arena_app)
+
+command("serve", serve.serve_cmd)
+command("submit", serve.submit_cmd)
+serve_admin_app = typer.Typer(
+    name="serve-admin", no_args_is_help=True, add_completion=False,
+    pretty_exceptions_enable=False,
+    help="The organiser's commands on a competition's folder (also while `tourney serve` runs).")
+app.add_typer(serve_admin_app)
+for _name in ("add", "list", "token", "organiser-token", "retire", "settings"):
+    command(_name, getattr(serve, f"admin_{_name.replace('-', '_')}_cmd"), serve_admin_app)
 
 
 def main() -> None:

@@ -1,0 +1,349 @@
+"""`tourney serve`: a competition server over a living league; `tourney serve-admin`: the
+organiser's commands on its folder (also while it runs); `tourney submit`: an entrant's upload
+from the command line. The work is :mod:`harness.serve`'s."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+import zipfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from harness.cli.options import (
+    ClusterOpt,
+    LeagueCpuOpt,
+    LeagueMemoryOpt,
+    LeagueMoveTimeOpt,
+    LeagueOverageOpt,
+    LeagueStartupOpt,
+    RequireOpt,
+    SeedOpt,
+    VariantOpt,
+    WorkersOpt,
+    fail,
+)
+
+FolderArg = Annotated[Path, typer.Argument(help="The competition's folder.")]
+NameArg = Annotated[str, typer.Argument(help="The entrant's name (letters, digits, - and _).")]
+LOCAL = ("127.0.0.1", "localhost", "::1")
+TOKEN_ENV = "TOURNEY_TOKEN"
+
+
+def serve_cmd(
+    folder: FolderArg,
+    game: Annotated[str | None, typer.Option(
+        "--game", "-g", help="The game, to start a new competition (a folder's game never "
+                             "changes).")] = None,
+    variant: VariantOpt = None,
+    host: Annotated[str, typer.Option(
+        "--host", help="Address to listen on; anything but 127.0.0.1 opens the server to the "
+                       "network (put it behind a TLS proxy).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free one).", min=0,
+                                      max=65535)] = 8000,
+    public_url: Annotated[str | None, typer.Option(
+        "--public-url", help="The address entrants use (e.g. https://bots.example.org), for "
+                             "invitation links.")] = None,
+    workers: WorkersOpt = None,
+    cluster: ClusterOpt = None,
+    seed: SeedOpt = None,
+    move_time: LeagueMoveTimeOpt = None,
+    overage: LeagueOverageOpt = None,
+    startup_time: LeagueStartupOpt = None,
+    memory_mb: LeagueMemoryOpt = None,
+    cpu_seconds: LeagueCpuOpt = None,
+    require_isolation: RequireOpt = False,
+) -> None:
+    """Run a competition: entrants upload bots, the living league plays them, everyone sees the
+    leaderboard. Ctrl-C stops it; the same command continues it (nothing is lost, even after
+    kill -9).
+
+    Example: tourney serve results/contest --game battleline
+    """
+    import socket
+
+    import uvicorn
+
+    from harness.arena import living
+    from harness.league.limits import from_options
+    from harness.records import Limits
+    from harness.serve.app import create_app
+    from harness.serve.competition import Competition
+    from harness.serve.db import CompetitionDB
+    from harness.serve.runner import ArenaProcess, Checker
+
+    fresh = not (folder / "league.json").exists()
+    if fresh and game is None:
+        fail(f"{folder} is not a competition yet; give --game GAME to start one there")
+    if not fresh and (any(x is not None for x in (move_time, overage, startup_time, memory_mb,
+                                                   cpu_seconds, seed)) or variant):
+        fail("the limits, --seed and --variant of a competition are chosen when it starts; "
+             "leave them out to continue it")
+    if game is not None:
+        limits = from_options(Limits(), move_time=move_time, overage=overage,
+                              startup_time=startup_time, memory_mb=memory_mb,
+                              cpu_seconds=cpu_seconds)
+        living.create(folder, game, variants=variant or [], seed=seed, limits=limits,
+                      require_isolation=require_isolation)
+    config = living.load_arena(folder)
+    with CompetitionDB.open(folder, create=True) as db:
+        organiser = db.set_organiser_token() if not db.has_organiser() else None
+        paused = db.settings().paused
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port")
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = public_url or f"http://{shown}:{bound}"
+    options = []
+    if workers is not None:
+        options += ["--workers", str(workers)]
+    if cluster is not None:
+        options += ["--cluster", cluster]
+    arena = ArenaProcess(folder, options)
+    checker = Checker(folder)
+    competition = Competition(folder, arena=arena, checker=checker, public_url=url)
+    app = create_app(competition, extra=_human_routes(competition),
+                     secure_cookies=url.startswith("https://"))
+    isolation = config.isolation
+
+    def say(line: str) -> None:
+        typer.echo(line, err=True)
+
+    say(f"competition {config.name}: {config.game} ({folder})")
+    say(f"serving on {url}  (leaderboard: {url}/, organiser: {url}/admin)")
+    if organiser:
+        say(f"organiser token (shown once; keep it): {organiser}")
+    else:
+        say("organiser token: the one printed when the competition started (`tourney "
+            f"serve-admin {folder} organiser-token` makes a new one)")
+    if host not in LOCAL:
+        say(f"warning: listening on {host}: anyone who reaches this machine can see the "
+            f"leaderboard and try tokens; serve it only behind a TLS proxy (https), or tokens "
+            f"and cookies travel in the clear")
+    if isolation.get("missing"):
+        say(f"warning: entrants' bots run with weaker isolation here: missing "
+            f"{'; '.join(isolation['missing'])}")
+    if paused:
+        say("play is paused (resume it on the organiser page)")
+    else:
+        arena.start()
+    competition.check_waiting()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                           lifespan="off", timeout_graceful_shutdown=5))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        say("stopping: the league stores the games in hand ...")
+        checker.close()
+        arena.close()
+        competition.close()
+    say("stopped; the same command continues the competition")
+
+
+def _human_routes(competition: Any) -> list[Any]:
+    """The human seat (``/play``), when this installation has it."""
+    try:
+        from harness.serve.human import human_app
+    except ImportError:
+        return []
+    from starlette.routing import Mount
+
+    from harness.serve.app import csrf_of, user_of
+
+    return [Mount("/play", human_app(
+        game=competition.config.game, variant=competition.config.variant,
+        bots=competition.playable, store=competition.folder / "human",
+        user=user_of, csrf=csrf_of, limits=competition.config.limits))]
+
+
+# ----------------------------------------------------------------------------- serve-admin
+
+
+def _competition(folder: Path) -> Any:
+    from harness.serve.competition import Competition
+
+    return Competition(folder)
+
+
+def admin_add_cmd(
+    folder: FolderArg, name: NameArg,
+    url: Annotated[str, typer.Option("--url", help="The server's address, for the invitation "
+                                                   "link.")] = "",
+) -> None:
+    """Add an entrant and print their token (shown once) and invitation link.
+
+    Example: tourney serve-admin add results/contest alice --url http://127.0.0.1:8000
+    """
+    comp = _competition(folder)
+    comp.public_url = url.rstrip("/")
+    made = comp.add_entrant(name)
+    typer.echo(f"{made['name']}: token {made['token']}")
+    if url:
+        typer.echo(f"invitation link: {made['invite']}")
+
+
+def admin_token_cmd(folder: FolderArg, name: NameArg) -> None:
+    """Give an entrant a new token (the old one and their sessions stop working)."""
+    made = _competition(folder).new_token(name)
+    typer.echo(f"{made['name']}: token {made['token']}")
+
+
+def admin_organiser_token_cmd(folder: FolderArg) -> None:
+    """Make a new organiser token (the old one stops working)."""
+    from harness.serve.db import CompetitionDB
+
+    with CompetitionDB.open(folder) as db:
+        typer.echo(f"organiser token: {db.set_organiser_token()}")
+
+
+def admin_retire_cmd(folder: FolderArg, name: NameArg) -> None:
+    """Retire an entrant: no more logins or uploads; their bot stops playing (its games
+    stay)."""
+    _competition(folder).retire(name)
+    typer.echo(f"{name} retired")
+
+
+def admin_list_cmd(
+    folder: FolderArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List the entrants, their bot that plays and its status."""
+    rows = _competition(folder).entrants()
+    if as_json:
+        typer.echo(json.dumps(rows, indent=1))
+        return
+    if not rows:
+        typer.echo("no entrants yet: tourney serve-admin FOLDER add NAME")
+    for r in rows:
+        status = "retired" if r["disabled"] else r["status"]
+        typer.echo(f"{r['name']:<20} {r['bot'] or '-':<16} {status}"
+                   f"{': ' + r['reason'] if r['reason'] else ''}")
+
+
+def admin_settings_cmd(
+    folder: FolderArg,
+    per_day: Annotated[int | None, typer.Option(
+        "--per-day", help="Bots an entrant may send in 24 hours.", min=1)] = None,
+    total_mb: Annotated[int | None, typer.Option(
+        "--total-mb", help="MB of uploads per entrant, in all.", min=1)] = None,
+    upload_mb: Annotated[int | None, typer.Option(
+        "--upload-mb", help="MB of one upload.", min=1, max=64)] = None,
+    signup_code: Annotated[str | None, typer.Option(
+        "--signup-code", help="Open sign-up to whoever knows this code (8 characters or "
+                              "more).")] = None,
+    no_signup: Annotated[bool, typer.Option("--no-signup", help="Close sign-up.")] = False,
+) -> None:
+    """Show or change the limits and the sign-up."""
+    body: dict[str, Any] = {}
+    if per_day is not None:
+        body["submissions_per_day"] = per_day
+    if total_mb is not None:
+        body["total_mb"] = total_mb
+    if upload_mb is not None:
+        body["upload_mb"] = upload_mb
+    if signup_code is not None:
+        body["signup_code"] = signup_code
+        body["signup"] = "on"
+    if no_signup:
+        body["signup"] = "off"
+    settings = _competition(folder).update_settings(body)
+    for key, value in settings.items():
+        typer.echo(f"{key}: {value}")
+
+
+# ----------------------------------------------------------------------------- submit
+
+
+def _payload(bot: Path) -> tuple[str, bytes]:
+    """A bot file as it is, or a bot directory zipped (its files as tourney counts them)."""
+    from harness.bots.spec import BotSpecError, directory_files
+
+    if bot.is_dir():
+        try:
+            files = directory_files(bot)
+        except BotSpecError as exc:
+            fail(str(exc))
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
+            for rel, path in files:
+                out.write(path, f"{bot.resolve().name}/{rel}")
+        return f"{bot.resolve().name}.zip", buffer.getvalue()
+    if not bot.is_file():
+        fail(f"no bot file or directory {bot}; give the path of your bot")
+    if bot.suffix not in (".py", ".zip"):
+        fail(f"{bot} is not a .py file, a .zip or a bot directory")
+    return bot.name, bot.read_bytes()
+
+
+def submit_cmd(
+    url: Annotated[str, typer.Argument(help="The competition's address, e.g. "
+                                            "http://127.0.0.1:8000.")],
+    bot: Annotated[Path, typer.Argument(help="Your bot: file.py, a bot directory, or a .zip "
+                                             "of one.")],
+    token: Annotated[str | None, typer.Option(
+        "--token", help=f"Your token (default: ${TOKEN_ENV}, which keeps it out of your shell "
+                        f"history).")] = None,
+    wait: Annotated[bool, typer.Option(
+        "--wait/--no-wait", help="Wait for the entry check and print its report.")] = True,
+    timeout: Annotated[float, typer.Option(
+        "--timeout", help="Seconds to wait for the entry check.", min=1)] = 600.0,
+) -> None:
+    """Upload a bot to a competition and print its entry check (exit 1 if it failed).
+
+    Example: TOURNEY_TOKEN=tny_... tourney submit http://127.0.0.1:8000 mybot.py
+    """
+    import httpx
+
+    token = token or os.environ.get(TOKEN_ENV, "")
+    if not token:
+        fail(f"give your token with --token or ${TOKEN_ENV} (the organiser sent it to you)")
+    name, data = _payload(bot)
+    base = url.rstrip("/")
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        with httpx.Client(base_url=base, headers=headers, timeout=60.0) as client:
+            made = _answer(client.post("/api/submissions", files={"bot": (name, data)}))
+            typer.echo(f"sent {name} as {made['bot']} (sha256 {made['sha256'][:12]}); "
+                       f"{'checking ...' if wait else 'the entry check runs on the server'}")
+            if not wait:
+                return
+            end = time.monotonic() + timeout
+            while True:
+                sub = _answer(client.get(f"/api/submissions/{made['bot']}"))
+                if sub["status"] != "validating":
+                    break
+                if time.monotonic() > end:
+                    fail(f"the entry check of {made['bot']} did not end within {timeout:g} s; "
+                         f"see your page on {base}/me")
+                time.sleep(1.0)
+    except httpx.HTTPError as exc:
+        fail(f"cannot reach {base}: {exc}; check the address and that the server runs")
+    if sub["report"]:
+        typer.echo(sub["report"])
+    if sub["status"] == "failed":
+        typer.echo(f"{made['bot']} failed its entry check: {sub['reason']}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{made['bot']} is {sub['status']}")
+
+
+def _answer(response: Any) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    if response.status_code >= 400:
+        message = body.get("error") if isinstance(body, dict) else None
+        fail(f"the server refused ({response.status_code}): "
+             f"{message or response.reason_phrase}")
+    if not isinstance(body, dict):
+        fail("the server's answer is not what tourney expects; is this a tourney server?")
+    return body
+

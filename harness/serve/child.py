@@ -1,0 +1,58 @@
+"""The entry point of the server's child processes (:mod:`harness.serve.runner`):
+``python -m harness.serve.child PARENT_PID arena FOLDER [OPTIONS]`` plays the living league,
+``... check FOLDER BOT`` runs one version's entry check. Either stops when the server dies."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+from pathlib import Path
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """Ask the kernel for SIGTERM when the server exits, then check it did not already."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        sys.exit(0)
+
+
+def _check(folder: Path, bot: str) -> int:
+    from harness.arena.living import load_arena, record_check
+    from harness.arena.registry import Registry
+
+    config = load_arena(folder)
+    with Registry.open(folder) as registry:
+        version = registry.version(bot)
+        if version is None or not registry.claim_check(bot):
+            return 0  # gone, or another process checks it
+        outcome = record_check(registry, config, version)
+    if outcome is not None:
+        print(f"entry check of {bot}: {'passed' if outcome[0] else outcome[1]}", flush=True)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parent, what, folder, *rest = argv
+    _die_with(int(parent))
+    if what == "check":
+        return _check(Path(folder), rest[0])
+    if what == "arena":
+        from harness.cli.app import main as tourney
+
+        sys.argv = ["tourney", "arena", "run", folder, "--quiet", *rest]
+        tourney()
+        return 0
+    print(f"unknown child {what!r}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

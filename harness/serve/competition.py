@@ -1,0 +1,397 @@
+"""A competition folder open for business: what ``tourney serve``'s pages and API, and
+``tourney serve-admin`` on the command line, do with a living league and its entrants.
+
+The web layer (:mod:`harness.serve.app`) only reads requests, checks who sends them and turns
+the answers into pages or JSON; everything it may do lives here, so the command line and the
+server do it the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import sqlite3
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.arena.registry import Registry
+from harness.records import BotRef
+from harness.serve.db import ORGANISER, Account, CompetitionDB, ServeError, Settings, Submission
+from harness.serve.runner import ArenaProcess, Checker
+
+if TYPE_CHECKING:
+    from harness.league.report.data import Redactor
+
+LEADERBOARD_SECONDS = 1.0  # the leaderboard is computed at most this often
+GAMES_SHOWN = 200  # an entrant page's newest games
+DAY = 24 * 3600.0
+#: The organiser's limits: (setting, lowest, highest).
+LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64))
+
+
+def size_text(n: int) -> str:
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.1f}".removesuffix(".0") + " MB"
+    return f"{n >> 10} KB"
+
+
+class Competition:
+    """A competition folder open for business: its databases, its worker processes, and
+    everything the pages, the API and ``tourney serve-admin`` do with them."""
+
+    def __init__(self, folder: Path, *, arena: ArenaProcess | None = None,
+                 checker: Checker | None = None, public_url: str = "") -> None:
+        from harness.arena.living import load_arena
+
+        self.folder = folder
+        self.config = load_arena(folder)
+        self.db = CompetitionDB.open(folder)
+        self.arena = arena
+        self.checker = checker
+        self.public_url = public_url.rstrip("/")
+        self.lock = threading.Lock()  # one connection to each database, one user at a time
+        self._board: tuple[float, dict[str, Any]] | None = None
+        self._redactor: Redactor | None = None
+        self._board_lock = threading.Lock()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def playable(self) -> dict[str, BotRef]:
+        """The bots a person may play against now (every active version)."""
+        with self.registry() as registry:
+            return {v.bot: BotRef(v.bot, v.spec, v.sha256)
+                    for v in registry.versions(status="active")}
+
+    def registry(self) -> Registry:
+        return Registry.open(self.folder)
+
+    # -- reading
+
+    def leaderboard(self) -> dict[str, Any]:
+        """The public table, computed at most once a second however many ask."""
+        with self._board_lock:
+            if self._board is not None and time.monotonic() - self._board[0] < \
+                    LEADERBOARD_SECONDS:
+                return self._board[1]
+            from harness.arena import standings
+
+            with self.registry() as registry:
+                z95 = standings.Z95
+                rows = standings.standings(self.folder, registry, view="latest")
+            board = {
+                "game": self.config.game, "variant": self.config.variant,
+                "paused": self.settings().paused, "updated": time.time(),
+                "entrants": [{
+                    "rank": r.rank, "entrant": r.entrant, "version": r.version,
+                    "status": r.status,
+                    "rating": None if r.rating is None else round(r.rating, 1),
+                    "interval": None if r.sd is None else round(z95 * r.sd, 1),
+                    "games": r.games,
+                } for r in rows],
+            }
+            self._board = (time.monotonic(), board)
+            return board
+
+    def settings(self) -> Settings:
+        with self.lock:
+            return self.db.settings()
+
+    def versions_of(self, entrant: str) -> list[dict[str, Any]]:
+        """An entrant's submissions, newest first, each with its status and check report."""
+        with self.lock:
+            subs = {s.bot: s for s in self.db.submissions(entrant)}
+        out = []
+        redact = self.redactor()
+        with self.registry() as registry:
+            for v in registry.entrant_versions(entrant):
+                sub = subs.get(v.bot)
+                out.append({
+                    "bot": v.bot, "version": v.version, "status": v.status,
+                    "reason": redact.text(v.reason), "report": redact.text(registry.report(v.bot)),
+                    "added": v.added, "changed": v.changed, "sha256": v.sha256,
+                    "filename": sub.filename if sub else "", "size": sub.size if sub else 0,
+                })
+        return out[::-1]
+
+    def games_of(self, entrant: str | None, limit: int = GAMES_SHOWN) -> list[dict[str, Any]]:
+        """The newest stored games of an entrant's versions (every game: ``entrant`` None)."""
+        from harness.league import store
+
+        if not store.batch_files(self.folder / "games"):
+            return []
+        table = store.load_games([self.folder]).games.select(
+            ["game_id", "bots", "winner", "rated", "termination", "reason", "decisions",
+             "score"])
+        rows = table.to_pylist()
+        prefix = None if entrant is None else entrant + ".v"
+        mine = [r for r in rows if prefix is None or any(b.startswith(prefix) for b in r["bots"])]
+        mine = mine[-limit:][::-1]
+        return [{"game_id": r["game_id"], "bots": r["bots"],
+                 "winner": r["winner"] if r["rated"] else "void",
+                 "termination": r["termination"], "reason": r["reason"],
+                 "decisions": r["decisions"], "score": r["score"]} for r in mine]
+
+    def game_row(self, game_id: str, account: Account) -> dict[str, Any]:
+        """A stored game's row, if ``account`` may see it (404 otherwise: no hint it exists)."""
+        from harness.league.service import LeagueError, find_game
+
+        try:
+            row = find_game(self.folder, game_id)
+        except LeagueError:
+            raise ServeError("no such game of yours", 404) from None
+        if row["game_id"] != game_id or not (account.role == ORGANISER or
+                                             plays(row, account.name)):
+            raise ServeError("no such game of yours", 404)
+        return row
+
+    def redactor(self) -> Redactor:
+        """What hides the organiser's paths (the folder, tourney's installation, the home
+        directory) from what entrants read: reasons, check reports, replays, logs."""
+        from harness.league.report.data import Redactor
+
+        if self._redactor is None:
+            self._redactor = Redactor([self.folder], [self.config])
+        return self._redactor
+
+    def replay_html(self, game_id: str, account: Account) -> str:
+        """The replay viewer of a game ``account`` may see, without the organiser's paths."""
+        from harness.league.report import find_game, replay_html
+
+        row = self.game_row(game_id, account)
+        return replay_html(find_game(self.folder, row["game_id"]), self.redactor())
+
+    def game_json(self, game_id: str, account: Account) -> dict[str, Any]:
+        """A game ``account`` may see, with its moves, as the API gives it."""
+        from harness.league.report import moves_of
+
+        row = self.game_row(game_id, account)
+        keep = ("game_id", "game", "variant", "seed", "bots", "winner", "rated", "termination",
+                "reason", "decisions", "score", "duration")
+        out: dict[str, Any] = {k: row[k] for k in keep if k in row}
+        out["moves"] = [{"ply": m["ply"], "seat": m["seat"], "action": m["action"],
+                         "think_time": m["think_time"]}
+                        for m in moves_of(self.folder, [row["game_id"]]).get(row["game_id"], [])]
+        out["replay"] = f"/games/{row['game_id']}"
+        out["log"] = f"/api/games/{row['game_id']}/log"
+        parsed: dict[str, Any] = json.loads(json.dumps(out, default=str))
+        return parsed
+
+    def log_of(self, row: dict[str, Any], account: Account) -> str:
+        """The captured output of the seats ``account`` may read (their own bots')."""
+        parts = []
+        for seat, bot in enumerate(row["bots"]):
+            if not (account.role == ORGANISER or bot.startswith(account.name + ".v")):
+                continue
+            path = self.folder / "logs" / f"{row['game_id']}.seat{seat}.log"
+            text = path.read_text(errors="replace") if path.is_file() else "(no output)"
+            parts.append(f"--- seat {seat}: {bot} ---\n{text}")
+        return self.redactor().text("\n".join(parts))
+
+    # -- changing
+
+    def submit(self, entrant: str, filename: str, data: bytes) -> dict[str, Any]:
+        """An entrant's upload: checked, unpacked, added as a new version, its check started."""
+        from harness.arena import entries
+        from harness.arena.registry import ArenaError
+        from harness.serve import uploads
+
+        settings = self.settings()
+        with self.lock:
+            count, total = self.db.usage(entrant, time.time() - DAY)
+        if count >= settings.submissions_per_day:
+            raise ServeError(f"you have sent {count} bots in the last 24 hours, the most the "
+                             f"organiser allows; try again tomorrow", 429)
+        if total + len(data) > settings.total_mb << 20:
+            raise ServeError(f"this upload would take your uploads to "
+                             f"{size_text(total + len(data))}, over the {settings.total_mb} MB "
+                             f"allowed each entrant", 413)
+        with tempfile.TemporaryDirectory(prefix="upload-") as tmp:
+            upload = uploads.unpack(data, filename, Path(tmp))
+            with self.lock, self.registry() as registry:
+                try:
+                    if registry.entrant(entrant) is None:
+                        version = entries.add(registry, entrant, str(upload.path),
+                                              source="upload")
+                    else:
+                        version = entries.update(registry, entrant, str(upload.path))
+                except ArenaError as exc:
+                    message = str(exc).replace(str(upload.path), filename or "the upload")
+                    message = message.replace("; nothing was added", "").replace(
+                        " (nothing was added)", "")
+                    status = 409 if "same code" in message else 422
+                    raise ServeError(message, status) from None
+                uploads.keep(self.folder, upload, data)
+                self.db.add_submission(Submission(entrant, version.bot, clean_name(filename),
+                                                  upload.size, upload.sha256, time.time()))
+        if self.checker is not None:
+            self.checker.submit(version.bot)
+        return {"bot": version.bot, "version": version.version, "status": version.status,
+                "sha256": upload.sha256, "size": upload.size}
+
+    def invite(self, token: str) -> str:
+        """The invitation link of a token: the token rides in the fragment, which browsers
+        never send to a server (nor into its logs)."""
+        return f"{self.public_url}/login#{token}"
+
+    def check_waiting(self) -> None:
+        """Start the entry checks of versions still waiting (after a restart)."""
+        if self.checker is None:
+            return
+        with self.registry() as registry:
+            for version in registry.versions(status="validating"):
+                self.checker.submit(version.bot)
+
+    def set_paused(self, paused: bool) -> None:
+        with self.lock:
+            settings = self.db.settings()
+            settings.paused = paused
+            self.db.save_settings(settings)
+        if self.arena is not None:
+            if paused:
+                threading.Thread(target=self.arena.stop, daemon=True).start()
+            else:
+                self.arena.start()
+        self._board = None
+
+
+
+    def usage(self, entrant: str) -> tuple[int, int]:
+        """(uploads in the last 24 hours, bytes of every upload) of an entrant."""
+        with self.lock:
+            return self.db.usage(entrant, time.time() - DAY)
+
+    # -- the organiser
+
+    def entrants(self) -> list[dict[str, Any]]:
+        """Every entrant with the version that plays (or its newest) and its status."""
+        with self.lock:
+            accounts = self.db.entrants()
+        with self.registry() as registry:
+            latest = registry.latest()
+        out = []
+        for account in accounts:
+            v = latest.get(account.name)
+            out.append({"name": account.name, "created": account.created,
+                        "disabled": account.disabled or "",
+                        "bot": v.bot if v else "", "status": v.status if v else "no bot yet",
+                        "reason": v.reason if v else ""})
+        return out
+
+    def add_entrant(self, name: str) -> dict[str, str]:
+        """A new entrant: (name, token, invitation link); the token is shown this once."""
+        with self.registry() as registry:
+            if registry.entrant(name) is not None:
+                raise ServeError(f"{name!r} is already an entrant of the league (added from the "
+                                 f"command line); choose another name", 409)
+        with self.lock:
+            token = self.db.add_entrant(name)
+        return {"name": name, "token": token, "invite": self.invite(token)}
+
+    def new_token(self, name: str) -> dict[str, str]:
+        with self.lock:
+            token = self.db.new_entrant_token(name)
+        return {"name": name, "token": token, "invite": self.invite(token)}
+
+    def retire(self, name: str) -> dict[str, Any]:
+        """An entrant leaves: no more logins or uploads, and their bot stops playing (its games
+        and its line in the history stay)."""
+        from harness.arena.registry import ArenaError
+
+        with self.lock:
+            account = self.db.account(name)
+            if account is None or account.role == ORGANISER:
+                raise ServeError(f"no entrant {name!r}", 404)
+            if account.disabled:
+                raise ServeError(f"{name!r} was already retired on {account.disabled}", 409)
+            self.db.disable(name)
+        with self.registry() as registry:
+            if registry.entrant(name) is not None:
+                with contextlib.suppress(ArenaError):  # retired from the command line already
+                    registry.retire(name)
+        self._board = None
+        return {"retired": name}
+
+    def update_settings(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Change the limits or the sign-up (form values as text, or JSON)."""
+        with self.lock:
+            settings = self.db.settings()
+            for key, low, high in LIMITS:
+                if key in body and str(body[key]).strip() != "":
+                    try:
+                        value = int(str(body[key]))
+                    except ValueError:
+                        raise ServeError(f"{key} must be a whole number", 422) from None
+                    if not low <= value <= high:
+                        raise ServeError(f"{key} must be between {low} and {high}", 422)
+                    setattr(settings, key, value)
+            code = str(body.get("signup_code") or "").strip()
+            if code and len(code) < 8:
+                raise ServeError("a competition code needs at least 8 characters", 422)
+            if "signup" in body:
+                settings.signup = str(body["signup"]).lower() in ("1", "true", "on", "yes")
+            if settings.signup and not code and not self.db.has_signup_code():
+                raise ServeError("open sign-up needs a competition code (8 characters or more) "
+                                 "that entrants type to sign up", 422)
+            if code:
+                self.db.set_signup_code(code)
+            self.db.save_settings(settings)
+        return asdict(settings)
+
+    def download(self) -> bytes:
+        """The league folder as a zip: games, moves, logs, the databases (each copied whole
+        with SQLite's backup) and league.json without the league's secret key."""
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
+            config = json.loads((self.folder / "league.json").read_text())
+            config.pop("key", None)
+            out.writestr("league.json", json.dumps(config, indent=1))
+            for path, rel in _download_files(self.folder):
+                if path.suffix != ".sqlite":
+                    out.write(path, rel)
+                    continue
+                tmp = Path(tempfile.mkdtemp(prefix="download-"))
+                try:
+                    src, dst = sqlite3.connect(path), sqlite3.connect(tmp / path.name)
+                    try:
+                        src.backup(dst)
+                    finally:
+                        src.close()
+                        dst.close()
+                    out.write(tmp / path.name, rel)
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+        return buffer.getvalue()
+
+
+def plays(row: dict[str, Any], entrant: str) -> bool:
+    """Whether one of the entrant's versions sits at the game's table."""
+    return any(b.startswith(entrant + ".v") for b in row["bots"])
+
+
+def clean_name(filename: str) -> str:
+    """An uploaded file's name as it is kept (shown escaped; never used as a path)."""
+    name = filename.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    return "".join(c for c in name if c.isprintable())[:100] or "upload"
+
+
+def _download_files(folder: Path) -> Iterator[tuple[Path, str]]:
+    """The files of the download: not the bots' code (entrants' property), the uploads, the
+    inbox, hidden files, SQLite's side files or league.json (written without its key)."""
+    skip_dirs = {"bots", "uploads", "inbox", "human"}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if rel.parts[0] in skip_dirs or any(p.startswith(".") for p in rel.parts):
+            continue
+        if not path.is_file() or path.is_symlink() or path.name == "league.json" or \
+                path.name.endswith(("-wal", "-shm", "-journal")):
+            continue
+        yield path, str(rel)

@@ -1,0 +1,91 @@
+"""A competition for the server's tests: a living league of Battle Line, its database with an
+organiser, and the real Starlette app behind an HTTP client (starlette's TestClient)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.arena import living
+from harness.serve.competition import Competition
+from harness.serve.db import CompetitionDB
+from harness.serve.runner import Checker, wait_idle
+from tests.patience import patience
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's note that it will prefer another client
+    from starlette.testclient import TestClient
+
+BOTS = Path(__file__).resolve().parent / "bots"
+
+
+@dataclass
+class Site:
+    folder: Path
+    competition: Competition
+    client: TestClient
+    organiser: str  # the organiser's token
+
+    def bearer(self, token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"}
+
+    def add(self, name: str) -> str:
+        """A new entrant (through the API, as the organiser); returns its token."""
+        r = self.client.post("/api/admin/entrants", json={"name": name},
+                             headers=self.bearer(self.organiser))
+        assert r.status_code == 201, r.text
+        token: str = r.json()["token"]
+        return token
+
+    def upload(self, token: str, name: str, data: bytes) -> Any:
+        return self.client.post("/api/submissions", files={"bot": (name, data)},
+                                headers=self.bearer(token))
+
+    def send(self, token: str, bot: str) -> dict[str, Any]:
+        """Upload a bot of tests/serve/bots and wait for its entry check."""
+        r = self.upload(token, bot, (BOTS / bot).read_bytes())
+        assert r.status_code == 202, r.text
+        self.settle()
+        made: dict[str, Any] = r.json()
+        return made
+
+    def settle(self) -> None:
+        checker = self.competition.checker
+        assert checker is not None
+        assert wait_idle(checker, patience(60)), "entry checks did not end"
+
+    def play(self, games: int) -> None:
+        """Let the living league play ``games`` games (in this process)."""
+        opts = living.RunOptions(workers=0, stop_after=games, progress=False, seed=1,
+                                 stop_when_idle=True, say=lambda line: None)
+        living.Arena(self.folder, opts).run()
+        self.competition._board = None  # the next leaderboard is read anew
+
+
+def make_site(folder: Path) -> Site:
+    from harness.serve.app import create_app
+
+    living.create(folder, "battleline", seed=11)
+    with CompetitionDB.open(folder, create=True) as db:
+        organiser = db.set_organiser_token()
+    competition = Competition(folder, checker=Checker(folder),
+                              public_url="http://testserver")
+    client = TestClient(create_app(competition), base_url="http://testserver")
+    return Site(folder, competition, client, organiser)
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Site]:
+    made = make_site(tmp_path / "contest")
+    try:
+        yield made
+    finally:
+        made.client.close()
+        assert made.competition.checker is not None
+        made.competition.checker.close()
+        made.competition.close()

@@ -126,3 +126,7 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("tourney: interrupted", err=True)
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -4,11 +4,14 @@ from the command line. The work is :mod:`harness.serve`'s."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import signal
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -65,8 +68,6 @@ def serve_cmd(
     Example: tourney serve results/contest --game battleline
     """
     import socket
-
-    import uvicorn
 
     from harness.arena import living
     from harness.league.limits import from_options
@@ -136,11 +137,12 @@ def serve_cmd(
     else:
         arena.start()
     competition.check_waiting()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                           lifespan="off", timeout_graceful_shutdown=5))
+    server = _server(app)
     try:
         server.run(sockets=[sock])
     finally:
+        # a second Ctrl-C must not cut the league's stop short (it would be left unstopped)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         say("stopping: the league stores the games in hand ...")
         checker.close()
         arena.close()
@@ -148,11 +150,36 @@ def serve_cmd(
     say("stopped; the same command continues the competition")
 
 
+def _server(app: Any) -> Any:
+    """uvicorn's server, stopped by Ctrl-C or SIGTERM like every tourney command: it finishes
+    the requests in hand and returns (uvicorn's own handling raises the signal again when it
+    is done, which would cut short the league's orderly stop)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            def stop(signum: int, frame: object) -> None:
+                if self.should_exit:
+                    self.force_exit = True
+                self.should_exit = True
+
+            previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    return Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                                 timeout_graceful_shutdown=5))
+
+
 def _human_routes(competition: Any) -> list[Any]:
     """The human seat (``/play``), when this installation has it."""
     try:
         from harness.serve.human import human_app
-    except ImportError:
+    except (ImportError, SyntaxError):  # TEMPORARY while the human seat is written
         return []
     from starlette.routing import Mount
 

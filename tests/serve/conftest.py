@@ -89,3 +89,62 @@ def site(tmp_path: Path) -> Iterator[Site]:
         assert made.competition.checker is not None
         made.competition.checker.close()
         made.competition.close()
+
+
+@dataclass
+class Served:
+    """A real `tourney serve` process on a free loopback port."""
+
+    folder: Path
+    url: str
+    organiser: str
+    process: Any
+    output: Path
+
+    def stop(self, sig: int = 2) -> str:
+        import subprocess
+
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(patience(60))
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.output.read_text()
+
+
+def start_server(folder: Path, *args: str, log: Path | None = None) -> Served:
+    """Start (or continue) the competition in ``folder`` and wait until it answers."""
+    import re
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    log = log or folder.parent / f"{folder.name}-serve-{time.monotonic_ns()}.log"
+    out = open(log, "w")  # noqa: SIM115 - the server's stderr, read by the tests
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli.app", "serve", str(folder), "--port", "0", *args],
+        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    out.close()
+    end = time.monotonic() + patience(60)
+    url = organiser = ""
+    while time.monotonic() < end:
+        text = log.read_text()
+        found = re.search(r"serving on (http://\S+)", text)
+        token = re.search(r"organiser token \(shown once; keep it\): (\S+)", text)
+        if found:
+            url = found.group(1)
+            organiser = token.group(1) if token else ""
+            try:
+                if httpx.get(url + "/health", timeout=5).status_code == 200:
+                    return Served(folder, url, organiser, process, log)
+            except httpx.HTTPError:
+                pass
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.kill()
+    raise AssertionError(f"tourney serve did not start:\n{log.read_text()}")

@@ -141,8 +141,8 @@ def test_open_host_warns_and_sign_up_works(tmp_path: Path) -> None:
         with httpx.Client(base_url=url) as client:
             wrong = client.post("/signup", data={"name": "dora", "code": "guess"})
             assert wrong.status_code == 403
-            r = client.post("/signup", data={"name": "dora", "code": "club-2026"})
-            assert r.status_code == 200 and "tny_" in r.text
+            joined = client.post("/signup", data={"name": "dora", "code": "club-2026"})
+            assert joined.status_code == 200 and "tny_" in joined.text
             me = client.get("/me")  # the sign-up logged her in
             assert me.status_code == 200 and "Send a bot" in me.text
     finally:

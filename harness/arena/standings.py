@@ -708,11 +708,27 @@ def _names(totals: Totals, bots: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*bots, *(arrays.names[i] for i in np.flatnonzero(used))]))
 
 
+def centred_variances(cov: npt.NDArray[np.floating[Any]]) -> FloatArray:
+    """The variance of each rating less the field's mean rating, from the ratings' covariance.
+
+    Games tell only differences: the level of the whole field is known from the prior alone,
+    so a bot's own (marginal) variance keeps the prior's share however many games it played
+    (with two bots, about the prior's half: ±486 Elo after 139 games). What the leaderboard
+    states, a rating relative to the field, has the variance of ``r_i − mean(r)``:
+    ``(C Σ C)_ii`` with ``C = I − 11ᵀ/n``."""
+    import numpy as np
+
+    centred = cov - cov.mean(axis=0) - cov.mean(axis=1)[:, None] + cov.mean()
+    out: FloatArray = centred.diagonal().astype(np.float64)
+    return out
+
+
 def ratings(totals: Totals, bots: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """Each bot's rating and its standard deviation (Elo), as :func:`fit`'s matchmaker holds
-    them (the MAP and the Laplace variances of the same model and prior), without building
-    the matchmaker's per-pairing state: what the leaderboard needs. ``bots``: every bot to
-    know; the others of a pairing are rated too."""
+    """Each bot's rating and its standard deviation (Elo) relative to the field's mean: the
+    MAP of :func:`fit`'s matchmaker (the same model and prior) and the Laplace covariance
+    centred (:func:`centred_variances`), without building the matchmaker's per-pairing state:
+    what the leaderboard needs. ``bots``: every bot to know; the others of a pairing are rated
+    too."""
     import numpy as np
 
     from harness.league.matchmaking import Matchmaker, posterior_system
@@ -724,7 +740,7 @@ def ratings(totals: Totals, bots: Sequence[str]) -> dict[str, tuple[float, float
     mu = _map_ratings(n, lo, hi, games, pts, prior_var, _start(totals._folder, names))
     if lo.size:
         _, hess = posterior_system(n, lo, hi, games, pts, prior_var, mu)
-        var = np.diag(np.linalg.inv(hess))
+        var = centred_variances(np.linalg.inv(hess))
         if totals._folder is not None:
             _keep_ratings(totals._folder, names, mu)
     else:

@@ -103,7 +103,27 @@ def test_the_leaderboard_lists_every_bot_near_its_true_order(
         b: ("active", totals.games[b]) for b in synthetic.bots}
     truth = dict(zip(synthetic.bots, synthetic.strength.tolist(), strict=True))
     assert kendall_tau([truth[b] for b in shown], [elo for _, elo, _ in shown.values()]) > 0.7
-    # the leaderboard's ratings are the matchmaker's
+    # the leaderboard's ratings are the matchmaker's; its intervals are relative to the field,
+    # which the games tell better than each bot's level (known from the prior alone)
     mm = standings.fit(totals, synthetic.bots, synthetic.bots)
     for bot, (mu, sd) in standings.ratings(totals, synthetic.bots).items():
-        assert mm.rating(bot) == pytest.approx((mu, sd), abs=1e-6)
+        assert mm.rating(bot)[0] == pytest.approx(mu, abs=1e-6)
+        assert sd <= mm.rating(bot)[1] + 1e-9
+
+
+def test_a_leaderboard_interval_shrinks_with_games_as_the_closed_form_says() -> None:
+    """Two bots that drew every one of n games: their difference d has Fisher information
+    n·C²/4 (C = ln 10 / 400 per Elo point, p = 1/2), each rating is ±d/2 about the field's
+    mean, so its standard deviation is 1 / (C·√n), shrinking with the games (a bot's own
+    marginal deviation stays near the prior's)."""
+    import math
+
+    c = math.log(10) / 400
+    for n in (100, 400, 1600):
+        totals = standings.Totals(pairs={})
+        totals.add("a.v1", "b.v1", n, n / 2, n // 2)
+        rated = standings.ratings(totals, ["a.v1", "b.v1"])
+        for mu, sd in rated.values():
+            assert mu == pytest.approx(0.0, abs=1e-6)
+            # the prior adds a little information: the closed form is the bound from above
+            assert 0.97 / (c * math.sqrt(n)) < sd <= 1 / (c * math.sqrt(n)), (n, sd)

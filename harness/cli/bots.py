@@ -118,11 +118,59 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
         return play_game(spec, log_dir=log_dir, on_move=draw if show else None)
 
 
+HUMAN = "human"  # the seat `tourney play` gives to you, in the browser
+
+
+def play_human(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequence[str] = (),
+               limits: Limits = _DEFAULTS, sandbox_builtins: bool = False,
+               out: Path | None = None, browser: bool = True,
+               quiet: bool = False) -> tuple[GameRecord | None, Path]:
+    """Play one game yourself (``tourney play GAME human BOT``): a page on 127.0.0.1 under a
+    random token, opened in the browser unless ``browser`` is False; returns the record once the
+    game is over (None if it could not be played) and the folder it is stored in (``out``, by
+    default ``results/human/GAME``); ``quiet``: the page's address on stderr. Ctrl-C
+    interrupts the game (not stored) and stops the server (KeyboardInterrupt)."""
+    import getpass
+    import webbrowser
+
+    from games.protocol import VariantError
+    from harness.serve.human import default_store, serve_local
+
+    game, variant = resolve_game(game_name, variants)
+    try:
+        initial = game.new_game(seed, **variant)
+    except VariantError as exc:
+        raise UsageError(str(exc)) from None
+    players = initial.num_players
+    if len(bots) != players:
+        raise UsageError(f"{game.info.name} with {variant or 'its default rules'} needs "
+                         f"{players} seats, got {len(bots)}; give one bot (or human) per seat")
+    humans = [seat for seat, text in enumerate(bots) if text == HUMAN]
+    if len(humans) != 1:
+        raise UsageError(f"give exactly one seat as {HUMAN}, not {len(humans)}")
+    refs = seat_refs([text for text in bots if text != HUMAN], sandbox_builtins)
+    store = out if out is not None else default_store(game.info.name, variant)
+    try:
+        user = getpass.getuser() or "you"
+    except (KeyError, OSError):
+        user = "you"
+    local = serve_local(game=game.info.name, variant=variant, bots=refs, human=humans[0],
+                        store=store, user=user, seed=seed, limits=limits)
+    typer.echo(f"Play in your browser (seat {humans[0]}): {local.url}", err=quiet)
+    if browser:
+        webbrowser.open(local.url)
+    session = local.wait()
+    if session.error:
+        typer.echo(session.error, err=True)
+    return (session.record if session.stored else None), store
+
+
 def play_cmd(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. battleline, wc.")],
     bots: Annotated[list[str], typer.Argument(
         help="One bot per seat: file.py, file.py:Class, DIR/ (a bot directory), a built-in "
-             "(random, greedy, mcts; options as greedy:p=0.3 or mcts:ms=200) or cmd:COMMAND.")],
+             "(random, greedy, mcts; options as greedy:p=0.3 or mcts:ms=200) or cmd:COMMAND; "
+             "human for a seat you play yourself in the browser.")],
     seed: Annotated[int | None, typer.Option(
         help="Deal seed (default: a random 62-bit one, printed, that no bot can search).")] = None,
     variant: VariantOpt = None,
@@ -135,28 +183,57 @@ def play_cmd(
     startup_time: StartupOpt = _DEFAULTS.startup_time,
     memory_mb: MemoryOpt = _DEFAULTS.memory_bytes >> 20,
     cpu_seconds: CpuOpt = _DEFAULTS.cpu_seconds,
+    out: Annotated[Path | None, typer.Option(
+        help="With a human seat: the results folder the game is stored in (default "
+             "results/human/GAME).")] = None,
+    browser: Annotated[bool, typer.Option(
+        "--browser/--no-browser", help="With a human seat: open the game's page in the "
+                                       "browser (else only print its address).")] = True,
 ) -> None:
     """Play one game and print the result and why it ended.
 
     Example: tourney play battleline mybot.py greedy --seed 7 --show
+
+    A seat given as `human` is yours: tourney serves the game on 127.0.0.1 and opens its page
+    (tourney play battleline human greedy); the game is stored under --out.
     """
     from harness.bots.spec import is_sandboxed
 
     if seed is None:
         seed = unguessable_seed()
     limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
-    record = play_one(game, bots, seed=seed, variants=variant or [], limits=limits,
-                      show=show, sandbox_builtins=sandbox_builtins, log_dir=log_dir)
+    stored: Path | None = None
+    if HUMAN in bots:
+        if show:
+            raise UsageError("--show would print the bots' hidden cards; with a human seat the "
+                             "page shows your view")
+        try:
+            played, stored = play_human(game, bots, seed=seed, variants=variant or [],
+                                        limits=limits, sandbox_builtins=sandbox_builtins,
+                                        out=out, browser=browser, quiet=as_json)
+        except KeyboardInterrupt:
+            typer.echo("interrupted: the game is not stored", err=True)
+            raise typer.Exit(130) from None
+        if played is None:
+            raise typer.Exit(1)
+        record = played
+    else:
+        record = play_one(game, bots, seed=seed, variants=variant or [], limits=limits,
+                          show=show, sandbox_builtins=sandbox_builtins, log_dir=log_dir)
     if as_json:
         typer.echo(json.dumps(record.to_dict(), indent=1))
         return
     seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(record.seats))
     typer.echo(f"{record.game} (rules {record.rules_version}) seed {record.seed}; {seats}")
-    if any(is_sandboxed(b if not sandbox_builtins else f"sandbox:{b}") for b in bots):
+    if any(is_sandboxed(b if not sandbox_builtins else f"sandbox:{b}") for b in bots
+           if b != HUMAN):
         typer.echo(f"sandbox: {isolation_line(limits)}")
     typer.echo(f"{record.decisions} decisions, {record.duration:.2f} s; "
                f"scores {[round(s, 2) for s in record.scores]}")
     typer.echo(describe_result(record))
+    if stored is not None:
+        typer.echo(f"stored in {stored} as game {record.game_id}; replay it with: tourney "
+                   f"replay {stored} {record.game_id} --html replay.html")
 
 
 # ------------------------------------------------------------------------------ validate

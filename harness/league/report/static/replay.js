@@ -1,8 +1,9 @@
 /* tourney replay viewer: frames rebuilt by the engine (first frame + changes per move),
-   drawn as SVG. Views: 0 = the whole truth, 1 + s = what seat s observed. */
+   drawn as SVG. Views: 0 = the whole truth, 1 + s = what seat s observed.
+   tourneyBoard(D) is the board drawing alone (D: players, seats, board), which the human
+   seat's page (harness/serve/human.py) reuses; the viewer runs where the page has its data. */
 "use strict";
-tourneyData("replay-data").then((D) => {
-  const N = D.moves.length;  // frames 0..N: frame k is the position after k moves
+function tourneyBoard(D) {
   const SEAT_COLOURS = D.players === 4
     ? ["#2f6fd6", "#d64545", "#16a2b8", "#e08a1e"]
     : ["#2f6fd6", "#d64545", "#1e9e6a", "#e08a1e"];
@@ -12,26 +13,6 @@ tourneyData("replay-data").then((D) => {
   const seatName = (s) => `seat ${s} (${D.seats[s]})`;
   const ms = (s) => s < 0.001 ? (s * 1e6).toFixed(0) + " µs" : s < 1
     ? (s * 1000).toFixed(1) + " ms" : s.toFixed(2) + " s";
-
-  /* ---- frames: apply each move's changes to a copy of the previous frame ---- */
-  const cache = [];
-  function framesOf(v) {
-    if (cache[v]) return cache[v];
-    const view = D.views[v];
-    const out = [view.first];
-    for (const changes of view.changes) {
-      let doc = structuredClone(out[out.length - 1]);
-      for (const [path, value] of changes) {
-        if (path.length === 0) { doc = structuredClone(value); continue; }
-        let target = doc;
-        for (const key of path.slice(0, -1)) target = target[key];
-        target[path[path.length - 1]] = structuredClone(value);
-      }
-      out.push(doc);
-    }
-    cache[v] = out;
-    return out;
-  }
 
   /* ---- Battle Line ---- */
   const BL_COLOURS = { r: "#d7263d", o: "#f0822a", y: "#e8b90c", g: "#2e9e44", b: "#2f6fd6",
@@ -281,6 +262,35 @@ tourneyData("replay-data").then((D) => {
       `<div class="row" data-row="${esc(k)}"><span class="k">${esc(k)}</span>` +
       `<span class="v">${esc(v)}</span></div>`)
       .join("") + "</div>";
+  }
+
+  return { SEAT_COLOURS, esc, seatName, ms, drawBattleLine, battleLinePanels, drawWarChest,
+    warChestPanels };
+}
+
+if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) => {
+  const N = D.moves.length;  // frames 0..N: frame k is the position after k moves
+  const { SEAT_COLOURS, esc, seatName, ms, drawBattleLine, battleLinePanels, drawWarChest,
+    warChestPanels } = tourneyBoard(D);
+
+  /* ---- frames: apply each move's changes to a copy of the previous frame ---- */
+  const cache = [];
+  function framesOf(v) {
+    if (cache[v]) return cache[v];
+    const view = D.views[v];
+    const out = [view.first];
+    for (const changes of view.changes) {
+      let doc = structuredClone(out[out.length - 1]);
+      for (const [path, value] of changes) {
+        if (path.length === 0) { doc = structuredClone(value); continue; }
+        let target = doc;
+        for (const key of path.slice(0, -1)) target = target[key];
+        target[path[path.length - 1]] = structuredClone(value);
+      }
+      out.push(doc);
+    }
+    cache[v] = out;
+    return out;
   }
 
   /* ---- the page ---- */

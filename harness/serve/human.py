@@ -1,0 +1,832 @@
+"""A human seat: play a bot yourself in the browser, on the competition server or locally.
+
+:func:`human_app` is a Starlette application (mounted at ``/play`` by ``tourney serve``; served
+on 127.0.0.1 behind a token by ``tourney play GAME human BOT``, :func:`play_local`):
+
+* ``GET /``: a form (bot, seat, seed) and the caller's games in progress;
+* ``POST /new``: a game session (JSON ``{"bot", "seat", "seed"}`` answers ``{"id", "url"}``; a
+  form is redirected to the game's page);
+* ``GET /g/{id}``: the game's page, the replay viewer's board made interactive;
+* ``GET /g/{id}/state``: what the human may know, as JSON: their own view of the position (the
+  seat's observation; the bots' hands only as counts), the legal actions when it is their turn,
+  the moves as every seat saw them (a hidden card stays hidden) and the result once over;
+* ``POST /g/{id}/move`` (``{"action": ...}``): the human's move, refused (400) unless it is
+  their turn and the action is legal; ``POST /g/{id}/resign``;
+* ``GET /g/{id}/replay``: the stored game in the replay viewer, once it is over.
+
+A session runs one game in a thread of its own through the referee (:func:`play_game`), exactly
+as a league plays: the bots are opened from their specs (sandboxed when the spec says so) under
+their limits, and the human's seat is an in-process bot (:class:`HumanSeat`) whose ``act`` waits
+for the browser's move. The human has no clock, only an idle limit: with no move for
+``idle_seconds`` the human forfeits. Resigning forfeits too. Every finished game is stored in the
+``store`` folder (a results folder of kind ``human`` of its own, never an arena's) and replays
+with the ordinary viewer; a game interrupted by the server stopping is not stored. However a
+game ends, the referee closes the bots' processes.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from harness.records import BotRef, GameRecord, GameSpec, Limits, TourneyError
+
+JSON = dict[str, Any]
+
+KIND = "human"  # the league kind of a human games folder (league.json)
+IDLE_SECONDS = 30 * 60.0  # the human forfeits after this long without a move
+PER_USER = 2  # live games per user
+OVERALL = 8  # live games on the server
+KEEP_SECONDS = 3600.0  # a finished game's page stays this long (its replay stays for good)
+HUMAN_SPEC = "human"  # what league.json says of the human seat's spec
+MAX_ACTION = 200  # characters of a move's text
+
+_HERE = Path(__file__).resolve().parent
+_SEAT_SPEC = f"inproc:{_HERE / 'human.py'}:HumanSeat"  # the referee loads the human seat so
+
+
+class HumanError(TourneyError):
+    """A request the human seat refuses: ``status`` is the HTTP status, the message says why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class HumanLeft(Exception):
+    """Raised in the human's ``act``: the human resigned, went idle, or the server stops."""
+
+
+# ----------------------------------------------------------------------------- the seat
+
+
+class HumanSeat:
+    """The human's seat as the referee sees it: an in-process bot whose ``act`` waits for the
+    browser. The referee creates it in the session's own thread, which carries the session
+    (:class:`_GameThread`); anywhere else it refuses to load."""
+
+    def __init__(self) -> None:
+        link = getattr(threading.current_thread(), "human_session", None)
+        if link is None:
+            raise RuntimeError("the human seat plays only in a human game session")
+        self.session = link
+
+    def act(self, observation: Mapping[str, Any], legal_actions: list[str]) -> str:
+        answer: str = self.session.decide(dict(observation), legal_actions)
+        return answer
+
+
+class _GameThread(threading.Thread):
+    human_session: Session
+
+
+# ----------------------------------------------------------------------------- views
+
+
+def seat_view(game: str, observation: Mapping[str, Any]) -> JSON:
+    """One seat's view of a position, as the replay viewer draws it (``frames.py``'s per-seat
+    view): the observation with ``hands`` (its own hand, the others' as counts) and, for War
+    Chest, ``facedowns`` (the same). Built from that seat's observation alone."""
+    seat = observation["seat"]
+    view = {k: v for k, v in observation.items() if k not in ("hand", "facedown")}
+    if game == "warchest":
+        counts = observation["hand_count"]
+        view["hands"] = [observation["hand"] if t == seat else counts[t]
+                         for t in range(len(counts))]
+        down = observation["facedown_count"]
+        view["facedowns"] = [observation["facedown"] if t == seat else down[t]
+                             for t in range(len(down))]
+    else:
+        sizes = observation["hand_sizes"]
+        view["hands"] = [observation["hand"] if t == seat else sizes[t]
+                         for t in range(len(sizes))]
+    return view
+
+
+# ----------------------------------------------------------------------------- sessions
+
+
+@dataclass
+class Session:
+    """One human game: its seats, what the human may see of it, and the thread playing it."""
+
+    id: str
+    user: str
+    game: str
+    variant: dict[str, str]
+    seed: int
+    seats: tuple[BotRef, ...]
+    human: int
+    limits: Limits
+    idle_seconds: float
+    game_id: str = ""
+    cond: threading.Condition = field(default_factory=threading.Condition)
+    version: int = 0
+    view: JSON | None = None
+    legal: list[str] | None = None  # the human's legal actions while the game waits for them
+    turn_started: float = 0.0  # monotonic time the human's current decision began
+    pending: str | None = None  # the human's move, accepted and not yet taken by the game
+    leaving: str = ""  # why the human's seat forfeits at its next decision
+    cancelled: bool = False  # interrupted: not stored
+    history: list[list[Any]] = field(default_factory=list)  # [seat, public action, auto]
+    anchor: int = 0  # history index just after the human's last own move
+    record: GameRecord | None = None
+    error: str = ""  # the game could not be played or stored
+    stored: bool = False
+    finished_at: float = 0.0  # monotonic
+    done: threading.Event = field(default_factory=threading.Event)
+    seen_result: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+
+    @property
+    def live(self) -> bool:
+        return not self.done.is_set()
+
+    # -- the game thread's side
+
+    def decide(self, observation: JSON, legal: list[str]) -> str:
+        """The human's decision (the :class:`HumanSeat`'s ``act``): publish the view and the
+        legal actions, wait for a move; raise :class:`HumanLeft` when the human leaves."""
+        with self.cond:
+            self.view = seat_view(self.game, observation)
+            self.legal = list(legal)
+            self.turn_started = time.monotonic()
+            self.version += 1
+            self.cond.notify_all()
+            while self.pending is None and not self.leaving:
+                left = self.turn_started + self.idle_seconds - time.monotonic()
+                if left <= 0:
+                    self.leaving = f"left the game (no move for {_duration(self.idle_seconds)})"
+                    break
+                self.cond.wait(min(left, 1.0))
+            action, self.pending, self.legal = self.pending, None, None
+            self.version += 1
+            if action is None:
+                raise HumanLeft(self.leaving)
+            return action
+
+    def moved(self, state: Any, move: Any) -> None:
+        """After every move (the referee's ``on_move``): the human's view and the public
+        history (the human's own moves as played, the others' as the events show them)."""
+        observation = state.observation(self.human)
+        with self.cond:
+            if move.seat == self.human:
+                self.history.append([move.seat, move.action, False])
+                self.anchor = len(self.history)
+            self.history[self.anchor:] = [[e["seat"], e["action"], bool(e.get("auto"))]
+                                          for e in observation.get("events", [])]
+            self.view = seat_view(self.game, observation)
+            self.version += 1
+            self.cond.notify_all()
+
+    # -- the web's side
+
+    def submit(self, action: object) -> None:
+        """Accept the human's move, or :class:`HumanError` (400) saying why not."""
+        if not isinstance(action, str) or not action.strip():
+            raise HumanError(400, 'give the move as an action string, e.g. {"action": "..."}')
+        action = action.strip()
+        shown = action if len(action) <= 60 else action[:60] + "..."
+        with self.cond:
+            if not self.live or self.leaving:
+                raise HumanError(400, "the game is over; start a new one")
+            if self.legal is None:
+                raise HumanError(400, "it is not your turn: wait for the bot's move")
+            if len(action) > MAX_ACTION or action not in self.legal:
+                raise HumanError(400, f"{shown!r} is not a legal move now; choose one of the "
+                                      f"{len(self.legal)} legal moves")
+            self.pending, self.legal = action, None
+            self.version += 1
+            self.cond.notify_all()
+
+    def leave(self, reason: str, *, cancel: bool = False) -> None:
+        """The human's seat forfeits at its next decision (``cancel``: and nothing is stored)."""
+        with self.cond:
+            if not self.leaving:
+                self.leaving = reason
+            self.cancelled = self.cancelled or cancel
+            self.cond.notify_all()
+
+    def snapshot(self, base: str) -> JSON:
+        """The human's part of the game as JSON (``GET /g/{id}/state``): never the true state."""
+        with self.cond:
+            out: JSON = {
+                "id": self.id, "game": self.game, "variant": self.variant,
+                "seats": [ref.name for ref in self.seats], "human": self.human,
+                "version": self.version, "view": self.view,
+                "your_turn": self.legal is not None, "legal": list(self.legal or []),
+                "history": [list(h) for h in self.history],
+                "over": not self.live, "result": None, "error": self.error,
+            }
+            if not self.live:
+                out["result"] = self.result(base)
+                self.seen_result.set()
+            return out
+
+    def result(self, base: str) -> JSON | None:
+        record = self.record
+        if record is None or self.cancelled:
+            return {"text": self.error or "the game was interrupted (the server stopped) and "
+                                          "is not stored",
+                    "winners": [], "returns": [], "scores": [], "termination": "",
+                    "reason": "", "replay": ""}
+        return {"text": result_text(record), "winners": record.winners,
+                "returns": record.returns, "scores": record.scores,
+                "termination": record.termination.value, "reason": record.reason,
+                "game_id": record.game_id,
+                "replay": f"{base}/g/{self.id}/replay" if self.stored else ""}
+
+
+def _duration(seconds: float) -> str:
+    """``1800`` -> "30 minutes", ``1`` -> "1 second"."""
+    if seconds >= 60:
+        value, unit = seconds / 60, "minute"
+    else:
+        value, unit = seconds, "second"
+    return f"{value:g} {unit}{'' if value == 1 else 's'}"
+
+
+def result_text(record: GameRecord) -> str:
+    """One line: who won and why the game ended."""
+    how = record.termination.value.replace("_", " ")
+    if record.offender is not None:
+        return (f"seat {record.offender} ({record.seats[record.offender]}) forfeits: {how}; "
+                f"{record.reason}")
+    if not record.winners:
+        return f"draw ({how}): {record.reason}"
+    who = " and ".join(f"seat {s} ({record.seats[s]})" for s in record.winners)
+    return f"{who} {'win' if len(record.winners) > 1 else 'wins'} ({how}): {record.reason}"
+
+
+class HumanGames:
+    """The human games of one game and variant: sessions by id, their limits, and the results
+    folder every finished game is stored in."""
+
+    def __init__(self, *, game: str, variant: Mapping[str, str], store: Path,
+                 limits: Limits | None = None, league: str = KIND,
+                 idle_seconds: float = IDLE_SECONDS, per_user: int = PER_USER,
+                 overall: int = OVERALL, keep_seconds: float = KEEP_SECONDS) -> None:
+        from games import registry
+        from games.protocol import GameError
+
+        try:
+            engine, chosen = registry.choose(game, dict(variant))
+        except GameError as exc:
+            raise HumanError(400, str(exc.args[0] if exc.args else exc)) from None
+        self.engine = engine
+        self.game = engine.info.name
+        self.variant = dict(chosen)
+        self.players = engine.new_game(0, **self.variant).num_players
+        self.store = store
+        self.limits = limits or Limits()
+        self.league = league
+        self.idle_seconds, self.per_user, self.overall = idle_seconds, per_user, overall
+        self.keep_seconds = keep_seconds
+        self.sessions: dict[str, Session] = {}
+        self.lock = threading.Lock()
+        self.store_lock = threading.Lock()
+
+    # -- sessions
+
+    def create(self, user: str, bots: Sequence[BotRef], human: int,
+               seed: int | None = None) -> Session:
+        """Start a game: ``bots`` in the other seats in order, the human in seat ``human``."""
+        from harness.match.validation import unguessable_seed
+
+        if not 0 <= human < self.players:
+            raise HumanError(400, f"seat {human} does not exist: {self.game} here has seats "
+                                  f"0 to {self.players - 1}")
+        if len(bots) != self.players - 1:
+            raise HumanError(400, f"{self.game} here needs {self.players - 1} bot(s) beside "
+                                  f"you, got {len(bots)}")
+        if seed is None:
+            seed = unguessable_seed()
+        if not 0 <= seed < 1 << 62:
+            raise HumanError(400, "the seed must be a whole number from 0 to 2^62 - 1")
+        self.prune()
+        self.check_room(user)
+        seats = self._seats(user, bots, human)
+        self.prepare(seats)
+        with self.lock:
+            self.check_room(user, locked=True)
+            sid = secrets.token_hex(8)
+            session = Session(sid, user, self.game, self.variant, seed, seats, human,
+                              self.limits, self.idle_seconds, game_id=f"human-{sid}")
+            # the deal as the human sees it, until the game's thread shows more
+            dealt = self.engine.new_game(seed, **self.variant).observation(human)
+            session.view = seat_view(self.game, dealt)
+            self.sessions[sid] = session
+        thread = _GameThread(target=self._run, args=(session,), name=f"human-{sid}",
+                             daemon=True)
+        thread.human_session = session
+        session.thread = thread
+        thread.start()
+        return session
+
+    def check_room(self, user: str, *, locked: bool = False) -> None:
+        """:class:`HumanError` (429) when ``user`` or the server has no room for another game."""
+        if not locked:
+            with self.lock:
+                self.check_room(user, locked=True)
+            return
+        live = [s for s in self.sessions.values() if s.live]
+        mine = [s for s in live if s.user == user]
+        if len(mine) >= self.per_user:
+            raise HumanError(429, f"you already have {len(mine)} games in progress, the "
+                                  f"limit; finish or resign one first")
+        if len(live) >= self.overall:
+            raise HumanError(429, f"{len(live)} human games are in progress, the server's "
+                                  f"limit; try again in a few minutes")
+
+    def _seats(self, user: str, bots: Sequence[BotRef], human: int) -> tuple[BotRef, ...]:
+        """The seats: the human's named ``human:<user>``; a bot stored earlier in the folder
+        under its name with other code is named ``name@hash7``, a name twice ``name#seat``."""
+        stored = self._stored_config()
+        refs: list[BotRef] = []
+        others = iter(bots)
+        for seat in range(self.players):
+            if seat == human:
+                refs.append(BotRef(f"human:{user}", HUMAN_SPEC))
+                continue
+            ref = next(others)
+            old = stored.bot(ref.name) if stored is not None else None
+            if old is not None and old.sha256 and old.sha256 != ref.sha256:
+                ref = BotRef(f"{ref.name}@{ref.sha256[:7] or 'unhashed'}", ref.spec, ref.sha256)
+            if any(r.name == ref.name for r in refs):
+                ref = BotRef(f"{ref.name}#{seat}", ref.spec, ref.sha256)
+            refs.append(ref)
+        return tuple(refs)
+
+    def get(self, sid: str, user: str) -> Session:
+        """The session ``sid`` of ``user``; 404 for anyone else's (as for no session)."""
+        with self.lock:
+            session = self.sessions.get(sid)
+        if session is None or not secrets.compare_digest(session.user, user):
+            raise HumanError(404, "no such game (it may have ended more than an hour ago)")
+        return session
+
+    def of(self, user: str) -> list[Session]:
+        with self.lock:
+            return [s for s in self.sessions.values() if s.user == user]
+
+    def prune(self) -> None:
+        """Forget finished games after ``keep_seconds``."""
+        now = time.monotonic()
+        with self.lock:
+            for sid, s in list(self.sessions.items()):
+                if not s.live and now - s.finished_at > self.keep_seconds:
+                    del self.sessions[sid]
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Interrupt every live game (not stored) and wait for their bots to be closed."""
+        with self.lock:
+            live = [s for s in self.sessions.values() if s.live]
+        for s in live:
+            s.leave("left the game (the server stopped)", cancel=True)
+        deadline = time.monotonic() + timeout
+        for s in live:
+            if s.thread is not None:
+                s.thread.join(max(0.0, deadline - time.monotonic()))
+
+    # -- playing
+
+    def _run(self, session: Session) -> None:
+        from harness.match.referee import play_game
+
+        human_limits = Limits(move_time=self.idle_seconds, overage=0.0)
+        spec = GameSpec(
+            session.game_id, self.game, dict(self.variant), session.seed,
+            tuple(BotRef(r.name, _SEAT_SPEC) if seat == session.human else r
+                  for seat, r in enumerate(session.seats)),
+            league=self.league, limits=self.limits,
+            seat_limits=tuple(human_limits if seat == session.human else self.limits
+                              for seat in range(self.players)))
+        try:
+            record = play_game(spec, log_dir=self.store / "logs", on_move=session.moved)
+            if record.offender == session.human and session.leaving:
+                record.reason = f"seat {session.human} ({record.seats[session.human]}) " \
+                                f"{session.leaving}"
+            session.record = record
+            if not session.cancelled:
+                self.save(record, session.seats)
+                session.stored = True
+        except Exception as exc:  # the harness failed: say so on the page, keep serving
+            session.error = f"the game could not be played or stored: {exc}"
+        finally:
+            with session.cond:
+                session.legal = None
+                session.finished_at = time.monotonic()
+                session.done.set()
+                session.version += 1
+                session.cond.notify_all()
+
+    # -- storing
+
+    def _stored_config(self) -> Any:
+        from harness.league.config import load_config
+
+        if not (self.store / "league.json").is_file():
+            return None
+        config = load_config(self.store)
+        if config.kind != KIND:
+            raise HumanError(500, f"{self.store} holds a {config.kind} league, not human "
+                                  f"games; store human games in a folder of their own")
+        return config
+
+    def config(self, seats: Sequence[BotRef]) -> Any:
+        """The league configuration of the folder with ``seats``' bots added."""
+        from harness.league import schedule
+        from harness.league.config import LeagueConfig
+
+        stored = self._stored_config()
+        bots: list[BotRef] = []
+        for ref in seats:
+            if all(b.name != ref.name for b in bots):
+                bots.append(ref)
+        return LeagueConfig(
+            name=stored.name if stored is not None else self.league, game=self.game,
+            variant=dict(self.variant), rules_version=self.engine.info.rules_version,
+            seed=None, games_per_pair=1, bots=bots, limits=self.limits, kind=KIND,
+            players=self.players, schedule={"kind": KIND},
+            key=stored.key if stored is not None else schedule.new_key().hex(),
+            deal_scheme=schedule.KEYED)
+
+    def prepare(self, seats: Sequence[BotRef]) -> None:
+        """Write the folder's ``league.json`` with ``seats``' bots before their game starts, so
+        that a folder that cannot take its results fails now, before anyone plays."""
+        from harness.league.config import StoreError
+        from harness.league.store import ResultsStore
+
+        try:
+            with self.store_lock:
+                ResultsStore.open(self.store, self.config(seats)).close()
+        except StoreError as exc:
+            raise HumanError(500, str(exc)) from None
+
+    def save(self, record: GameRecord, seats: Sequence[BotRef]) -> None:
+        from harness.league.store import ResultsStore
+
+        with self.store_lock, ResultsStore.open(self.store, self.config(seats)) as store:
+            store.add(record)
+            store.flush()
+
+
+# ----------------------------------------------------------------------------- the web app
+
+
+@functools.cache
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(_HERE / "templates"), autoescape=True,
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+@functools.cache
+def _static(name: str) -> str:
+    return (_HERE / "static" / name).read_text(encoding="utf-8")
+
+
+def _headers(nonce: str = "") -> dict[str, str]:
+    script = f"'nonce-{nonce}'" if nonce else "'none'"
+    return {
+        "Content-Security-Policy": f"default-src 'none'; script-src {script}; "
+                                   "style-src 'unsafe-inline'; img-src data:; "
+                                   "connect-src 'self'; form-action 'self'; "
+                                   "frame-ancestors 'none'; base-uri 'none'",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
+
+
+def human_app(*, game: str, variant: Mapping[str, str], bots: Callable[[], Mapping[str, BotRef]],
+              store: Path, user: Callable[[Request], str | None],
+              csrf: Callable[[Request], str] | None = None, limits: Limits | None = None,
+              league: str = KIND, games: HumanGames | None = None,
+              idle_seconds: float = IDLE_SECONDS, per_user: int = PER_USER,
+              overall: int = OVERALL, local: bool = False) -> Starlette:
+    """The human seat's web application (see the module docstring).
+
+    ``bots()``: the bots one may play now, by name; ``user(request)``: who is playing, or None
+    (403); ``csrf(request)``: the session's CSRF token, written into the page for its scripts to
+    send back as ``X-CSRF-Token`` (the server checks it); ``limits``: the bots' limits;
+    ``games``: the sessions to serve (by default a new :class:`HumanGames` of ``game``,
+    ``variant``, ``store``, ``limits``, ``league`` and the session limits given). The
+    application's ``state.games`` is that :class:`HumanGames`; ``close()`` it on shutdown.
+    ``local``: the page of :func:`serve_local`, whose server stops when the game is over.
+    """
+    if games is None:
+        games = HumanGames(game=game, variant=variant, store=store, limits=limits,
+                           league=league, idle_seconds=idle_seconds, per_user=per_user,
+                           overall=overall)
+    web = _Web(games, bots, user, csrf, local)
+    routes = [
+        Route("/", web.index, methods=["GET"]),
+        Route("/new", web.new, methods=["POST"]),
+        Route("/g/{sid}", web.page, methods=["GET"]),
+        Route("/g/{sid}/state", web.state, methods=["GET"]),
+        Route("/g/{sid}/move", web.move, methods=["POST"]),
+        Route("/g/{sid}/resign", web.resign, methods=["POST"]),
+        Route("/g/{sid}/replay", web.replay, methods=["GET"]),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HumanError: web.failed})
+    app.state.games = games
+    return app
+
+
+class _Web:
+    """The request handlers of :func:`human_app`."""
+
+    def __init__(self, games: HumanGames, bots: Callable[[], Mapping[str, BotRef]],
+                 user: Callable[[Request], str | None],
+                 csrf: Callable[[Request], str] | None, local: bool) -> None:
+        self.games, self.bots, self.user, self.csrf = games, bots, user, csrf
+        self.local = local
+
+    # -- helpers
+
+    def who(self, request: Request) -> str:
+        found = self.user(request)
+        if not found:
+            raise HumanError(403, "log in to play a bot")
+        return found
+
+    @staticmethod
+    def base(request: Request) -> str:
+        """Where the application is mounted (``/play`` on the server)."""
+        return str(request.scope.get("root_path", "")).rstrip("/")
+
+    def render(self, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
+        nonce = secrets.token_urlsafe(16)
+        token = self.csrf(request) if self.csrf is not None else ""
+        context.setdefault("message", "")
+        html = _env().get_template("human.html.j2").render(
+            nonce=nonce, csrf=token or "", base=self.base(request),
+            game_title=self.games.engine.info.title, css=_css(),
+            human_js=_static("human.js"), **context)
+        return HTMLResponse(html, status, headers=_headers(nonce))
+
+    @staticmethod
+    def wants_json(request: Request) -> bool:
+        path = request.url.path
+        return (path.endswith(("/state", "/move", "/resign"))
+                or "json" in request.headers.get("content-type", "")
+                or "json" in request.headers.get("accept", ""))
+
+    async def failed(self, request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HumanError)
+        headers = {"Retry-After": "60"} if exc.status == 429 else {}
+        if self.wants_json(request):
+            return JSONResponse({"error": str(exc)}, exc.status,
+                                headers={**headers, "Cache-Control": "no-store"})
+        response = self.render(request, exc.status, view="message", message=str(exc))
+        response.headers.update(headers)
+        return response
+
+    @staticmethod
+    async def fields(request: Request) -> dict[str, Any]:
+        if "json" in request.headers.get("content-type", ""):
+            try:
+                data = await request.json()
+            except ValueError:
+                raise HumanError(400, "the request's JSON does not parse") from None
+            if not isinstance(data, dict):
+                raise HumanError(400, "send a JSON object")
+            return data
+        form = await request.form()
+        return {k: v for k, v in form.items() if isinstance(v, str)}
+
+    # -- pages and API
+
+    def index(self, request: Request) -> Response:
+        user = self.who(request)
+        self.games.prune()
+        mine = sorted(self.games.of(user), key=lambda s: s.live, reverse=True)
+        listing = [{"url": f"{self.base(request)}/g/{s.id}", "seats": _seats_text(s),
+                    "live": s.live} for s in mine]
+        return self.render(request, view="form", bots=sorted(self.bots()),
+                           players=self.games.players, games=listing, user=user,
+                           variant=_variant_text(self.games.variant),
+                           idle=_duration(self.games.idle_seconds))
+
+    async def new(self, request: Request) -> Response:
+        user = self.who(request)
+        data = await self.fields(request)
+        offered = self.bots()
+        names = data.get("bots")
+        if names is None:
+            names = [data.get("bot")] * (self.games.players - 1)
+        if not isinstance(names, list) or not names:
+            raise HumanError(400, "choose a bot to play")
+        chosen: list[BotRef] = []
+        for name in names:
+            if not isinstance(name, str) or name not in offered:
+                shown = str(name)[:60]
+                raise HumanError(400, f"there is no bot {shown!r} to play; choose one of the "
+                                      f"{len(offered)} listed")
+            chosen.append(offered[name])
+        seat = _whole(data.get("seat", 0), "seat")
+        seed_text = data.get("seed")
+        seed = None if seed_text in (None, "") else _whole(seed_text, "seed")
+        session = await run_in_threadpool(self.games.create, user, chosen, seat, seed)
+        url = f"{self.base(request)}/g/{session.id}"
+        if "json" in request.headers.get("content-type", ""):
+            return JSONResponse({"id": session.id, "url": url}, 201)
+        return RedirectResponse(url, 303)
+
+    def page(self, request: Request) -> Response:
+        session = self.games.get(request.path_params["sid"], self.who(request))
+        base = f"{self.base(request)}/g/{session.id}"
+        meta = {
+            "game": session.game, "players": len(session.seats), "human": session.human,
+            "seats": [ref.name for ref in session.seats],
+            "board": _board(session.game, len(session.seats)),
+            "state_url": f"{base}/state", "move_url": f"{base}/move",
+            "resign_url": f"{base}/resign", "home_url": f"{self.base(request)}/",
+            "local": self.local,
+        }
+        return self.render(request, view="game", meta=meta, seats_text=_seats_text(session),
+                           variant=_variant_text(session.variant), seed=session.seed,
+                           board_js=_board_js())
+
+    def state(self, request: Request) -> Response:
+        session = self.games.get(request.path_params["sid"], self.who(request))
+        return JSONResponse(session.snapshot(self.base(request)),
+                            headers={"Cache-Control": "no-store"})
+
+    async def move(self, request: Request) -> Response:
+        session = self.games.get(request.path_params["sid"], self.who(request))
+        data = await self.fields(request)
+        session.submit(data.get("action"))
+        return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
+
+    def resign(self, request: Request) -> Response:
+        session = self.games.get(request.path_params["sid"], self.who(request))
+        if not session.live:
+            raise HumanError(400, "the game is over already")
+        session.leave("resigned")
+        return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
+
+    def replay(self, request: Request) -> Response:
+        from harness.league.config import load_config
+        from harness.league.report import find_game, replay_html
+        from harness.league.report.data import Redactor
+
+        session = self.games.get(request.path_params["sid"], self.who(request))
+        if not session.stored or session.record is None:
+            raise HumanError(404, "the replay is there once the game is over and stored")
+        folder = self.games.store
+        with self.games.store_lock:
+            stored = find_game(folder, session.record.game_id)
+            html = replay_html(stored, Redactor([folder], [load_config(folder)]))
+        headers = _headers()
+        headers["Content-Security-Policy"] = ("default-src 'none'; script-src 'unsafe-inline'; "
+                                              "style-src 'unsafe-inline'; img-src data:; "
+                                              "frame-ancestors 'none'")
+        return HTMLResponse(html, headers=headers)
+
+
+def _whole(value: object, what: str) -> int:
+    text = str(value).strip()
+    if not re.fullmatch(r"\d{1,19}", text):
+        raise HumanError(400, f"the {what} must be a whole number, not {text[:30]!r}")
+    return int(text)
+
+
+def _seats_text(session: Session) -> str:
+    return " · ".join(f"seat {i}: {ref.name}" for i, ref in enumerate(session.seats))
+
+
+def _variant_text(variant: Mapping[str, str]) -> str:
+    from harness.league.config import describe_variant
+
+    return describe_variant(dict(variant))
+
+
+def _board(game: str, players: int) -> Any:
+    from harness.league.report.frames import board_geometry
+
+    return board_geometry(game, players)
+
+
+def _css() -> str:
+    """The replay viewer's stylesheet with the human seat's laid over it."""
+    from harness.league.report.render import asset
+
+    return asset("style.css") + _static("human.css")
+
+
+def _board_js() -> str:
+    """The replay viewer's script: its ``tourneyBoard`` draws the board (the viewer itself runs
+    only on a page with replay data)."""
+    from harness.league.report.render import asset
+
+    return asset("replay.js")
+
+
+# ----------------------------------------------------------------------------- locally
+
+
+def token_user(token: str, name: str) -> Callable[[Request], str | None]:
+    """``user`` for a local server mounted at ``/<token>``: ``name`` for requests under it."""
+    def user(request: Request) -> str | None:
+        root = str(request.scope.get("root_path", "")).rstrip("/")
+        given = root.rsplit("/", 1)[-1]
+        return name if secrets.compare_digest(given.encode(), token.encode()) else None
+    return user
+
+
+@dataclass
+class LocalServer:
+    """A human game served on this machine (:func:`serve_local`)."""
+
+    url: str
+    session: Session
+    games: HumanGames
+    server: Any
+    thread: threading.Thread
+
+    def wait(self, linger: float = 10.0) -> Session:
+        """Until the game ends, then until the page showed the result (at most ``linger``
+        seconds); stops the server. Ctrl-C interrupts the game (not stored) and stops it."""
+        try:
+            while not self.session.done.wait(0.25):
+                pass
+            self.session.seen_result.wait(linger)
+        finally:
+            self.stop()
+        return self.session
+
+    def stop(self) -> None:
+        self.games.close()
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def serve_local(*, game: str, variant: Mapping[str, str], bots: Sequence[BotRef], human: int,
+                store: Path, user: str, seed: int | None = None, limits: Limits | None = None,
+                host: str = "127.0.0.1", port: int = 0) -> LocalServer:
+    """Start a human game against ``bots`` (the other seats, in order) on a local server: its
+    page is ``url``, under a random token. Raises :class:`TourneyError` subclasses for a game
+    that cannot be played or stored here."""
+    import socket
+
+    import uvicorn
+    from starlette.routing import Mount
+
+    games = HumanGames(game=game, variant=variant, store=store, limits=limits,
+                       per_user=1, overall=1)
+    token = secrets.token_urlsafe(24)
+    named = {ref.name: ref for ref in bots}
+    app = human_app(game=game, variant=variant, bots=lambda: named, store=store,
+                    user=token_user(token, user), limits=limits, games=games, local=True)
+    outer = Starlette(routes=[Mount(f"/{token}", app=app)])
+    session = games.create(user, bots, human, seed)  # the folder is checked: fails early
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        games.close()
+        raise HumanError(500, f"cannot serve on {host}:{port}: {exc.strerror}") from None
+    server = uvicorn.Server(uvicorn.Config(outer, log_level="warning", lifespan="off",
+                                           access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                              name="tourney-human-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not server.started:
+        games.close()
+        server.should_exit = True
+        raise HumanError(500, f"the local server did not start on {host}")
+    bound = sock.getsockname()[1]
+    url = f"http://{host}:{bound}/{token}/g/{session.id}"
+    return LocalServer(url, session, games, server, thread)
+
+
+def default_store(game: str, variant: Mapping[str, str]) -> Path:
+    """Where ``tourney play GAME human BOT`` stores games by default: ``results/human/GAME``
+    (with the variant's options that differ from the defaults: ``battleline-players=3``)."""
+    from games import registry
+
+    engine = registry.get(game)
+    defaults = {v.key: v.default for v in engine.info.variants}
+    extra = "-".join(f"{k}={v}" for k, v in sorted(variant.items()) if defaults.get(k) != v)
+    return Path("results") / "human" / (engine.info.name + (f"-{extra}" if extra else ""))

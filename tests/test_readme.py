@@ -162,8 +162,12 @@ def example_folder(prefix: str) -> Path:
 def folder() -> Iterator[Path]:
     """The folder the examples share."""
     path = example_folder("tourney-readme-")
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    try:
+        yield path
+    finally:  # a competition server an example started, if a later example failed
+        subprocess.run(["pkill", "-KILL", "-f", "tourney serve results/spring-cup"],
+                       check=False)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def test_the_readme_has_examples_of_every_kind() -> None:

@@ -69,6 +69,8 @@ def serve_cmd(
     """
     import socket
 
+    from starlette.routing import Mount
+
     from harness.arena import living
     from harness.league.limits import from_options
     from harness.records import Limits
@@ -100,6 +102,7 @@ def serve_cmd(
         sock.bind((host, port))
     except OSError as exc:
         fail(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port")
+    sock.listen(2048)  # connections wait from now on, before uvicorn takes them
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = public_url or f"http://{shown}:{bound}"
@@ -111,7 +114,8 @@ def serve_cmd(
     arena = ArenaProcess(folder, options)
     checker = Checker(folder)
     competition = Competition(folder, arena=arena, checker=checker, public_url=url)
-    app = create_app(competition, extra=_human_routes(competition),
+    human = _human_app(competition)
+    app = create_app(competition, extra=[Mount("/play", human)],
                      secure_cookies=url.startswith("https://"))
     isolation = config.isolation
 
@@ -144,6 +148,7 @@ def serve_cmd(
         # a second Ctrl-C must not cut the league's stop short (it would be left unstopped)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         say("stopping: the league stores the games in hand ...")
+        human.state.games.close()  # games in progress with a person: not stored
         checker.close()
         arena.close()
         competition.close()
@@ -175,20 +180,14 @@ def _server(app: Any) -> Any:
                                  timeout_graceful_shutdown=5))
 
 
-def _human_routes(competition: Any) -> list[Any]:
-    """The human seat (``/play``), when this installation has it."""
-    try:
-        from harness.serve.human import human_app
-    except (ImportError, SyntaxError):  # TEMPORARY while the human seat is written
-        return []
-    from starlette.routing import Mount
-
+def _human_app(competition: Any) -> Any:
+    """The human seat (``/play``): an entrant plays any admitted bot (docs/human.md)."""
     from harness.serve.app import csrf_of, user_of
+    from harness.serve.human import human_app
 
-    return [Mount("/play", human_app(
-        game=competition.config.game, variant=competition.config.variant,
-        bots=competition.playable, store=competition.folder / "human",
-        user=user_of, csrf=csrf_of, limits=competition.config.limits))]
+    return human_app(game=competition.config.game, variant=competition.config.variant,
+                     bots=competition.playable, store=competition.folder / "human",
+                     user=user_of, csrf=csrf_of, limits=competition.config.limits)
 
 
 # ----------------------------------------------------------------------------- serve-admin

@@ -597,6 +597,10 @@ async def health(request: Request) -> Response:
     return PlainTextResponse("ok")
 
 
+async def favicon(request: Request) -> Response:
+    return Response(status_code=204)  # no icon (and no 404 in every page's console)
+
+
 # ----------------------------------------------------------------------------- the app
 
 UPLOAD_PATHS = ("/me/submit", "/api/submissions")
@@ -640,6 +644,7 @@ def create_app(competition: Competition, *, extra: list[BaseRoute] | None = None
         Route("/api/admin/download", download),
         Route("/api/admin/{action}", api_admin, methods=["POST"]),
         Route("/health", health),
+        Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(packages=[("harness.serve", "static")]), name="static"),
         *(extra or []),
     ]

@@ -1,5 +1,6 @@
 """The entry point of the server's child processes (:mod:`harness.serve.runner`):
-``python -m harness.serve.child PARENT_PID arena FOLDER [OPTIONS]`` plays the living league,
+``python -m harness.serve.child PARENT_PID arena FOLDER [--workers N] [--cluster ADDR]`` plays
+the living league,
 ``... check FOLDER BOT`` runs one version's entry check. Either stops when the server dies."""
 
 from __future__ import annotations
@@ -39,17 +40,36 @@ def _check(folder: Path, bot: str) -> int:
     return 0
 
 
+def _arena(folder: Path, options: list[str]) -> int:
+    """Play the living league until SIGTERM (what ``tourney arena run FOLDER`` does)."""
+    import argparse
+
+    from harness.arena.living import Arena, RunOptions
+    from harness.arena.registry import ArenaError
+
+    parser = argparse.ArgumentParser(prog="harness.serve.child arena")
+    parser.add_argument("--workers", type=int)
+    parser.add_argument("--cluster")
+    args = parser.parse_args(options)
+    run = RunOptions(workers=args.workers, cluster=args.cluster, progress=False,
+                     say=lambda line: print(line, file=sys.stderr, flush=True))
+    try:
+        summary = Arena(folder, run).run()
+    except ArenaError as exc:
+        print(f"tourney: error: {exc}", file=sys.stderr, flush=True)
+        return 2
+    print(f"{folder.name}: {'stopped' if summary.interrupted else 'done'}; {summary.stored} "
+          f"games stored in this run ({summary.seconds:.1f} s)", file=sys.stderr, flush=True)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parent, what, folder, *rest = argv
     _die_with(int(parent))
     if what == "check":
         return _check(Path(folder), rest[0])
     if what == "arena":
-        from harness.cli.app import main as tourney
-
-        sys.argv = ["tourney", "arena", "run", folder, "--quiet", *rest]
-        tourney()
-        return 0
+        return _arena(Path(folder), rest)
     print(f"unknown child {what!r}", file=sys.stderr)
     return 2
 

@@ -12,7 +12,7 @@
     if (cls) td.className = cls;
     tr.appendChild(td);
   }
-  function signed(x) { return (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(Math.round(x)); }
+  function signed(x) { const r = Math.round(x); return (r > 0 ? "+" : "") + r; }
   function draw(board) {
     const key = JSON.stringify(board.entrants);
     if (key === last) return;

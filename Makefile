@@ -83,8 +83,9 @@ lint: $(STAMP) ## ruff and mypy --strict over games, harness, agents and tests
 	$(BIN)/ruff check games harness agents tests
 	$(BIN)/mypy
 
-screenshots: $(STAMP) browser ## photograph the report and both replay viewers into docs/screenshots/
+screenshots: $(STAMP) browser ## photograph the report, the replay viewers and the competition's pages into docs/screenshots/
 	$(BIN)/python -m tests.report.screenshots
+	$(BIN)/python -m tests.serve.test_browser
 
 clean: ## remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -22,7 +22,8 @@ from pathlib import Path
 USER = "tourney-test"
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ["tests/harness", "tests/league/test_secret_key.py", "tests/league/test_identity.py",
-         "tests/league/test_unreadable_folders.py", "tests/arena/test_arena.py"]
+         "tests/league/test_unreadable_folders.py", "tests/arena/test_arena.py",
+         "tests/serve/test_api.py", "tests/serve/test_cli.py"]
 
 
 def ensure_user() -> Path:

@@ -193,3 +193,22 @@ def test_tokens_are_stored_hashed(site: Site) -> None:
     raw += wal.read_bytes() if wal.exists() else b""
     assert alice.encode() not in raw and site.organiser.encode() not in raw
     assert alice[4:].encode() not in raw
+
+
+def test_a_refused_upload_through_the_page_says_why(site: Site) -> None:
+    from tests.serve.test_security import login
+
+    alice = site.add("alice")
+    csrf = login(site, alice)
+    r = site.client.post("/me/submit", files={"bot": ("broken.py", b"def act(:\n")},
+                         data={"csrf": csrf}, follow_redirects=False)
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
+    assert "Refused" in r.text and "does not compile (line 1)" in r.text
+    org_csrf = login(site, site.organiser)
+    r = site.client.post("/admin/entrants", data={"name": "alice", "csrf": org_csrf})
+    assert r.status_code == 409 and "already exists" in r.text
+    r = site.client.get("/me", follow_redirects=False)  # the organiser has no entrant page
+    assert r.status_code == 303 and r.headers["location"] == "/admin"
+    site.client.cookies.clear()
+    r = site.client.get("/me", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/login"

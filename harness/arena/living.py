@@ -336,6 +336,8 @@ class Arena:
                   f"{current.entrant} lets it play again)")
 
     def _score(self, pending: _Pending, record: GameRecord | PackedRecord) -> None:
+        from harness.stats.outcome import points
+
         if is_void(record):
             return
         seats = list(record.seats)
@@ -346,7 +348,7 @@ class Arena:
         if not mine or not theirs:
             return
         pending.games += 1
-        pending.points += 1.0 if mine[0] > theirs[0] else 0.5 if mine[0] == theirs[0] else 0.0
+        pending.points += points(mine[0], theirs[0])
 
     # -- running
 

@@ -21,6 +21,7 @@ from harness.arena.final import Knockout, Meeting, Pairing, Standing, Swiss
 from harness.arena.registry import ArenaError, Registry
 from harness.league.config import LeagueConfig, StoreError, load_config
 from harness.records import BotRef, GameSpec
+from harness.stats import outcome
 
 if TYPE_CHECKING:
     from harness.run.base import Executor
@@ -146,7 +147,7 @@ def _meetings(config: LeagueConfig, refs: dict[str, BotRef], stage: Stage,
             if not mine or not theirs:
                 continue  # a void game counts for neither
             games += 1
-            points += 1.0 if mine[0] > theirs[0] else 0.5 if mine[0] == theirs[0] else 0.0
+            points += outcome.points(mine[0], theirs[0])
         if games:
             done.append(Meeting(m["round"], m["a"], m["b"], points, int(games)))
     return done

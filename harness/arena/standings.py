@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import pyarrow as pa
 
-    from harness.league.elo import Result
     from harness.league.matchmaking import Matchmaker
 
     IntArray = npt.NDArray[np.int64]
@@ -305,12 +304,13 @@ def _rest_games(part: _FilePart) -> list[tuple[str, str, float]]:
     of the first): those with two sides of one bot each (team games of two bots)."""
     import pyarrow as pa
 
-    from harness.league import store, verdicts
+    from harness.league import store
+    from harness.stats.outcome import Result
 
     out = []
     table = store.read_batch(part.path, _PLAIN_COLUMNS)
     for row in table.take(pa.array(part.rest)).to_pylist():
-        two = two_sided(verdicts.result_of(row))
+        two = Result.from_row(row).two_sided()
         if two is not None:
             out.append(two)
     return out
@@ -606,7 +606,8 @@ def _totals_plain(folder: Path, files: Sequence[Path]) -> Totals:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from harness.league import store, verdicts
+    from harness.league import store
+    from harness.stats.outcome import Result
 
     tables = [store.read_batch(path, _PLAIN_COLUMNS) for path in files]
     totals = Totals({}, {})
@@ -640,23 +641,10 @@ def _totals_plain(folder: Path, files: Sequence[Path]) -> Totals:
                 totals.add(lo, hi, float(games), float(pts), int(deals))
     rest = table.filter(pc.not_equal(seats, 2))
     for row in rest.to_pylist():  # team games: sides of one bot each, in Python (few)
-        two = two_sided(verdicts.result_of(row))
+        two = Result.from_row(row).two_sided()
         if two is not None:
             totals.add(two[0], two[1], 1.0, two[2], 1)
     return totals
-
-
-def two_sided(result: Result) -> tuple[str, str, float] | None:
-    """A game of two sides of one bot each (a team game's teammates are one bot) as (x, y,
-    x's points); None for any other game."""
-    names = [set(side) for side in result.sides]
-    if len(names) != 2 or any(len(n) != 1 for n in names):
-        return None
-    (x,), (y,) = names
-    if x == y:
-        return None
-    sx, sy = result.scores
-    return x, y, 1.0 if sx > sy else 0.5 if sx == sy else 0.0
 
 
 def _map_ratings(n: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: FloatArray,

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from harness.league.elo import ELO_PER_NAT
 from harness.league.matchmaking import Matchmaker, kendall_tau
+from harness.stats.elo import ELO_PER_NAT
 
 SD = 300.0
 SCHEMES = ("adaptive", "round robin", "neighbours")

@@ -31,10 +31,11 @@ from games import registry
 from games.protocol import State
 from harness.bench import figure
 from harness.bots.spec import BotSpecError, parse_spec
-from harness.league import store, verdicts
-from harness.league.pairs import PairStats, pair_stats
+from harness.league import store
 from harness.league.service import League
-from harness.league.sprt import logistic_score
+from harness.stats.outcome import COLUMNS, Result
+from harness.stats.pairs import PairStats, pair_stats
+from harness.stats.sprt import logistic_score
 
 GAMES: list[tuple[str, dict[str, str]]] = [
     ("battleline", {}),
@@ -69,7 +70,7 @@ class Duel:
     def line(self, game: str, variant: dict[str, str], a: str, b: str) -> str:
         s = self.stats.summary
         label = game + "".join(f" {k}={v}" for k, v in variant.items())
-        if math.isnan(s.elo_low):  # too few pairs for an interval (harness.league.pairs)
+        if math.isnan(s.elo_low):  # too few pairs for an interval (harness.stats.pairs)
             interval = "no interval below 5 pairs"
         else:
             low, high = (logistic_score(e) for e in (s.elo_low, s.elo_high))
@@ -96,8 +97,8 @@ def duel(game: str, variant: dict[str, str], a: str, b: str, *, games: int, seed
         t0 = time.perf_counter()
         league.run(workers=workers, progress=False)
         seconds = time.perf_counter() - t0
-        rows = store.load_games([folder]).games.select(verdicts.COLUMNS).to_pylist()
-    stats = pair_stats([verdicts.result_of(row) for row in rows], "a", "b")
+        rows = store.load_games([folder]).games.select(COLUMNS).to_pylist()
+    stats = pair_stats([Result.from_row(row) for row in rows], "a", "b")
     return Duel(stats, seconds, workers, (load, os.getloadavg()[0]))
 
 

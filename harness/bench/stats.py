@@ -9,8 +9,9 @@ import time
 from collections.abc import Callable
 
 from harness.bench import figure
-from harness.league.elo import Result, fit_elo
-from harness.league.sprt import Sprt, SprtParams
+from harness.stats.elo import fit_elo
+from harness.stats.outcome import Result
+from harness.stats.sprt import Sprt, SprtParams
 
 
 def _games(bots: int, pairs: int, seed: int = 1) -> list[Result]:

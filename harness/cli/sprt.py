@@ -15,7 +15,7 @@ import typer
 
 from harness.cli.options import fail
 from harness.league.service import League
-from harness.league.sprt import SPEC_HELP, SprtParams, parse_sprt
+from harness.stats.sprt import SPEC_HELP, SprtParams, parse_sprt
 
 SprtOpt = Annotated[str | None, typer.Option(
     "--sprt", help=f"Stop as soon as the SPRT accepts a hypothesis: {SPEC_HELP} (fishtest's "

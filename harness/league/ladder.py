@@ -2,7 +2,7 @@
 
 ``tourney ladder GAME BOT`` plays a gauntlet of ``BOT`` against the rungs (by default
 :data:`RUNGS`: ``random``, ``greedy``, ``mcts``) in duplicate pairs, then fits batch Elo
-(:func:`harness.league.elo.fit_elo`) over the stored games, anchored at ``greedy`` = 0 when it
+(:func:`harness.stats.elo.fit_elo`) over the stored games, anchored at ``greedy`` = 0 when it
 takes part (the middle rung: a rung that wins or loses every game gets a wide interval, and the
 anchor's uncertainty would spread to everyone), and reports the bot's rank, its neighbours with
 the likelihood of superiority, and its points against each rung with a Wilson interval.
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.league.elo import EloFit, Result, fit_elo, z_value
+from harness.stats.elo import EloFit, fit_elo, z_value
+from harness.stats.outcome import Result, points
 
 RUNGS = ("random", "greedy", "mcts")
 ANCHOR = "greedy"
@@ -52,16 +53,7 @@ def rungs_for(bot: str, rungs: Sequence[str] = RUNGS) -> list[str]:
 def results_of(rows: Iterable[dict[str, Any]]) -> list[Result]:
     """Rows of the games table (``bots``, ``result``, ``teams``, ``pair_id``, ``rated``) as
     the statistics' results: one side per team."""
-    out = []
-    for row in rows:
-        bots = [str(b) for b in row["bots"]]
-        teams: dict[int, list[int]] = {}
-        for seat, team in enumerate(row["teams"] or range(len(bots))):
-            teams.setdefault(int(team), []).append(seat)
-        out.append(Result.from_seats(bots, row["result"],
-                                     teams=list(teams.values()), pair_id=str(row["pair_id"]),
-                                     void=not row["rated"]))
-    return out
+    return [Result.from_row(row) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -130,8 +122,7 @@ def place(bot: str, results: Sequence[Result], level: float = 0.95) -> Placement
         if len(set(other)) != 1:
             continue
         acc = versus.setdefault(other[0], [0.0, 0.0])
-        mine_score, other_score = r.scores[mine[0]], r.scores[1 - mine[0]]
-        acc[0] += 1.0 if mine_score > other_score else 0.5 if mine_score == other_score else 0.0
+        acc[0] += points(r.scores[mine[0]], r.scores[1 - mine[0]])
         acc[1] += 1
     return Placement(bot, fit, {k: (v[0], int(v[1])) for k, v in versus.items()})
 

@@ -2,7 +2,7 @@
 
 Bots join and leave at any time; every result (a duplicate pair, or any number of games between
 two bots) is fed in as it arrives, and :meth:`Matchmaker.choose` names the next pair. The model is
-the project's Elo model (:mod:`harness.league.elo`): logistic, 400 Elo a factor of 10 in the
+the project's Elo model (:mod:`harness.stats.elo`): logistic, 400 Elo a factor of 10 in the
 odds, a draw half a win. Each bot's rating has a Gaussian belief ``N(mu_i, v_i)``.
 
 **State, kept incrementally.** A result updates the two bots' beliefs at once by one step of
@@ -70,7 +70,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from harness.league.elo import ELO_PER_NAT, Result
+from harness.stats.elo import ELO_PER_NAT
+from harness.stats.outcome import Result, points
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -198,7 +199,7 @@ class Matchmaker:
             if x == y:
                 continue
             sx, sy = game.scores
-            won = 1.0 if sx > sy else 0.5 if sx == sy else 0.0
+            won = points(sx, sy)
             a, b, pts = (x, y, won) if x < y else (y, x, 1.0 - won)
             key = (a, b, game.pair_id or f"\0{g_index}")
             acc = grouped.setdefault(key, [0.0, 0.0])

@@ -1,5 +1,5 @@
 """SPRT gauntlets: play duplicate pairs of one new bot against one old bot until the sequential
-probability ratio test of :mod:`harness.league.sprt` has its answer.
+probability ratio test of :mod:`harness.stats.sprt` has its answer.
 
 The test sees the pairs **in schedule order**, never in the order workers finish them:
 :class:`SprtGate` holds a finished game until every game scheduled before it has finished, then
@@ -31,10 +31,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.league.eta import Eta, clock
-from harness.league.pairs import MIN_PAIRS
-from harness.league.sprt import Sprt, SprtParams
-from harness.league.stopping import StoppedFigures, pairs_left_slowest, stopped_figures
 from harness.records import GameSpec, TourneyError, is_void
+from harness.stats.outcome import points
+from harness.stats.pairs import MIN_PAIRS
+from harness.stats.sprt import Sprt, SprtParams
+from harness.stats.stopping import StoppedFigures, pairs_left_slowest, stopped_figures
 
 if TYPE_CHECKING:
     from harness.league.schema import Finished
@@ -54,8 +55,7 @@ class SprtError(TourneyError):
 
 def points_of(bots: Sequence[str], result: Sequence[float], new: str, old: str) -> float:
     """The new bot's points in one game against the old one (1, ½ or 0; teams sit apart)."""
-    mine, theirs = result[list(bots).index(new)], result[list(bots).index(old)]
-    return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    return points(result[list(bots).index(new)], result[list(bots).index(old)])
 
 
 class SprtGate:
@@ -148,7 +148,7 @@ class SprtGate:
 
     def eta(self, eta: Eta) -> str:
         """The time to a verdict: unknown before 5 pairs, not all alike; then the expected time
-        at the slowest strength the pairs so far allow (:func:`~harness.league.stopping.
+        at the slowest strength the pairs so far allow (:func:`~harness.stats.stopping.
         pairs_left_slowest`: about right when the bots sit halfway between the hypotheses,
         too long otherwise), or the time to the cap when that comes first."""
         t = self.test

@@ -319,12 +319,16 @@ class _Leader:
         self._waiting[key] = self._waiting.get(key, 0) + 1
 
     def _score(self) -> None:
+        from harness.stats.outcome import Result
+
+        worth = {"win": 1.0, "draw": 0.5, "loss": 0.0}
         for (bots, result), games in self._waiting.items():
-            best = max(result)
-            draw = len(set(result)) == 1
-            for name, r in dict(zip(bots, result, strict=True)).items():
+            game = Result.from_seats(bots, result)
+            for name in dict.fromkeys(bots):
+                side = game.side_of(name)
+                assert side is not None
                 acc = self.points.setdefault(name, [0.0, 0.0])
-                acc[0] += games * (0.5 if draw else (1.0 if r == best else 0.0))
+                acc[0] += games * worth[game.placing(side)]
                 acc[1] += games
         self._waiting.clear()
 
@@ -603,8 +607,9 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
     """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders``, and
     warnings (skipped files); see :mod:`harness.league.verdicts`. ``show``: the bots to list
     (the fit is still of every game), e.g. a living league's latest versions."""
-    from harness.league import ratings, verdicts
+    from harness.league import verdicts
     from harness.league.identity import versions
+    from harness.stats import ratings
 
     if fmt not in ratings.FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")

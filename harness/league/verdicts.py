@@ -1,8 +1,8 @@
 """`tourney ratings` in full: the batch Elo fit with intervals and LOS beside TrueSkill, and the
 pair statistics of every pairing, in every output format.
 
-TrueSkill (:mod:`harness.league.ratings`) rates games one at a time: a live estimate, good for a
-progress bar or a league that is still running. The batch fit (:mod:`harness.league.elo`) uses
+TrueSkill (:mod:`harness.stats.ratings`) rates games one at a time: a live estimate, good for a
+progress bar or a league that is still running. The batch fit (:mod:`harness.stats.elo`) uses
 every game at once and gives an interval: the final word. Both read the same stored rows; teams
 come from each row's ``teams`` column (War Chest 2 against 2: a team plays at its members' mean
 rating), a void game is counted and left out.
@@ -26,12 +26,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.league import ratings
-from harness.league.elo import INTERVALS, EloFit, Interval, Result, fit_elo
-from harness.league.pairs import PairStats, pair_stats
+from harness.stats import outcome, ratings
+from harness.stats.elo import INTERVALS, EloFit, Interval, fit_elo
+from harness.stats.outcome import Result
+from harness.stats.pairs import PairStats, pair_stats
 
 Row = Mapping[str, Any]  # a row of the games table (game_id, bots, result, ... pair_id)
-COLUMNS = ["game_id", "bots", "result", "termination", "offender", "rated", "teams", "pair_id"]
+COLUMNS = outcome.COLUMNS
 
 
 class RatingsInputError(ValueError):
@@ -56,14 +57,6 @@ def interval(name: str) -> Interval:
     raise RatingsInputError(f"unknown --interval {name!r}; choose one of {', '.join(INTERVALS)}")
 
 
-def result_of(row: Row) -> Result:
-    """A stored game as the statistics see it (teams from the row, void when not rated)."""
-    teams = row.get("teams")
-    return Result.from_seats(list(row["bots"]), list(row["result"]),
-                             teams=ratings.sides_of(teams) if teams else None,
-                             pair_id=str(row.get("pair_id") or ""), void=not row["rated"])
-
-
 def pairings(results: Sequence[Result]) -> list[tuple[str, str]]:
     """Every two bots that met as the only bot of each side of a two-sided game, sorted."""
     seen: set[tuple[str, str]] = set()
@@ -82,7 +75,7 @@ def rate(rows: Sequence[Row], *, anchor: str | None = None, level: float = 0.95,
          bootstrap_samples: int = 1000) -> Rated:
     """TrueSkill, the Elo fit and the pair statistics of the stored ``rows``."""
     board = ratings.leaderboard([ratings.GameRow.of(r) for r in rows], draw_probability)
-    results = [result_of(r) for r in rows]
+    results = [Result.from_row(r) for r in rows]
     try:
         fit = fit_elo(results, anchor=anchor, level=level, interval=interval,
                       bootstrap_samples=bootstrap_samples)
@@ -223,6 +216,12 @@ _HEAD = ["rank", "bot", "Elo", "low", "high", "mu", "sigma", "mu-3σ", "games", 
          "win%", "forfeits"]
 
 
+def forfeit_text(s: ratings.BotStats) -> str:
+    """A bot's forfeits by kind (``1 timeout, 2 crash``), or 0."""
+    parts = [f"{v} {k}" for k, v in s.forfeits.items() if v]
+    return ", ".join(parts) if parts else "0"
+
+
 def _table_cells(rated: Rated) -> list[list[str]]:
     by = {s.name: s for s in rated.board.bots}
     cells = []
@@ -232,7 +231,7 @@ def _table_cells(rated: Rated) -> list[list[str]]:
                       _cell(row["elo_high"]), f"{s.mu:.2f}", f"{s.sigma:.2f}",
                       f"{s.rating:.2f}", str(s.games), str(s.wins), str(s.draws),
                       str(s.losses), f"{100 * s.win_rate:.1f}",
-                      ratings.forfeit_text(s)])
+                      forfeit_text(s)])
     return cells
 
 

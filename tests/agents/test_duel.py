@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from harness.bench import mcts as bench
 from harness.cli.app import app
-from harness.league import store, verdicts
-from harness.league.pairs import pair_stats
+from harness.league import store
+from harness.stats.outcome import COLUMNS, Result
+from harness.stats.pairs import pair_stats
 
 
 def _games(folder: Path) -> list[tuple[str, tuple[str, ...], tuple[float, ...]]]:
@@ -31,8 +32,8 @@ def test_the_duel_is_the_league_with_its_pair_statistics(tmp_path: Path) -> None
                                     str(tmp_path / "league"), "--workers", "0", "-q"])
     assert done.exit_code == 0, done.output
     assert _games(tmp_path / "duel") == _games(tmp_path / "league")  # the same games, played
-    rows = store.load_games([tmp_path / "league"]).games.select(verdicts.COLUMNS).to_pylist()
-    assert duel.stats == pair_stats([verdicts.result_of(r) for r in rows], "a", "b")
+    rows = store.load_games([tmp_path / "league"]).games.select(COLUMNS).to_pylist()
+    assert duel.stats == pair_stats([Result.from_row(r) for r in rows], "a", "b")
     assert duel.stats.pairs == 6 and duel.stats.games == 12
     line = duel.line("battleline", {}, "greedy", "greedy:p=0.5")
     s = duel.stats.summary

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 import trueskill
 
-from harness.league import ratings
-from harness.league.elo import Result, fit_elo
-from harness.league.ratings import GameRow
+from harness.stats import outcome, ratings
+from harness.stats.elo import fit_elo
+from harness.stats.outcome import Result
+from harness.stats.ratings import GameRow
 
 FFA = [0, 1, 2]
 ROWS = [  # results by the ranking formula (below - above) / 2
@@ -60,7 +61,7 @@ def test_a_forfeit_counts_against_the_offender_and_the_others_share_first() -> N
 
 def test_the_batch_elo_reads_a_free_for_all_as_its_pairwise_comparisons() -> None:
     games = [Result.from_seats(row.bots, row.result,
-                               teams=ratings.sides_of(row.teams or []), pair_id="p1")
+                               teams=outcome.sides_of(row.teams or []), pair_id="p1")
              for row in ROWS]
     assert [len(g.sides) for g in games] == [3, 3, 3]
     fit = fit_elo(games * 20)

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
-from harness.league.elo import Result
 from harness.league.ladder import default_out, place, results_of, rungs_for, wilson
 from harness.league.service import LeagueError
+from harness.stats.outcome import Result
 
 
 def duel(a: str, b: str, a_wins: int, b_wins: int, draws: int = 0) -> list[Result]:

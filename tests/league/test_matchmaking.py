@@ -20,8 +20,8 @@ from harness.bench.matchmaking import (
     round_robin,
     simulate,
 )
-from harness.league.elo import Result
 from harness.league.matchmaking import Matchmaker, kendall_tau
+from harness.stats.outcome import Result
 
 
 def _run(mm: Matchmaker, truth: dict[str, float], pairs: int, seed: int) -> list[tuple[str, str]]:

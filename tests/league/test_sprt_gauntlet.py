@@ -21,8 +21,8 @@ from harness.league import service, store
 from harness.league.eta import Eta
 from harness.league.sequential import SprtGate, run_sprt
 from harness.league.service import League
-from harness.league.sprt import Sprt, SprtParams
 from harness.records import BotRef, GameRecord, GameSpec, Termination
+from harness.stats.sprt import Sprt, SprtParams
 from tests.league.helpers import record
 from tests.patience import patience
 

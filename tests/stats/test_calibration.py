@@ -11,8 +11,9 @@ import random
 import numpy as np
 import pytest
 
-from harness.league.elo import Result, fit_elo
-from harness.league.sprt import NELO_PER_T, SCORES, Sprt, SprtParams
+from harness.stats.elo import fit_elo
+from harness.stats.outcome import Result
+from harness.stats.sprt import NELO_PER_T, SCORES, Sprt, SprtParams
 
 TRUE = [-120.0, -60.0, -20.0, 20.0, 60.0, 120.0]  # mean 0, the fit's default anchoring
 NAMES = [f"bot{i}" for i in range(len(TRUE))]

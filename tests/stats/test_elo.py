@@ -8,7 +8,8 @@ from statistics import NormalDist
 
 import pytest
 
-from harness.league.elo import ELO_PER_NAT, Interval, Result, fit_elo
+from harness.stats.elo import ELO_PER_NAT, Interval, fit_elo
+from harness.stats.outcome import Result
 
 
 def game(a: str, b: str, score_a: float, pair: str = "") -> Result:

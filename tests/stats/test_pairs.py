@@ -9,8 +9,8 @@ from statistics import NormalDist
 
 import pytest
 
-from harness.league.elo import Result
-from harness.league.pairs import MIN_PAIRS, pair_stats, summarize
+from harness.stats.outcome import Result
+from harness.stats.pairs import MIN_PAIRS, pair_stats, summarize
 
 
 def g(first: str, second: str, score_first: float, pair: str = "", void: bool = False) -> Result:

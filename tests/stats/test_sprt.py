@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from harness.league.sprt import (
+from harness.stats.sprt import (
     SCORES,
     Sprt,
     SprtParams,

@@ -13,9 +13,9 @@ from statistics import NormalDist
 
 import pytest
 
-from harness.league.pairs import elo_of_score, summarize
-from harness.league.sprt import Sprt, SprtParams
-from harness.league.stopping import (
+from harness.stats.pairs import elo_of_score, summarize
+from harness.stats.sprt import Sprt, SprtParams
+from harness.stats.stopping import (
     expected_time_to_exit,
     pairs_left_slowest,
     read_path,

@@ -1,7 +1,7 @@
 """The figures of a league report, gathered from the results folders as plain JSON.
 
 Everything comes from the stored games and moves through :mod:`harness.league.service`,
-:mod:`harness.league.store` and :mod:`harness.league.ratings`, the functions ``tourney ratings``
+:mod:`harness.league.store` and :mod:`harness.stats.ratings`, the functions ``tourney ratings``
 uses, so the report's leaderboard and head-to-head matrix are exactly what
 ``tourney ratings --format json --h2h`` prints.
 
@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.league import ratings, store
+from harness.league import store
 from harness.league.config import LeagueConfig, describe_variant
 from harness.league.service import stored_games
 from harness.records import BotRef, TourneyError
+from harness.stats import ratings
 
 #: Points on the ratings-over-time chart (the leaderboard as it stood after that many games).
 HISTORY_POINTS = 40

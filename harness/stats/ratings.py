@@ -25,10 +25,7 @@ give the same ratings whatever order workers finished them in.
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +34,7 @@ from typing import Any
 import trueskill
 
 from harness.records import Termination
+from harness.stats.outcome import points, sides_of
 
 FORFEIT_KINDS = tuple(t.value for t in Termination if t.is_forfeit)
 FORMATS = ("table", "json", "csv", "markdown")
@@ -102,18 +100,6 @@ class Leaderboard:
     draw_probability: float
     rated_games: int
     void_games: int
-
-
-def sides_of(teams: Sequence[int]) -> list[list[int]]:
-    """The seats of each side, in order of first seat, from the team of each seat.
-
-    >>> sides_of([0, 1, 0, 1])
-    [[0, 2], [1, 3]]
-    """
-    sides: dict[int, list[int]] = {}
-    for seat, team in enumerate(teams):
-        sides.setdefault(team, []).append(seat)
-    return list(sides.values())
 
 
 def estimate_draw_probability(rows: Sequence[GameRow]) -> float:
@@ -242,11 +228,11 @@ def _count(stats: dict[str, BotStats], groups: list[list[str]], results: list[fl
             if other == side:
                 continue
             theirs = results[other]
-            points = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+            got = points(mine, theirs)
             for name in names:
                 for opp in other_names:
                     acc = pair_points.setdefault((name, opp), [0.0, 0.0])
-                    acc[0] += points
+                    acc[0] += got
                     acc[1] += 1
 
 
@@ -272,22 +258,6 @@ def h2h_rows(board: Leaderboard) -> list[dict[str, Any]]:
         {"bot": a, "opponent": b, "win_rate": round(board.h2h[(a, b)][0], 4),
          "games": board.h2h[(a, b)][1]}
         for a in names for b in names if (a, b) in board.h2h
-    ]
-
-
-_HEAD = ["rank", "bot", "mu", "sigma", "mu-3σ", "games", "W", "D", "L", "win%", "forfeits"]
-
-
-def forfeit_text(s: BotStats) -> str:
-    parts = [f"{v} {k}" for k, v in s.forfeits.items() if v]
-    return ", ".join(parts) if parts else "0"
-
-
-def _table_cells(board: Leaderboard) -> list[list[str]]:
-    return [
-        [str(i), s.name, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.rating:.2f}", str(s.games),
-         str(s.wins), str(s.draws), str(s.losses), f"{100 * s.win_rate:.1f}", forfeit_text(s)]
-        for i, s in enumerate(board.bots, start=1)
     ]
 
 
@@ -324,36 +294,3 @@ def markdown(head: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
-
-
-def render(board: Leaderboard, fmt: str = "table", h2h: bool = False) -> str:
-    """The leaderboard (and head-to-head matrix) as text in one of FORMATS."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if fmt == "json":
-        data: dict[str, Any] = {
-            "leaderboard": leaderboard_rows(board),
-            "draw_probability": round(board.draw_probability, 4),
-            "rated_games": board.rated_games, "void_games": board.void_games,
-        }
-        if h2h:
-            data["h2h"] = h2h_rows(board)
-        return json.dumps(data, indent=2)
-    if fmt == "csv":
-        buf = io.StringIO()
-        records = h2h_rows(board) if h2h else leaderboard_rows(board)
-        if records:
-            writer = csv.DictWriter(buf, fieldnames=list(records[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(records)
-        return buf.getvalue().rstrip("\n")
-    show = markdown if fmt == "markdown" else aligned
-    parts = [show(_HEAD, _table_cells(board))]
-    if h2h:
-        head, rows = h2h_cells(board)
-        title = "Head to head (row bot's win rate against column bot, games):"
-        parts += ["", title, show(head, rows)]
-    footer = (f"{board.rated_games} rated games, {board.void_games} void; "
-              f"draw probability {board.draw_probability:.3f}")
-    parts += ["", footer]
-    return "\n".join(parts)

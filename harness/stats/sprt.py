@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness.league.pairs import PAIR_POINTS, PairSummary, summarize
+from harness.stats.pairs import PAIR_POINTS, PairSummary, summarize
 
 Model = Literal["normalized", "logistic"]
 MODELS: tuple[str, ...] = ("normalized", "logistic")

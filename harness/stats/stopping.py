@@ -1,7 +1,7 @@
 """Figures of an SPRT that account for its stopping rule: a median-unbiased Elo, an interval
 with the coverage it claims, and an LOS.
 
-The fixed-sample figures of :func:`harness.league.pairs.summarize` assume the number of pairs
+The fixed-sample figures of :func:`harness.stats.pairs.summarize` assume the number of pairs
 was fixed in advance. An SPRT stops when its LLR crosses a bound, that is where the pairs
 happened to look extreme, so read at that moment they lean away from 0 and their 95 % interval
 covers the truth in only about 90 % of tests (simulated with elo0 = 0, elo1 = 30 normalised; at
@@ -43,9 +43,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness.league.elo import z_value
-from harness.league.pairs import MIN_PAIRS, NELO_PER_T, elo_of_score, moments
-from harness.league.sprt import SprtParams, Verdict, logistic_score
+from harness.stats.elo import z_value
+from harness.stats.pairs import MIN_PAIRS, NELO_PER_T, elo_of_score, moments
+from harness.stats.sprt import SprtParams, Verdict, logistic_score
 
 Exit = Literal["lower", "upper", "inside"]
 
@@ -271,7 +271,7 @@ def pairs_left_slowest(counts: Sequence[int], llr: float, jumps: Sequence[float]
     outcomes under the current fit) over the pairs, with an interval at ``level``. The slowest
     drift is usually 0 (a true strength halfway between the hypotheses), where a test takes
     longest; once the pairs rule that out, the estimate falls to the strength they show. None
-    before :data:`~harness.league.pairs.MIN_PAIRS` pairs, or while every pair has the same
+    before :data:`~harness.stats.pairs.MIN_PAIRS` pairs, or while every pair has the same
     result.
 
     Simulated (``tests/stats/test_stopping.py``), the estimate is near the truth halfway between

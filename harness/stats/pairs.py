@@ -17,7 +17,7 @@ once), and the variance of the pair score is what measures the noise honestly.
 A game counts for the pairing when it has exactly two sides, one made only of A (one seat, or a
 team of A's seats) and the other only of B.
 
->>> from harness.league.elo import Result
+>>> from harness.stats.elo import Result
 >>> def game(x, y, pair): return Result(((x,), (y,)), (1.0, 0.0), pair_id=pair)
 >>> stats = pair_stats([game("a", "b", "p1"), game("a", "b", "p1"), game("b", "a", "p2"),
 ...                     game("a", "b", "p2")], "a", "b")
@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
-from harness.league.elo import Result, z_value
+from harness.stats import outcome
+from harness.stats.elo import z_value
+from harness.stats.outcome import Result
 
 PAIR_POINTS = (0.0, 0.5, 1.0, 1.5, 2.0)
 NELO_PER_T = 800.0 / math.log(10.0)  # normalised Elo of a t-value (per game) of 1
@@ -166,8 +168,8 @@ def _is_pairing(game: Result, a: str, b: str) -> bool:
 
 def _points_for(game: Result, a: str) -> float:
     """a's points in a game of the pairing (1, ½ or 0)."""
-    mine, theirs = game.scores if a in game.sides[0] else reversed(game.scores)
-    return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    x = 0 if a in game.sides[0] else 1
+    return outcome.points(game.scores[x], game.scores[1 - x])
 
 
 def pair_points(results: Iterable[Result], a: str, b: str) -> tuple[list[float], int, int]:

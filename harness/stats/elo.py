@@ -56,6 +56,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from harness.stats import outcome
+from harness.stats.outcome import Result
+
 Interval = Literal["curvature", "bootstrap"]
 INTERVALS: tuple[str, ...] = ("curvature", "bootstrap")
 Perfect = Literal["won all", "lost all"]
@@ -66,41 +69,6 @@ _MAX_STEP = 400.0  # Newton steps are capped at this many Elo points
 _TOL = 1e-7  # convergence: largest step, in Elo points
 
 FloatArray = npt.NDArray[np.float64]
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """One game as the statistics see it: plain data, one row of the games table.
-
-    ``sides`` holds the bots of each side (a side is one seat, or a team's seats), ``scores`` the
-    result of each side (only the order matters: higher is better, equal is a draw).
-    """
-
-    sides: tuple[tuple[str, ...], ...]
-    scores: tuple[float, ...]
-    pair_id: str = ""
-    void: bool = False
-
-    def __post_init__(self) -> None:
-        if len(self.sides) < 2 or len(self.sides) != len(self.scores):
-            raise ValueError(f"a result needs two or more sides, each with a score; got "
-                             f"{len(self.sides)} sides and {len(self.scores)} scores")
-        if any(len(side) == 0 for side in self.sides):
-            raise ValueError("a result has a side with no bot")
-
-    @classmethod
-    def from_seats(cls, bots: Sequence[str], scores: Sequence[float], *,
-                   teams: Sequence[Sequence[int]] | None = None, pair_id: str = "",
-                   void: bool = False) -> Result:
-        """A result from per-seat bots and scores; ``teams`` lists the seats of each side
-        (default: every seat is its own side). A team's score is its first seat's.
-
-        >>> Result.from_seats(["a", "b", "a", "b"], [1, -1, 1, -1], teams=[[0, 2], [1, 3]]).sides
-        (('a', 'a'), ('b', 'b'))
-        """
-        groups = [[s] for s in range(len(bots))] if teams is None else teams
-        return cls(tuple(tuple(bots[s] for s in g) for g in groups),
-                   tuple(float(scores[g[0]]) for g in groups), pair_id, void)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +211,7 @@ def _collect(results: Iterable[Result]) -> _Data:
                 if sign == 0:
                     continue
                 sx, sy = game.scores[x], game.scores[y]
-                won = 1.0 if sx > sy else 0.5 if sx == sy else 0.0
+                won = outcome.points(sx, sy)
                 r = row_of.setdefault(row, len(row_of))
                 if r == len(n_acc):
                     n_acc.append(0.0)

@@ -90,12 +90,34 @@ class GameInfo:
     # Per player count, the team of each seat (seats with the same number play together);
     # a count not listed has no teams: every seat plays for itself.
     teams: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    # What one seat alone may see of itself, for the views of a replay: each observation key
+    # holding a seat's own hidden things (a hand), with the key holding every seat's count of
+    # them (what the others see instead). The all-seeing view shows every seat's; a seat's
+    # view its own and the others' counts.
+    private: Mapping[str, str] = field(default_factory=dict)
+    # Observation keys about the observing seat's own knowledge (what it knows of the others'
+    # cards, its events): left out of the all-seeing view.
+    seat_keys: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         for players, seating in self.teams.items():
             if len(seating) != players:
                 raise ValueError(f"{self.name}: teams for {players} players name "
                                  f"{len(seating)} seats")
+
+    def sides_of(self, players: int) -> list[list[int]]:
+        """The seats of each side in a game of ``players``: two sides make a pairing (a side
+        may be a team of several seats), three or more a free-for-all.
+
+        >>> GameInfo("g", "G", "1", (2, 4), 10, teams={4: (0, 1, 0, 1)}).sides_of(4)
+        [[0, 2], [1, 3]]
+        >>> GameInfo("g", "G", "1", (3,), 10).sides_of(3)
+        [[0], [1], [2]]
+        """
+        sides: dict[int, list[int]] = {}
+        for seat, team in enumerate(self.teams_of(players)):
+            sides.setdefault(team, []).append(seat)
+        return list(sides.values())
 
     def teams_of(self, players: int) -> tuple[int, ...]:
         """The team of each seat in a game of ``players`` (one team per seat without teams).
@@ -203,6 +225,9 @@ class Game(Protocol):
         random from ``rng``, so that the state gives that seat back the same observation
         (events included). The forward model of a search bot."""
         ...
+
+    # Optional: ``board(players) -> JSON``, the static drawing data of the game's board for
+    # the replay viewer (War Chest's hexes); a game without it is drawn from its views alone.
 
 
 @dataclass

@@ -57,6 +57,10 @@ INFO = GameInfo(
             ),
         ),
     ),
+    private={"hand": "hand_sizes"},
+    # what the seat knows of the others' cards and of the decks' tops, and its events
+    seat_keys=frozenset({"seat", "opponent_known", "known_by_opponent", "deck_tops",
+                         "known_in_hands", "known_by", "deck_tops_by", "events"}),
 )
 
 

@@ -36,6 +36,9 @@ INFO = GameInfo(
                 "the 2018 printing (a 1-hex move), both paid with the Royal Coin"),
     ),
     teams={4: (0, 1, 0, 1)},  # partners sit opposite: seats 0 and 2 against 1 and 3
+    private={"hand": "hand_count", "facedown": "facedown_count"},
+    # ``events`` (the public moves since that seat last decided) differs from seat to seat
+    seat_keys=frozenset({"seat", "events"}),
 )
 
 
@@ -52,6 +55,14 @@ class WarChestGame:
 
     def sample_state(self, observation: JSON, rng: random.Random) -> WarChestState:
         return sample(observation, rng)
+
+    def board(self, players: int) -> list[JSON]:
+        """The hexes (name, axial q and r, whether a location) the replay viewer draws."""
+        from games.warchest.board import board_for
+
+        hexes = board_for(players)
+        return [{"n": hexes.name[h], "q": q, "r": r, "loc": hexes.is_location[h]}
+                for h, (q, r) in enumerate(hexes.coords)]
 
 
 GAME = WarChestGame()

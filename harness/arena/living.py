@@ -79,9 +79,10 @@ def create(folder: Path, game: str, *, variants: Sequence[str] = (), seed: int |
         choice = choose_game(game, variants)
     except LeagueError as exc:
         raise ArenaError(str(exc)) from None
-    if choice.players == 3:
-        raise ArenaError("a living league pairs two bots a game (or two teams of two): the "
-                         "3-player free-for-all is for tourney league; choose players=2")
+    if len(schedule.sides(choice.name, choice.players)) != 2:
+        raise ArenaError(f"a living league pairs two bots a game (or two teams): the "
+                         f"{choice.players}-player {choice.name} is a free-for-all, which is for "
+                         f"tourney league; choose players=2")
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ArenaError(f"{folder} is not empty and is not a living league; choose a new or "
                          f"empty folder")

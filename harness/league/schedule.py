@@ -19,9 +19,12 @@ Games come in **deal sets** that share one deal seed and one ``pair_id``:
   the luck of the deal cancels out. In a 4-player team game (War Chest 2 against 2) a pairing
   ``A`` v ``B`` seats ``A`` in seats 0 and 2 and ``B`` in seats 1 and 3 (teammates sit
   opposite), and the duplicate game swaps the teams;
-* a **free-for-all set** (3-player games, every seat for itself): indices ``6k`` to ``6k+5``
-  seat the triple in all ``3! = 6`` orders (:data:`SEAT_ORDERS`), so every bot plays the deal
+* a **free-for-all set** (games of three or more sides, e.g. Battle Line for 3): indices
+  ``6k`` to ``6k+5`` seat the triple in all ``3! = 6`` orders, so every bot plays the deal
   from every seat twice; ``--games`` then counts games per triple and must be a multiple of 6.
+
+Which it is, and which seats form a side, the game declares
+(:meth:`games.protocol.GameInfo.sides_of`); the schedule knows no game by name.
 
 Games are played in **rounds**: round ``r`` holds deal set ``r`` of every group, the sets of a
 round in a shuffled but fixed order (sorted by their keyed ``pair_id``), so a league stopped
@@ -132,41 +135,44 @@ def game_id(league_seed: int, a: str, b: str, index: int, key: bytes | None = No
     return group_game_id(league_seed, (a, b), index, key)
 
 
-SEAT_ORDERS = tuple(itertools.permutations(range(3)))  # a free-for-all set: 0 1 2, 0 2 1, ...
+def sides(game: str, players: int) -> list[list[int]]:
+    """The seats of each side of ``game`` with ``players`` (as the game declares them,
+    :meth:`games.protocol.GameInfo.sides_of`): two sides make pairings, more a free-for-all."""
+    from games import registry
+
+    try:
+        info = registry.get(game).info
+    except registry.UnknownGame as exc:
+        raise ScheduleError(str(exc)) from None
+    if players not in info.players:
+        raise ScheduleError(f"{info.title} is played by {' or '.join(map(str, info.players))} "
+                            f"players, not {players}")
+    return info.sides_of(players)
 
 
-def set_size(players: int) -> int:
-    """Games per deal set: 6 for a 3-player free-for-all, 2 (a duplicate pair) otherwise."""
-    return len(SEAT_ORDERS) if players == 3 else 2
+def set_size(n_sides: int) -> int:
+    """Games per deal set: a duplicate pair (2) between two sides, every seating order of the
+    group (n_sides!) in a free-for-all: 6 for three."""
+    return 2 if n_sides == 2 else len(list(itertools.permutations(range(n_sides))))
 
 
-def group_size(players: int) -> int:
-    """Bots per group: three in a 3-player free-for-all, two (a pairing) otherwise."""
-    return 3 if players == 3 else 2
-
-
-def seating(a: BotRef, b: BotRef, index: int, players: int) -> tuple[BotRef, ...]:
-    """Who sits where in game ``index`` of a pairing (``a`` sorts before ``b``).
-
-    Even indices put the first bot of the pairing in seat 0, odd indices swap. With four players
-    the bots play as teams in opposite seats (0 and 2 against 1 and 3).
-    """
-    first, second = (a, b) if index % 2 == 0 else (b, a)
-    if players == 2:
-        return (first, second)
-    if players == 4:
-        return (first, second, first, second)
-    raise ScheduleError(f"cannot seat a pairing in a {players}-player game (2 or 4 players)")
-
-
-def group_seating(group: Sequence[BotRef], index: int, players: int) -> tuple[BotRef, ...]:
-    """Who sits where in game ``index`` of a group (its bots sorted by name): a pairing as
-    :func:`seating` says, a triple in seat order ``SEAT_ORDERS[index % 6]``."""
-    if len(group) == 2:
-        return seating(group[0], group[1], index, players)
-    if len(group) == 3 and players == 3:
-        return tuple(group[i] for i in SEAT_ORDERS[index % len(SEAT_ORDERS)])
-    raise ScheduleError(f"cannot seat {len(group)} bots in a {players}-player game")
+def seating(group: Sequence[BotRef], index: int, seats: Sequence[Sequence[int]]
+            ) -> tuple[BotRef, ...]:
+    """Who sits where in game ``index`` of a group (its bots sorted by name, one a side): each
+    bot takes every seat of its side. Two sides: even indices put the group's first bot on the
+    first side, odd ones swap (in War Chest's 2 against 2, ``A`` takes seats 0 and 2). More
+    sides: the group in side order ``permutations[index % n!]``, so every bot plays each deal
+    from every side."""
+    if len(group) != len(seats):
+        raise ScheduleError(f"cannot seat {len(group)} bots at {len(seats)} sides")
+    orders = [(0, 1), (1, 0)] if len(seats) == 2 else list(itertools.permutations(
+        range(len(seats))))
+    order = orders[index % len(orders)]
+    table: list[BotRef | None] = [None] * sum(len(side) for side in seats)
+    for bot_at, side in zip(order, seats, strict=True):
+        for seat in side:
+            table[seat] = group[bot_at]
+    return tuple(bot for bot in table if bot is not None)
 
 
 def _group_games(
@@ -182,7 +188,8 @@ def _group_games(
 ) -> list[GameSpec]:
     """Games ``indices`` of one group of bots (sorted by name), in that order."""
     names = [bot.name for bot in group]
-    size = set_size(players)
+    seats = sides(game, players)
+    size = set_size(len(seats))
     lim = limits if limits is not None else Limits()
     return [
         GameSpec(
@@ -190,7 +197,7 @@ def _group_games(
             game=game,
             variant=dict(variant),
             seed=group_deal_seed(seed, names, i // size, key),
-            seats=group_seating(group, i, players),
+            seats=seating(group, i, seats),
             pair_id=group_pair_id(seed, names, i // size, key),
             league=league,
             limits=lim,
@@ -238,10 +245,10 @@ def deal_set(
     bots and key would give it."""
     if x.name == y.name:
         raise ScheduleError(f"a bot cannot be paired with itself ({x.name!r})")
-    if players == 3:
-        raise ScheduleError("a deal set of a pairing needs a 2- or 4-player game")
+    if len(sides(game, players)) != 2:
+        raise ScheduleError("a deal set of a pairing needs a game of two sides")
     a, b = (x, y) if x.name <= y.name else (y, x)
-    size = set_size(players)
+    size = 2
     return _group_games(game, variant, (a, b), range(size * deal_index, size * deal_index + size),
                         0, players, league, limits, key)
 
@@ -287,10 +294,10 @@ def check_games(games_per_pair: int, pairings: int = 1) -> None:
         )
 
 
-def check_sets(games_per_pair: int, players: int) -> None:
-    """Refuse a free-for-all ``--games`` that is not whole sets of six."""
-    size = set_size(players)
-    if players == 3 and games_per_pair % size:
+def check_sets(games_per_pair: int, n_sides: int, players: int) -> None:
+    """Refuse a free-for-all ``--games`` that is not whole sets (six for three sides)."""
+    size = set_size(n_sides)
+    if n_sides > 2 and games_per_pair % size:
         lower = games_per_pair // size * size
         fix = f"{lower} or {lower + size}" if lower else f"{size}"
         raise ScheduleError(
@@ -314,9 +321,10 @@ def round_robin(
 ) -> list[GameSpec]:
     """Every pair of ``bots`` plays ``games_per_pair`` games (duplicate pairs, seats swapped);
     with 3 players every triple plays that many (free-for-all sets, seats in every order)."""
-    check_bots(bots, group_size(players))
+    n = len(sides(game, players))
+    check_bots(bots, n)
     ordered = sorted(bots, key=lambda bot: bot.name)
-    groups = itertools.combinations(ordered, group_size(players))
+    groups = itertools.combinations(ordered, n)
     return _games_in_rounds(groups, game, variant, games_per_pair, seed, players, league,
                             limits, key)
 
@@ -340,9 +348,9 @@ def gauntlet(
     The ids are those the same group gets in a round robin with the same seed, so a gauntlet
     and a round robin can share a results folder.
     """
-    check_bots([challenger, *opponents], group_size(players))
-    others = itertools.combinations(sorted(opponents, key=lambda b: b.name),
-                                    group_size(players) - 1)
+    n = len(sides(game, players))
+    check_bots([challenger, *opponents], n)
+    others = itertools.combinations(sorted(opponents, key=lambda b: b.name), n - 1)
     groups = (sorted((challenger, *rest), key=lambda b: b.name) for rest in others)
     return _games_in_rounds(groups, game, variant, games_per_pair, seed, players, league,
                             limits, key)
@@ -367,8 +375,9 @@ def _games_in_rounds(
     """
     ordered = [tuple(sorted(g, key=lambda b: b.name)) for g in groups]
     check_games(games_per_pair, len(ordered))
-    check_sets(games_per_pair, players)
-    size = set_size(players)
+    n_sides = len(sides(game, players))
+    check_sets(games_per_pair, n_sides, players)
+    size = set_size(n_sides)
     for group in ordered:
         if len({bot.name for bot in group}) < len(group):
             raise ScheduleError(f"a bot cannot play against itself ({group[0].name!r})")

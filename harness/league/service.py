@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
 CANDIDATES = 20  # ids an ambiguous replay prefix lists
-DEFAULT_FFA_GAMES = 6  # games per triple of a 3-player league (one free-for-all set)
 BATCH_SIZE = 2000  # = harness.league.store.BATCH_SIZE, not imported: pyarrow is slow to import
 
 
@@ -177,7 +176,8 @@ def prepare_league(
             refs.append(bot_ref(spec_text))
             if overrides:
                 own[refs[-1].name] = dict(overrides)
-    default = DEFAULT_FFA_GAMES if choice.players == 3 else DEFAULT_GAMES
+    n_sides = len(schedule.sides(choice.name, choice.players))
+    default = DEFAULT_GAMES if n_sides == 2 else schedule.set_size(n_sides)
     n = games if games is not None else int(last.get("games", default))
     if stored is not None:
         league_seed = seed if seed is not None else stored.seed

@@ -63,9 +63,11 @@ def test_bad_schedules_are_refused_with_the_fix() -> None:
     with pytest.raises(schedule.ScheduleError, match="--games"):
         schedule.round_robin("battleline", {}, BOTS, 0, seed=1)
     with pytest.raises(schedule.ScheduleError, match="at least 3 bots"):
-        schedule.round_robin("x", {}, BOTS[:2], 6, seed=1, players=3)
-    with pytest.raises(schedule.ScheduleError, match="5-player"):
-        schedule.round_robin("x", {}, BOTS[:2], 2, seed=1, players=5)
+        schedule.round_robin("battleline", {"players": "3"}, BOTS[:2], 6, seed=1, players=3)
+    with pytest.raises(schedule.ScheduleError, match="2 or 3 players, not 5"):
+        schedule.round_robin("battleline", {}, BOTS[:2], 2, seed=1, players=5)
+    with pytest.raises(schedule.ScheduleError, match="unknown game 'x'"):
+        schedule.round_robin("x", {}, BOTS[:2], 2, seed=1)
 
 
 FIVE = [BotRef(n, "random") for n in ("ann", "bob", "cy", "dee", "eve")]

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.protocol import GameError
+from games.protocol import GameError, GameInfo
 
 JSON = Any
 Path = list[str | int]
@@ -65,61 +65,33 @@ def json_patch(doc: JSON, changes: Sequence[Sequence[Any]]) -> JSON:
 # ----------------------------------------------------------------------------- views per game
 
 
-#: What one Battle Line seat alone sees (the truth view leaves them out): its hand and what it
-#: knows of the others' cards and of the decks' tops (two-player and three-player keys).
-_BL_SEAT_KEYS = frozenset({"hand", "seat", "opponent_known", "known_by_opponent", "deck_tops",
-                           "known_in_hands", "known_by", "deck_tops_by", "events"})
-#: The same for War Chest. ``events`` (the public moves since that seat last decided) differs
-#: from seat to seat; the move list shows every move anyway.
-_WC_SEAT_KEYS = frozenset({"hand", "facedown", "seat", "events"})
-
-
-def _battleline_views(obs: list[JSON]) -> list[JSON]:
-    """Truth and per-seat views of a Battle Line position from every seat's observation."""
+def _views(info: GameInfo, obs: list[JSON]) -> list[JSON]:
+    """The all-seeing view and each seat's view of a position, from every seat's observation
+    and what the game declares private (:attr:`games.protocol.GameInfo.private`): the truth
+    shows every seat's private things (``hand`` becomes ``hands``, one per seat) and leaves out
+    each seat's own knowledge (:attr:`~games.protocol.GameInfo.seat_keys`); a seat's view
+    shows its own and the others' counts."""
     seats = len(obs)
-    truth = {k: v for k, v in obs[0].items() if k not in _BL_SEAT_KEYS}
+    hidden = set(info.private) | set(info.seat_keys)
+    truth = {k: v for k, v in obs[0].items() if k not in hidden}
     truth["seat"] = None
-    truth["hands"] = [o["hand"] for o in obs]
+    for key in info.private:
+        truth[key + "s"] = [o[key] for o in obs]
     views = [truth]
     for s, o in enumerate(obs):
-        view = {k: v for k, v in o.items() if k != "hand"}
-        view["hands"] = [o["hand"] if t == s else o["hand_sizes"][t] for t in range(seats)]
+        view = {k: v for k, v in o.items() if k not in info.private}
+        for key, count in info.private.items():
+            view[key + "s"] = [o[key] if t == s else o[count][t] for t in range(seats)]
         views.append(view)
     return views
-
-
-def _warchest_views(obs: list[JSON]) -> list[JSON]:
-    """Truth and per-seat views of a War Chest position (hands and face-down discards)."""
-    seats = len(obs)
-    truth = {k: v for k, v in obs[0].items() if k not in _WC_SEAT_KEYS}
-    truth["seat"] = None
-    truth["hands"] = [o["hand"] for o in obs]
-    truth["facedowns"] = [o["facedown"] for o in obs]
-    views = [truth]
-    for s, o in enumerate(obs):
-        view = {k: v for k, v in o.items() if k not in ("hand", "facedown")}
-        view["hands"] = [o["hand"] if t == s else o["hand_count"][t] for t in range(seats)]
-        view["facedowns"] = [o["facedown"] if t == s else o["facedown_count"][t]
-                             for t in range(seats)]
-        views.append(view)
-    return views
-
-
-def _views(game: str, obs: list[JSON]) -> list[JSON]:
-    if game == "warchest":
-        return _warchest_views(obs)
-    return _battleline_views(obs)
 
 
 def board_geometry(game: str, players: int) -> JSON:
-    """The static drawing data a game's board needs (War Chest hexes and locations)."""
-    if game != "warchest":
-        return None
-    from games.warchest.board import board_for
+    """The static drawing data a game's board needs (its ``board(players)``, if it has one)."""
+    from games import registry
 
-    board = board_for(players)
-    return [{"n": board.name[h], "q": q, "r": r, "loc": board.is_location[h]}
-            for h, (q, r) in enumerate(board.coords)]
+    board = getattr(registry.get(game), "board", None)
+    return None if board is None else board(players)
 
 
 @dataclass
@@ -139,7 +111,7 @@ def replay_frames(game: str, seed: int, variant: dict[str, str], actions: Sequen
     engine = registry.get(game)
     state = engine.new_game(seed, **variant)
     seats = state.num_players
-    first = _views(game, [state.observation(s) for s in range(seats)])
+    first = _views(engine.info, [state.observation(s) for s in range(seats)])
     out: list[dict[str, Any]] = [{"first": v, "changes": []} for v in first]
     last = first
     applied, error = 0, ""
@@ -150,7 +122,7 @@ def replay_frames(game: str, seed: int, variant: dict[str, str], actions: Sequen
             error = f"move {applied} ({action}) cannot be applied under the current rules: {exc}"
             break
         applied += 1
-        now = _views(game, [state.observation(s) for s in range(seats)])
+        now = _views(engine.info, [state.observation(s) for s in range(seats)])
         for view, before, after in zip(out, last, now, strict=True):
             view["changes"].append(json_diff(before, after))
         last = now

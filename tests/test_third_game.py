@@ -1,0 +1,98 @@
+"""A third game plugs in by declaring itself: Hidden Bid (tests/fixtures/hiddenbid.py), which
+lives only in the tests, is registered, passes the conformance suite, plays leagues of two and
+of three players, gets ratings, a report and replay pages, all with no edit to ``harness/``:
+the harness learns its sides, its private information and its (absent) board from the game."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from games import registry
+from games.conformance import check_game
+from harness.cli.app import app
+from harness.league import store
+from harness.league.report import find_game, replay_html
+from tests.fixtures import hiddenbid
+
+BOT = Path(__file__).resolve().parent / "serve" / "bots" / "first.py"
+
+
+@pytest.fixture(autouse=True)
+def registered() -> Iterator[None]:
+    registry.register("hiddenbid", "tests.fixtures.hiddenbid", {"hidden-bid": {}})
+    try:
+        yield
+    finally:
+        registry.unregister("hiddenbid")
+
+
+def tourney(*args: str | Path) -> str:
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("players", ["2", "3"])
+def test_it_passes_the_conformance_suite(players: str) -> None:
+    report = check_game(hiddenbid.GAME, {"players": players}, seeds=range(25))
+    assert report.games == 25 and report.decisions > 25 * 2 * 5 - 1 and report.samples > 0
+
+
+def test_it_declares_what_the_harness_needs() -> None:
+    info = registry.get("hidden-bid").info
+    assert info.sides_of(2) == [[0], [1]] and info.sides_of(3) == [[0], [1], [2]]
+    assert getattr(registry.get("hiddenbid"), "board", None) is None
+
+
+def test_a_two_player_league_rates_and_reports_it(tmp_path: Path) -> None:
+    out = tmp_path / "duel"
+    tourney("league", "hiddenbid", "random", f"first={BOT}", "--games", "6", "--out", out,
+            "--workers", "0", "--seed", "4", "-q")
+    games = store.load_games([out]).games.to_pylist()
+    assert len(games) == 6 and {g["game"] for g in games} == {"hiddenbid"}
+    assert all(sorted(g["bots"]) == ["first", "random"] for g in games)
+    # duplicate pairs: each deal played from both seats
+    assert len({g["pair_id"] for g in games}) == 3
+    ratings = json.loads(tourney("ratings", out, "--format", "json"))
+    assert {row["bot"] for row in ratings["leaderboard"]} == {"first", "random"}
+    report = tmp_path / "report.html"
+    tourney("report", out, "--out", report, "--replays", "all")
+    assert "Hidden Bid" in report.read_text() or "hiddenbid" in report.read_text()
+    viewers = list((tmp_path / "report_replays").glob("*.html"))
+    assert len(viewers) == 6
+
+
+def test_a_replay_shows_each_seat_only_its_own_hand(tmp_path: Path) -> None:
+    out = tmp_path / "duel"
+    tourney("league", "hiddenbid", "random", "other=random", "--games", "2", "--out", out,
+            "--workers", "0", "--seed", "8", "-q")
+    game_id = store.load_games([out]).games.column("game_id")[0].as_py()
+    html = replay_html(find_game(out, game_id))
+    from harness.league.report.render import unpack
+
+    packed = re.search(r'id="replay-data"[^>]*>([^<]+)<', html)
+    assert packed, "the viewer carries its data"
+    data = unpack(packed.group(1))
+    truth, seat0, seat1 = (view["first"] for view in data["views"])
+    assert truth["hands"] == [[1, 2, 3, 4, 5], [1, 2, 3, 4, 5]]  # the all-seeing view
+    assert seat0["hands"] == [[1, 2, 3, 4, 5], 5] and seat1["hands"] == [5, [1, 2, 3, 4, 5]]
+    assert "my_bid" not in truth and "hand" not in seat0
+    assert data["board"] is None
+
+
+def test_a_three_player_league_is_a_free_for_all(tmp_path: Path) -> None:
+    out = tmp_path / "three"
+    tourney("league", "hiddenbid", "random", "b=random", "c=random", "--variant", "players=3",
+            "--games", "6", "--out", out, "--workers", "0", "--seed", "2", "-q")
+    games = store.load_games([out]).games.to_pylist()
+    assert len(games) == 6 and all(len(g["bots"]) == 3 for g in games)
+    # one deal, every seating order of the triple
+    assert len({tuple(g["bots"]) for g in games}) == 6 and len({g["seed"] for g in games}) == 1
+    ratings = json.loads(tourney("ratings", out, "--format", "json"))
+    assert len(ratings["leaderboard"]) == 3

@@ -509,14 +509,10 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
 
 
 def records_of(executor: Executor, todo: list[GameSpec]) -> Iterator[GameRecord | PackedRecord]:
-    """The executor's records; worker processes' as they packed them (stored as they are)."""
-    from harness.run.local import ProcessExecutor
-
+    """The executor's records, in whichever form it has them (stored as they are)."""
     if not todo:
         return iter(())
-    if isinstance(executor, ProcessExecutor):
-        return executor.run_packed(todo)
-    return executor.run(todo)
+    return executor.records(todo)
 
 
 def make_executor(workers: int | None, out: Path, cluster: str | None,

@@ -44,7 +44,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
 
-from harness.records import GameRecord, GameSpec, Limits, Termination
+from harness.records import GameRecord, GameSpec, Limits, PackedRecord, Termination
 
 PlayFn = Callable[[GameSpec], GameRecord]
 DeadlineFn = Callable[[GameSpec], float]
@@ -59,6 +59,12 @@ class Executor(Protocol):
     def workers(self) -> int: ...
 
     def run(self, specs: Iterable[GameSpec]) -> Generator[GameRecord, None, None]: ...
+
+    def records(self, specs: Iterable[GameSpec]
+                ) -> Generator[GameRecord | PackedRecord, None, None]:
+        """:meth:`run`, each record in whichever form the executor has it (a worker process's
+        packed record is stored as it is); what a league stores from."""
+        ...
 
     def close(self) -> None: ...
 

@@ -67,6 +67,10 @@ class InlineExecutor:
         for spec in specs:
             yield safe_play(play, spec)
 
+    def records(self, specs: Iterable[GameSpec]
+                ) -> Generator[GameRecord | PackedRecord, None, None]:
+        yield from self.run(specs)
+
     def close(self) -> None:
         """Nothing to release."""
 
@@ -217,6 +221,12 @@ class ProcessExecutor:
         with contextlib.closing(self.run_packed(specs)) as packed:
             for record in packed:
                 yield record.record()
+
+    def records(self, specs: Iterable[GameSpec]
+                ) -> Generator[GameRecord | PackedRecord, None, None]:
+        """:meth:`run_packed`: the league stores packed records as they are."""
+        with contextlib.closing(self.run_packed(specs)) as packed:
+            yield from packed
 
     def run_packed(self, specs: Iterable[GameSpec]) -> Generator[PackedRecord, None, None]:
         """:meth:`run`, yielding the records as the workers packed them (the league stores

@@ -57,6 +57,7 @@ from harness.records import (
     BotRef,
     GameRecord,
     GameSpec,
+    PackedRecord,
     Termination,
     pack_record,
     unpack_record,
@@ -335,6 +336,10 @@ class DaskExecutor:
         """Games the cluster plays at once: the threads of all its workers."""
         info = self.client.scheduler_info(n_workers=-1).get("workers", {})
         return sum(int(w.get("nthreads", 1)) for w in info.values())
+
+    def records(self, specs: Iterable[GameSpec]
+                ) -> Generator[GameRecord | PackedRecord, None, None]:
+        yield from self.run(specs)
 
     def run(self, specs: Iterable[GameSpec]) -> Generator[GameRecord, None, None]:
         todo = list(specs)

@@ -150,6 +150,39 @@ def sides(game: str, players: int) -> list[list[int]]:
     return info.sides_of(players)
 
 
+def team_splits(group: Sequence[object], per_side: int) -> list[tuple[tuple[int, ...],
+                                                                       tuple[int, ...]]]:
+    """The ways to split a group of ``2 * per_side`` bots into two teams (indices into the
+    group; the first team holds the group's first bot): 3 for four bots."""
+    rest = range(1, len(group))
+    return [((0, *first), tuple(i for i in rest if i not in first))
+            for first in itertools.combinations(rest, per_side - 1)]
+
+
+def mixed_seating(group: Sequence[BotRef], index: int, seats: Sequence[Sequence[int]]
+                  ) -> tuple[BotRef, ...]:
+    """Who sits where in game ``index`` of a group of mixed teams (two sides of ``k`` seats,
+    ``2k`` bots sorted by name): every split of the group into two teams plays the deal as a
+    duplicate pair, the teams' sides swapped (six games a deal for four bots)."""
+    splits = team_splits(group, len(seats[0]))
+    first, second = splits[index % (2 * len(splits)) // 2]
+    if index % 2:
+        first, second = second, first
+    table: list[BotRef | None] = [None] * sum(len(side) for side in seats)
+    for team, side in ((first, seats[0]), (second, seats[1])):
+        for member, seat in zip(team, side, strict=True):
+            table[seat] = group[member]
+    return tuple(bot for bot in table if bot is not None)
+
+
+def check_mixed(seats: Sequence[Sequence[int]], game: str, players: int) -> None:
+    """Refuse mixed teams where the game has no teams of two sides."""
+    if len(seats) != 2 or len(seats[0]) < 2 or len(seats[0]) != len(seats[1]):
+        raise ScheduleError(f"mixed teams need a game of two teams: {game} with {players} "
+                            f"players has {len(seats)} sides of {len(seats[0])} seat(s); "
+                            f"leave out --mixed-teams")
+
+
 def set_size(n_sides: int) -> int:
     """Games per deal set: a duplicate pair (2) between two sides, every seating order of the
     group (n_sides!) in a free-for-all: 6 for three."""
@@ -185,11 +218,13 @@ def _group_games(
     league: str,
     limits: Limits | None,
     key: bytes | None,
+    mixed: bool = False,
 ) -> list[GameSpec]:
     """Games ``indices`` of one group of bots (sorted by name), in that order."""
     names = [bot.name for bot in group]
     seats = sides(game, players)
-    size = set_size(len(seats))
+    size = 2 * len(team_splits(group, len(seats[0]))) if mixed else set_size(len(seats))
+    place = mixed_seating if mixed else seating
     lim = limits if limits is not None else Limits()
     return [
         GameSpec(
@@ -197,7 +232,7 @@ def _group_games(
             game=game,
             variant=dict(variant),
             seed=group_deal_seed(seed, names, i // size, key),
-            seats=seating(group, i, seats),
+            seats=place(group, i, seats),
             pair_id=group_pair_id(seed, names, i // size, key),
             league=league,
             limits=lim,
@@ -318,15 +353,22 @@ def round_robin(
     league: str = "",
     limits: Limits | None = None,
     key: bytes | None = None,
+    mixed_teams: bool = False,
 ) -> list[GameSpec]:
     """Every pair of ``bots`` plays ``games_per_pair`` games (duplicate pairs, seats swapped);
-    with 3 players every triple plays that many (free-for-all sets, seats in every order)."""
-    n = len(sides(game, players))
+    with 3 players every triple plays that many (free-for-all sets, seats in every order).
+    ``mixed_teams`` (a game of two teams): every four bots (for teams of two) play that many,
+    each split into two teams playing each deal from both sides."""
+    seats = sides(game, players)
+    n = len(seats)
+    if mixed_teams:
+        check_mixed(seats, game, players)
+        n = 2 * len(seats[0])
     check_bots(bots, n)
     ordered = sorted(bots, key=lambda bot: bot.name)
     groups = itertools.combinations(ordered, n)
     return _games_in_rounds(groups, game, variant, games_per_pair, seed, players, league,
-                            limits, key)
+                            limits, key, mixed_teams)
 
 
 def gauntlet(
@@ -366,6 +408,7 @@ def _games_in_rounds(
     league: str,
     limits: Limits | None,
     key: bytes | None = None,
+    mixed: bool = False,
 ) -> list[GameSpec]:
     """The games of every group, round by round (round robin and gauntlet alike).
 
@@ -375,17 +418,25 @@ def _games_in_rounds(
     """
     ordered = [tuple(sorted(g, key=lambda b: b.name)) for g in groups]
     check_games(games_per_pair, len(ordered))
-    n_sides = len(sides(game, players))
-    check_sets(games_per_pair, n_sides, players)
-    size = set_size(n_sides)
+    seats = sides(game, players)
+    if mixed:
+        size = 2 * len(team_splits(ordered[0], len(seats[0]))) if ordered else 2
+        if games_per_pair % size:
+            raise ScheduleError(f"--games counts games per {2 * len(seats[0])} bots with mixed "
+                                f"teams and must be a multiple of {size} (each deal is played "
+                                f"by every split into teams, from both sides); got "
+                                f"{games_per_pair}")
+    else:
+        check_sets(games_per_pair, len(seats), players)
+        size = set_size(len(seats))
     for group in ordered:
         if len({bot.name for bot in group}) < len(group):
             raise ScheduleError(f"a bot cannot play against itself ({group[0].name!r})")
     specs: list[GameSpec] = []
     for start in range(0, games_per_pair, size):
         indices = range(start, min(start + size, games_per_pair))
-        sets = [_group_games(game, variant, group, indices, seed, players, league, limits, key)
-                for group in ordered]
+        sets = [_group_games(game, variant, group, indices, seed, players, league, limits, key,
+                             mixed) for group in ordered]
         sets.sort(key=lambda games: games[0].pair_id)
         for games in sets:
             specs.extend(games)

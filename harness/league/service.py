@@ -139,6 +139,7 @@ def prepare_league(
     startup_time: float | None = None,
     memory_mb: int | None = None,
     cpu_seconds: int | None = None,
+    mixed_teams: bool | None = None,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
@@ -148,7 +149,8 @@ def prepare_league(
     deal scheme. ``require_isolation``: refuse unless every protection of
     :mod:`harness.bots.isolation` is in force for the league's sandboxed bots. A bot argument
     may end in its own limits, ``NAME=SPEC@move-time=0.5,memory-mb=512``
-    (:mod:`harness.league.limits`).
+    (:mod:`harness.league.limits`). ``mixed_teams``: in a game of two teams, teams of
+    different bots (:func:`harness.league.schedule.round_robin`).
     """
     from harness.league import limits as bot_limits
     from harness.league import schedule
@@ -176,8 +178,19 @@ def prepare_league(
             refs.append(bot_ref(spec_text))
             if overrides:
                 own[refs[-1].name] = dict(overrides)
-    n_sides = len(schedule.sides(choice.name, choice.players))
-    default = DEFAULT_GAMES if n_sides == 2 else schedule.set_size(n_sides)
+    mixed = bool(last.get("mixed_teams", False)) if mixed_teams is None else mixed_teams
+    try:
+        seats = schedule.sides(choice.name, choice.players)
+        if mixed:
+            schedule.check_mixed(seats, choice.name, choice.players)
+            if kind == "gauntlet":
+                raise schedule.ScheduleError("mixed teams are for a round robin; leave out "
+                                             "--mixed-teams or --challenger")
+    except schedule.ScheduleError as exc:
+        raise LeagueError(str(exc)) from None
+    default = DEFAULT_GAMES if len(seats) == 2 else schedule.set_size(len(seats))
+    if mixed:
+        default = 2 * len(schedule.team_splits(range(2 * len(seats[0])), len(seats[0])))
     n = games if games is not None else int(last.get("games", default))
     if stored is not None:
         league_seed = seed if seed is not None else stored.seed
@@ -204,7 +217,7 @@ def prepare_league(
         else:
             specs = schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
                                          players=choice.players, league=name, limits=lim,
-                                         key=key_bytes)
+                                         key=key_bytes, mixed_teams=mixed)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
     if own:
@@ -214,7 +227,8 @@ def prepare_league(
         rules_version=choice.rules_version, seed=league_seed, games_per_pair=n, bots=refs,
         limits=lim, kind=kind, challenger=refs[0].name if kind == "gauntlet" else "",
         players=choice.players,
-        schedule={"kind": kind, "bots": [r.name for r in refs], "games": n},
+        schedule={"kind": kind, "bots": [r.name for r in refs], "games": n,
+                  **({"mixed_teams": True} if mixed else {})},
         key=key_hex, deal_scheme=scheme,
         # once asked for, isolation is required on every resume of the folder too
         isolation=isolation_record(refs, require_isolation or (
@@ -754,7 +768,7 @@ class League:
                 overage: float | None = None, resume: bool = False,
                 kind: str = "round-robin", require_isolation: bool = False,
                 startup_time: float | None = None, memory_mb: int | None = None,
-                cpu_seconds: int | None = None) -> League:
+                cpu_seconds: int | None = None, mixed_teams: bool | None = None) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
         out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`)."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
@@ -762,7 +776,7 @@ class League:
                                   resume=resume, kind=kind,
                                   require_isolation=require_isolation,
                                   startup_time=startup_time, memory_mb=memory_mb,
-                                  cpu_seconds=cpu_seconds))
+                                  cpu_seconds=cpu_seconds, mixed_teams=mixed_teams))
 
     @classmethod
     def resume(cls, out: Path) -> League:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -149,3 +150,45 @@ def test_free_for_all_ids_only_grow_and_a_gauntlet_shares_them() -> None:
 def test_free_for_all_games_must_be_whole_sets(games: int, fix: str) -> None:
     with pytest.raises(schedule.ScheduleError, match=f"multiple of 6.*got {games}, {fix}"):
         schedule.round_robin("battleline", {}, FIVE, games, seed=0, players=3, key=KEY)
+
+
+def test_mixed_teams_split_every_four_bots_into_teams_from_both_sides() -> None:
+    bots = [BotRef(n, "random") for n in ("ann", "bob", "cy", "dee", "eve")]
+    specs = schedule.round_robin("warchest", {"players": "4"}, bots, 6, seed=1, players=4,
+                                 mixed_teams=True)
+    assert len(specs) == 5 * 6  # every four of five bots, one deal each
+    by_deal: dict[str, list[GameSpec]] = {}
+    for spec in specs:
+        by_deal.setdefault(spec.pair_id, []).append(spec)
+    for games in by_deal.values():
+        assert len(games) == 6 and len({g.seed for g in games}) == 1
+        teams = {(frozenset({g.seats[0].name, g.seats[2].name}),
+                  frozenset({g.seats[1].name, g.seats[3].name})) for g in games}
+        # three splits into two teams of two, each from both sides of the table
+        assert len(teams) == 6 and len({frozenset(t) for t in teams}) == 3
+        for g in games:
+            assert len({b.name for b in g.seats}) == 4  # four different bots at the table
+    with pytest.raises(schedule.ScheduleError, match="multiple of 6"):
+        schedule.round_robin("warchest", {"players": "4"}, bots, 4, seed=1, players=4,
+                             mixed_teams=True)
+    with pytest.raises(schedule.ScheduleError, match="mixed teams need a game of two teams"):
+        schedule.round_robin("battleline", {}, bots, 6, seed=1, mixed_teams=True)
+
+
+def test_a_mixed_team_league_is_rated_by_bot(tmp_path: Path) -> None:
+    from harness.league.service import League
+    from harness.stats import ratings
+
+    bots = ["random", "b=random", "c=random", "d=random"]
+    league = League.prepare("warchest", bots, out=tmp_path / "mixed", games=6, seed=3,
+                            variants=["players=4"], mixed_teams=True)
+    league.run(workers=0, progress=False)
+    again = League.resume(tmp_path / "mixed")  # the folder remembers its mixed teams
+    assert [s.game_id for s in again.plan.specs] == [s.game_id for s in league.plan.specs]
+    from harness.league import store
+
+    rows = store.load_games([tmp_path / "mixed"]).games.to_pylist()
+    assert len(rows) == 6 and all(len(set(r["bots"])) == 4 for r in rows)
+    board = ratings.leaderboard(ratings.game_rows(store.load_games([tmp_path / "mixed"]).games))
+    assert sorted(s.name for s in board.bots) == ["b", "c", "d", "random"]
+    assert all(s.games == 6 for s in board.bots)

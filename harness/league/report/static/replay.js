@@ -4,19 +4,28 @@
    seat's page (harness/serve/human.py) reuses; the viewer runs where the page has its data. */
 "use strict";
 function tourneyBoard(D) {
-  const SEAT_COLOURS = D.players === 4
-    ? ["#2f6fd6", "#d64545", "#16a2b8", "#e08a1e"]
-    : ["#2f6fd6", "#d64545", "#1e9e6a", "#e08a1e"];
-  const TEAM_COLOURS = ["#2f6fd6", "#d64545"];
+  /* Seats wear neutral tones (ink, brown, slate, taupe), never a hue of Battle Line's six
+     suits, and the moves list and seat panels add a shape per seat (circle, square, triangle,
+     diamond: the .seat-N dots of style.css). War Chest's teams of four are seats 0 + 2 (cool
+     tones) against 1 + 3 (warm); a team's control markers take its first seat's tone. */
+  const SEAT_COLOURS = ["#1f2a36", "#8f5f3a", "#5a6f85", "#a08a6e"];
+  const TEAM_COLOURS = [SEAT_COLOURS[0], SEAT_COLOURS[1]];
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) =>
     ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
   const seatName = (s) => `seat ${s} (${D.seats[s]})`;
   const ms = (s) => s < 0.001 ? (s * 1e6).toFixed(0) + " µs" : s < 1
     ? (s * 1000).toFixed(1) + " ms" : s.toFixed(2) + " s";
 
+  /* A label's font size (at most `max`) at which `text` fits `width`: bold sans glyphs are
+     at most about 0.72 em wide on average (DejaVu Sans Bold, the widest common fallback). */
+  const fit = (text, width, max) =>
+    Math.min(max, Math.floor(10 * width / (0.72 * Math.max(1, String(text).length))) / 10);
+  const title = (name) => name.charAt(0).toUpperCase() + name.slice(1);
+
   /* ---- Battle Line ---- */
   const BL_COLOURS = { r: "#d7263d", o: "#f0822a", y: "#e8b90c", g: "#2e9e44", b: "#2f6fd6",
     p: "#8e44ad" };
+  const CARD_W = 80;  // every card, on the board and in a hand: a tactic's name fits at 11 px
   const TACTIC_MARK = { alexander: "A", darius: "D", companion: "C", shield: "S", fog: "F",
     mud: "M", scout: "Sc", redeploy: "R", deserter: "De", traitor: "T" };
   function blCard(name, x, y, w, h, extra) {
@@ -29,20 +38,23 @@ function tourneyBoard(D) {
       const big = Math.round(h * 0.42);
       return `<g ${attrs}><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6" ` +
         `fill="${fill}"${hl}/>` +
-        `<text x="${x + 6}" y="${y + 17}" font-size="15" font-weight="700" fill="#fff">` +
-        `${m[2]}</text>` +
+        `<text x="${x + 6}" y="${y + 17}" font-size="15" font-weight="700" fill="#fff" ` +
+        `data-label="rank">${m[2]}</text>` +
         `<text x="${x + w / 2}" y="${y + h / 2 + big / 2.6}" font-size="${big}" ` +
-        `font-weight="700" fill="#fff" fill-opacity=".35" text-anchor="middle">${m[2]}</text>` +
-        `</g>`;
+        `font-weight="700" fill="#fff" fill-opacity=".35" text-anchor="middle" ` +
+        `data-label="mark">${m[2]}</text></g>`;
     }
+    /* a tactic: its whole name across the top (the part a stacked card still shows), sized
+       to fit the card, and its initial large below */
+    const label = title(name);
     const mark = TACTIC_MARK[name] || "?";
     return `<g ${attrs}><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6" ` +
       `fill="#263241"${extra && extra.highlight ? hl : ' stroke="#c9a227" stroke-width="1.5"'}/>` +
-      `<text x="${x + w / 2}" y="${y + 15}" font-size="${w < 56 || name.length > 8 ? 8 : 9.5}" ` +
-      'fill="#f2d479" ' +
-      `text-anchor="middle" font-weight="700" letter-spacing=".3">${esc(name.toUpperCase())}` +
-      `</text><text x="${x + w / 2}" y="${y + h / 2 + 12}" font-size="${Math.round(h * 0.34)}" ` +
-      `fill="#f2d479" fill-opacity=".55" text-anchor="middle" font-weight="700">${mark}</text></g>`;
+      `<text x="${x + w / 2}" y="${y + 15}" font-size="${fit(label, w - 8, 11)}" ` +
+      'fill="#f2d479" text-anchor="middle" font-weight="700" data-label="name">' +
+      `${esc(label)}</text><text x="${x + w / 2}" y="${y + h / 2 + 12}" ` +
+      `font-size="${fit(mark, w - 8, Math.round(h * 0.34))}" fill="#f2d479" fill-opacity=".55" ` +
+      `text-anchor="middle" font-weight="700" data-label="mark">${mark}</text></g>`;
   }
   function blBack(x, y, w, h) {
     return `<g data-card="hidden"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6" ` +
@@ -51,14 +63,16 @@ function tourneyBoard(D) {
   }
   function blHand(f, seat, y, label) {
     const hand = f.hands[seat];
-    const hw = 48, hh = 66, gap = 53;
+    const hw = CARD_W, hh = 66, gap = CARD_W + 6;
     let s = `<g data-hand="${seat}" data-hidden="${typeof hand === "number"}">`;
     s += `<text x="40" y="${y - 6}" font-size="13" font-weight="600" fill="${SEAT_COLOURS[seat]}">` +
       `${esc(label)}</text>`;
     if (typeof hand === "number") {
-      for (let i = 0; i < hand; i++) s += blBack(40 + i * gap, y, hw, hh);
+      const fan = hw / 2;  // hidden cards overlap: their backs tell nothing but their number
+      for (let i = 0; i < hand; i++) s += blBack(40 + i * fan, y, hw, hh);
       const hc = f.hand_counts ? f.hand_counts[seat] : null;
-      s += `<text x="${48 + Math.max(hand, 1) * gap}" y="${y + 40}" font-size="12" fill="#6b7785">` +
+      s += `<text x="${48 + hw + Math.max(hand - 1, 0) * fan}" y="${y + 40}" font-size="12" ` +
+        'fill="#6b7785">' +
         `${hand} cards hidden${hc ? ` (${hc[0]} troops, ${hc[1]} tactics)` : ""}</text>`;
     } else {
       hand.forEach((c, i) => { s += blCard(c, 40 + i * gap, y, hw, hh); });
@@ -73,7 +87,7 @@ function tourneyBoard(D) {
   /* One flag column: the cards of `above` over the flag, of `below` under it, the flag (in
      its owner's colour once claimed) and fog or mud beside it. */
   function blFlag(flag, cx, flagY, k, above, below, f) {
-    const cw = 62, ch = 80, step = 24;
+    const cw = CARD_W, ch = 80, step = 24;
     const side = (seat) => `<g data-side-of="${flag.flag}" data-side-seat="${seat}">`;
     let s = side(above);
     const top = flag.sides[above] || [];
@@ -98,14 +112,15 @@ function tourneyBoard(D) {
       `fill="${owner >= 0 ? "#fff" : "#3c4a58"}">${flag.flag}</text>`;
     if (owner >= 0) s += `<title>flag ${flag.flag} claimed by ${esc(seatName(owner))}</title>`;
     s += "</g>";
-    if (flag.fog >= 0) s += `<g data-env="fog" data-flag-env="${flag.flag}"><rect x="${cx - 48}" ` +
-      `y="${flagY - 9}" width="26" height="18" rx="4" fill="#9aa5b1"/><text x="${cx - 35}" ` +
-      `y="${flagY + 4}" font-size="9.5" fill="#fff" text-anchor="middle" font-weight="700">FOG` +
+    /* Fog and Mud beside the flag: light badges in the tactics' gold, apart from any seat */
+    const env = (kind, x) => `<g data-env="${kind}" data-flag-env="${flag.flag}">` +
+      `<rect x="${x}" y="${flagY - 10}" width="30" height="20" rx="4" fill="#fbf3d5" ` +
+      `stroke="#c9a227"/><text x="${x + 15}" y="${flagY + 4}" ` +
+      `font-size="${fit(title(kind), 26, 11)}" fill="#263241" text-anchor="middle" ` +
+      `font-weight="700" data-label="name">${title(kind)}` +
       "</text></g>";
-    if (flag.mud >= 0) s += `<g data-env="mud" data-flag-env="${flag.flag}"><rect x="${cx + 22}" ` +
-      `y="${flagY - 9}" width="26" height="18" rx="4" fill="#7a5230"/><text x="${cx + 35}" ` +
-      `y="${flagY + 4}" font-size="9.5" fill="#fff" text-anchor="middle" font-weight="700">MUD` +
-      "</text></g>";
+    if (flag.fog >= 0) s += env("fog", cx - 50);
+    if (flag.mud >= 0) s += env("mud", cx + 20);
     return s;
   }
   /* Two players: the other seat's hand and cards above the flags, the viewer's below.
@@ -224,8 +239,9 @@ function tourneyBoard(D) {
           `data-at="${h.n}"><title>${esc(u.unit)} of ${esc(seatName(u.owner))}, stack of ` +
           `${u.height}</title><circle cx="${cx}" cy="${cy + 3}" r="${R * 0.52}" ` +
           `fill="${SEAT_COLOURS[u.owner]}" stroke="#fff" stroke-width="2.5"/>` +
-          `<text x="${cx}" y="${cy + 8.5}" font-size="15" font-weight="700" fill="#fff" ` +
-          `text-anchor="middle">${esc(unitAbbr(u.unit))}</text>` +
+          `<text x="${cx}" y="${cy + 8.5}" font-size="${fit(unitAbbr(u.unit), R - 5, 15)}" ` +
+          `font-weight="700" fill="#fff" text-anchor="middle" data-label="unit">` +
+          `${esc(unitAbbr(u.unit))}</text>` +
           `<circle cx="${cx + R * 0.5}" cy="${cy - R * 0.3}" r="9" fill="#1f2933"/>` +
           `<text x="${cx + R * 0.5}" y="${cy - R * 0.3 + 4}" font-size="11" font-weight="700" ` +
           `fill="#fff" text-anchor="middle">${u.height}</text></g>`;
@@ -256,21 +272,24 @@ function tourneyBoard(D) {
     }).join("");
   }
 
+  /* a seat's mark in HTML: its tone in its shape (style.css .dot.seat-N) */
+  const seatDot = (s) => `<span class="dot seat-${s}" style="background:${SEAT_COLOURS[s]}" ` +
+    `title="${esc(seatName(s))}"></span>`;
   function box(s, rows) {
     return `<div class="seatbox" data-seat="${s}" style="border-top-color:${SEAT_COLOURS[s]}">` +
-      `<h3>${esc(seatName(s))}</h3>` + rows.map(([k, v]) =>
+      `<h3>${seatDot(s)} ${esc(seatName(s))}</h3>` + rows.map(([k, v]) =>
       `<div class="row" data-row="${esc(k)}"><span class="k">${esc(k)}</span>` +
       `<span class="v">${esc(v)}</span></div>`)
       .join("") + "</div>";
   }
 
-  return { SEAT_COLOURS, esc, seatName, ms, drawBattleLine, battleLinePanels, drawWarChest,
-    warChestPanels };
+  return { SEAT_COLOURS, SUIT_COLOURS: BL_COLOURS, esc, seatName, seatDot, ms, drawBattleLine,
+    battleLinePanels, drawWarChest, warChestPanels };
 }
 
 if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) => {
   const N = D.moves.length;  // frames 0..N: frame k is the position after k moves
-  const { SEAT_COLOURS, esc, seatName, ms, drawBattleLine, battleLinePanels, drawWarChest,
+  const { esc, seatName, seatDot, ms, drawBattleLine, battleLinePanels, drawWarChest,
     warChestPanels } = tourneyBoard(D);
 
   /* ---- frames: apply each move's changes to a copy of the previous frame ---- */
@@ -303,8 +322,7 @@ if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) 
   const items = D.moves.map(([seat, action, think], i) => {
     const li = document.createElement("li");
     li.dataset.ply = String(i);
-    li.innerHTML = `<span class="ply">${i + 1}.</span><span class="dot" ` +
-      `style="background:${SEAT_COLOURS[seat]}" title="${esc(seatName(seat))}"></span>` +
+    li.innerHTML = `<span class="ply">${i + 1}.</span>${seatDot(seat)}` +
       `<span>${esc(action)}</span><span class="t">${ms(think)}</span>`;
     li.title = `${seatName(seat)}: ${action} (${ms(think)})`;
     li.addEventListener("click", () => go(i + 1));

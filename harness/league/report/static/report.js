@@ -17,15 +17,12 @@ tourneyData("report-data").then((D) => {
       e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
     return e;
   }
-  const fmt = (x, d) => (x === null || x === undefined) ? "–" : Number(x).toFixed(d);
   const pct = (x) => (x === null || x === undefined) ? "–" : (100 * x).toFixed(1) + "%";
-  const ms = (s) => (s === null || s === undefined) ? "–" :
-    (s < 0.001 ? (s * 1e6).toFixed(0) + " µs" : s < 1 ? (s * 1000).toFixed(1) + " ms"
-      : s.toFixed(2) + " s");
 
   /* ---- sortable tables: click a header; numbers sort as numbers ---- */
-  function makeSortable(table) {
-    const heads = table.querySelectorAll("thead th");
+  function makeSortable(table) {  // the last header row names the columns
+    const head = table.tHead.rows[table.tHead.rows.length - 1];
+    const heads = head.querySelectorAll("th");
     heads.forEach((th, col) => th.addEventListener("click", () => {
       const asc = th.getAttribute("aria-sort") !== "ascending";
       heads.forEach((h) => h.removeAttribute("aria-sort"));
@@ -66,36 +63,92 @@ tourneyData("report-data").then((D) => {
       title: `${status}: ${known ? STATUS_TIPS[status] : "status"}` }, status);
   }
 
-  /* ---- leaderboard: every field of `tourney ratings --format json` ---- */
+  /* ---- leaderboard: every field of `tourney ratings --format json` ----
+     Columns in groups: the Elo fit with its interval first (the figure to compare bots by),
+     then TrueSkill, the record, the forfeits, the fit's flags and anything else the JSON holds.
+     Each column has one format: the same decimals in every row, right-aligned tabular digits,
+     and a sign where the figure is relative (Elo is relative to the pool's mean or anchor). */
+  const MINUS = "\u2212";
+  const signed = (x, d) => {  // +12, −3, 0 (no "−0")
+    const t = Math.abs(x).toFixed(d);
+    return Number(t) === 0 ? t : (x < 0 ? MINUS : "+") + t;
+  };
+  const unbounded = (v) => (v === "∞" ? "+∞" : v === "−∞" || v === "-∞" ? "−∞" : null);
+  const FORMATS = {
+    elo: (v) => signed(v, 0), elo_low: (v) => signed(v, 0), elo_high: (v) => signed(v, 0),
+    elo_se: (v) => "±" + v.toFixed(0),
+    mu: (v) => v.toFixed(2), sigma: (v) => v.toFixed(2),
+    rating: (v) => (v < 0 ? MINUS : "") + Math.abs(v).toFixed(2),
+    win_rate: (v) => (100 * v).toFixed(1) + "%",
+  };
+  const GROUPS = [
+    ["", ["rank", "bot"]],
+    ["Elo", ["elo", "elo_low", "elo_high", "elo_se"]],
+    ["TrueSkill", ["mu", "sigma", "rating"]],
+    ["record", ["games", "wins", "draws", "losses", "win_rate"]],
+    ["forfeits", ["forfeits", "forfeits_timeout", "forfeits_crash", "forfeits_illegal",
+      "forfeits_protocol_error"]],
+    ["Elo fit", ["perfect", "pool"]],
+  ];
+  const TEXT_KEYS = new Set(["bot", "perfect"]);  // left-aligned words
   const LABELS = {
-    rank: "rank", bot: "bot", mu: "mu", sigma: "sigma", rating: "mu−3σ", games: "games",
-    wins: "W", draws: "D", losses: "L", win_rate: "win %", forfeits: "forfeits",
-    forfeits_timeout: "timeouts", forfeits_crash: "crashes", forfeits_illegal: "illegal",
-    forfeits_protocol_error: "protocol err.", elo: "Elo", elo_low: "Elo low",
-    elo_high: "Elo high",
+    rank: "rank", bot: "bot", elo: "Elo", elo_low: "low", elo_high: "high", elo_se: "± s.e.",
+    mu: "mu", sigma: "sigma", rating: "mu−3σ", games: "games", wins: "W", draws: "D",
+    losses: "L", win_rate: "score %", forfeits: "all", forfeits_timeout: "timeouts",
+    forfeits_crash: "crashes", forfeits_illegal: "illegal",
+    forfeits_protocol_error: "protocol err.", perfect: "perfect", pool: "pool",
   };
   const TIPS = {
+    rank: "place by Elo, as tourney ratings ranks",
+    elo: "Elo rating fitted to every game at once (Bradley–Terry), relative to the pool",
+    elo_low: "lower end of the Elo interval", elo_high: "upper end of the Elo interval",
+    elo_se: "standard error of the Elo rating",
     mu: "TrueSkill mean", sigma: "TrueSkill uncertainty",
-    rating: "conservative rating mu − 3·sigma",
+    rating: "conservative TrueSkill rating mu − 3·sigma",
     win_rate: "share of points: a win 1, a draw ½",
-    elo: "Elo rating fitted to the games", elo_low: "lower end of the Elo interval",
-    elo_high: "upper end of the Elo interval",
+    forfeits: "games forfeited (timeouts, crashes, illegal moves, protocol errors)",
+    perfect: "won or lost every game: the Elo leans on the prior, its interval is wide",
+    pool: "bots in different pools never met, directly or through others: not comparable",
   };
   function cellText(key, v) {
     if (v === null || v === undefined) return "–";
+    if (typeof v === "string" && unbounded(v)) return unbounded(v);
     if (typeof v === "object") return JSON.stringify(v);
-    if (key === "win_rate" || /(^|_)(los|rate|share)$/.test(key)) return pct(v);
+    if (typeof v === "number" && FORMATS[key]) return FORMATS[key](v);
+    if (/(^|_)(los|rate|share)$/.test(key) && typeof v === "number") return pct(v);
     if (typeof v === "number" && !Number.isInteger(v)) return v.toFixed(2);
+    return String(v);
+  }
+  /* a number to sort by: an unbounded end of an interval sorts beyond every finite one */
+  function sortValue(v) {
+    if (typeof v === "number") return v;
+    const u = typeof v === "string" ? unbounded(v) : null;
+    if (u) return u === "+∞" ? "1e308" : "-1e308";
     return String(v);
   }
   function leaderboard() {
     const rows = D.ratings.leaderboard;
     const table = document.getElementById("leaderboard-table");
     if (!rows.length) { table.append(el("tr", {}, el("td", { text: "no games yet" }))); return; }
-    const keys = Object.keys(rows[0]);
-    table.append(el("thead", {}, el("tr", {}, ...keys.map((k) =>
-      el("th", { class: k === "bot" ? "name" : "", title: TIPS[k] || k, "data-key": k },
-        LABELS[k] || k.replace(/_/g, " "))))));
+    const present = Object.keys(rows[0]);
+    const known = new Set(GROUPS.flatMap(([, ks]) => ks));
+    const groups = GROUPS.map(([g, ks]) => [g, ks.filter((k) => present.includes(k))])
+      .filter(([, ks]) => ks.length);
+    const rest = present.filter((k) => !known.has(k));
+    if (rest.length) groups.push(["", rest]);
+    const keys = groups.flatMap(([, ks]) => ks);
+    const level = D.ratings.elo && D.ratings.elo.level;
+    const groupTitle = (g) => (g === "Elo" && level ? `Elo (${Math.round(100 * level)}% ` +
+      "interval)" : g);
+    const firsts = new Set(groups.filter(([g]) => g).map(([, ks]) => ks[0]));
+    const align = (k) => (TEXT_KEYS.has(k) ? "name" : "num") + (firsts.has(k) ? " first" : "");
+    table.append(el("thead", {},
+      el("tr", { class: "groups" }, ...groups.map(([g, ks]) =>
+        el("th", { colspan: String(ks.length), class: g ? "group first" : "", "data-group": g },
+          groupTitle(g)))),
+      el("tr", {}, ...keys.map((k) =>
+        el("th", { class: align(k), title: TIPS[k] || k, "data-key": k },
+          LABELS[k] || k.replace(/_/g, " "))))));
     const body = el("tbody");
     for (const r of rows) {
       // a living league's bot that no longer plays (or not yet) is tagged with its status
@@ -105,10 +158,9 @@ tourneyData("report-data").then((D) => {
       if (status !== undefined) attrs["data-status"] = status;
       if (tagged) attrs.class = "inactive";
       body.append(el("tr", attrs, ...keys.map((k) => el("td", {
-        class: (k === "bot" ? "name" : "") +
-          (k.startsWith("forfeits") && r[k] > 0 ? " bad" : ""),
+        class: align(k) + (k.startsWith("forfeits") && r[k] > 0 ? " bad" : ""),
         "data-key": k, "data-value": JSON.stringify(r[k]),
-        "data-sort": typeof r[k] === "number" ? r[k] : String(r[k]),
+        "data-sort": sortValue(r[k]),
       }, cellText(k, r[k]), ...(k === "bot" && tagged ? [" ", badge("tag", status)] : [])))));
     }
     table.append(body);
@@ -117,7 +169,8 @@ tourneyData("report-data").then((D) => {
     document.getElementById("leaderboard-note").textContent =
       `${D.ratings.rated_games} rated games, ${D.ratings.void_games} void; draw probability ` +
       `${dp === null ? "–" : dp.toFixed(3)}. Ranked by Elo, as tourney ratings ranks; ` +
-      "click a column to sort.";
+      "compare bots by Elo and its interval (relative to the pool: only differences mean " +
+      "something). Click a column to sort.";
   }
 
   /* ---- a living league's entrants: every version of each entrant's bot ---- */
@@ -264,15 +317,25 @@ tourneyData("report-data").then((D) => {
       }))];
     }));
     const slowest = Math.max(1e-9, ...Object.values(D.think).map((t) => t.max));
+    /* one unit and one number of decimals per column, chosen by the column's largest value */
+    const unitOf = (key) => {
+      const top = Math.max(0, ...Object.values(D.think).map((t) => t[key] || 0));
+      const [scale, unit, d] = top < 0.001 ? [1e6, "µs", 0] : top < 1 ? [1e3, "ms", 2]
+        : [1, "s", 2];
+      return (x) => (x === null || x === undefined ? "–" : (x * scale).toFixed(d) + " " + unit);
+    };
+    const fmtOf = Object.fromEntries(["median", "p90", "max", "per_game"].map((k) =>
+      [k, unitOf(k)]));
     simpleTable("think-table", ["bot", "decisions", "median", "90th pct", "slowest decision",
       "per game"],
     order.filter((b) => D.think[b]).map((b) => {
       const t = D.think[b];
       const bar = el("span", { class: "bar", style: `width:${Math.max(2, 80 * t.max / slowest)}px` });
+      const f = (k) => fmtOf[k](t[k]);
       return [{ text: b }, { text: String(t.decisions) },
-        { text: ms(t.median), sort: t.median }, { text: ms(t.p90), sort: t.p90 },
-        { node: el("span", {}, ms(t.max), bar), text: ms(t.max), sort: t.max },
-        { text: ms(t.per_game), sort: t.per_game }];
+        { text: f("median"), sort: t.median }, { text: f("p90"), sort: t.p90 },
+        { node: el("span", {}, f("max"), bar), text: f("max"), sort: t.max },
+        { text: f("per_game"), sort: t.per_game }];
     }));
   }
 

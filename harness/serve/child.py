@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
+FLUSH_SECONDS = 2.0  # the longest a finished game of the competition waits to be stored
 
 
 def _die_with(parent: int) -> None:
@@ -51,7 +52,9 @@ def _arena(folder: Path, options: list[str]) -> int:
     parser.add_argument("--workers", type=int)
     parser.add_argument("--cluster")
     args = parser.parse_args(options)
+    # games reach the store (and the leaderboard) within seconds, not the store's default 10
     run = RunOptions(workers=args.workers, cluster=args.cluster, progress=False,
+                     flush_seconds=FLUSH_SECONDS,
                      say=lambda line: print(line, file=sys.stderr, flush=True))
     try:
         summary = Arena(folder, run).run()

@@ -60,10 +60,15 @@ class Competition:
         self.lock = threading.Lock()  # one connection to each database, one user at a time
         self._board: tuple[float, dict[str, Any]] | None = None
         self._redactor: Redactor | None = None
+        self._uploading: dict[str, threading.Lock] = {}
         self._board_lock = threading.Lock()
 
     def close(self) -> None:
         self.db.close()
+
+    def _entrant_lock(self, entrant: str) -> threading.Lock:
+        with self.lock:
+            return self._uploading.setdefault(entrant, threading.Lock())
 
     def playable(self) -> dict[str, BotRef]:
         """The bots a person may play against now (every active version)."""
@@ -204,19 +209,20 @@ class Competition:
         from harness.arena.registry import ArenaError
         from harness.serve import uploads
 
-        settings = self.settings()
-        with self.lock:
-            count, total = self.db.usage(entrant, time.time() - DAY)
-        if count >= settings.submissions_per_day:
-            raise ServeError(f"you have sent {count} bots in the last 24 hours, the most the "
-                             f"organiser allows; try again tomorrow", 429)
-        if total + len(data) > settings.total_mb << 20:
-            raise ServeError(f"this upload would take your uploads to "
-                             f"{size_text(total + len(data))}, over the {settings.total_mb} MB "
-                             f"allowed each entrant", 413)
-        with tempfile.TemporaryDirectory(prefix="upload-") as tmp:
+        # one upload of an entrant at a time (its quota, its version number), while other
+        # requests go on: the registry has a connection of its own
+        with self._entrant_lock(entrant), tempfile.TemporaryDirectory(prefix="upload-") as tmp:
+            settings = self.settings()
+            count, total = self.usage(entrant)
+            if count >= settings.submissions_per_day:
+                raise ServeError(f"you have sent {count} bots in the last 24 hours, the most "
+                                 f"the organiser allows; try again tomorrow", 429)
+            if total + len(data) > settings.total_mb << 20:
+                raise ServeError(f"this upload would take your uploads to "
+                                 f"{size_text(total + len(data))}, over the {settings.total_mb}"
+                                 f" MB allowed each entrant", 413)
             upload = uploads.unpack(data, filename, Path(tmp))
-            with self.lock, self.registry() as registry:
+            with self.registry() as registry:
                 try:
                     if registry.entrant(entrant) is None:
                         version = entries.add(registry, entrant, str(upload.path),
@@ -230,8 +236,10 @@ class Competition:
                     status = 409 if "same code" in message else 422
                     raise ServeError(message, status) from None
                 uploads.keep(self.folder, upload, data)
-                self.db.add_submission(Submission(entrant, version.bot, clean_name(filename),
-                                                  upload.size, upload.sha256, time.time()))
+                with self.lock:
+                    self.db.add_submission(Submission(entrant, version.bot,
+                                                      clean_name(filename), upload.size,
+                                                      upload.sha256, time.time()))
         if self.checker is not None:
             self.checker.submit(version.bot)
         return {"bot": version.bot, "version": version.version, "status": version.status,

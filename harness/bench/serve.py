@@ -1,0 +1,543 @@
+"""The competition server under load (issue 31): ``tourney serve`` on loopback, a league
+playing, 50 clients polling the leaderboard and 10 entrants uploading bots, for a minute.
+
+What it does, in order:
+
+* a fresh competition in a temporary folder: ``tourney serve DIR --game battleline --host
+  127.0.0.1 --port 0`` as a child process; its address and organiser token are read from what
+  it prints, and it is ready when ``/health`` answers;
+* as the organiser (the JSON API, ``Authorization: Bearer``): the daily and total upload quotas
+  raised to their highest (so no uploader is stopped by them), two seed entrants and one
+  entrant per uploader added;
+* the first seed uploads a bot that plays its first legal action, and once it is active the
+  second uploads one that plays its last: **upload to first game** is the time from the second
+  upload's POST until ``GET /api/leaderboard`` shows games for it (its entry check, the league
+  admitting it, a game, the store's next batch and the leaderboard's one-second cache);
+* the load, with ``httpx.AsyncClient`` in one asyncio loop: the pollers (each its own client
+  and connection) ask for ``/api/leaderboard`` back to back, and each uploader sends its own
+  entrant's small bots (a different comment each time, so each is new code) every
+  :data:`UPLOAD_EVERY` seconds, a pace within the server's 6 uploads a minute per entrant; an
+  upload refused with 429 is counted as rate-limited, not as an error. Every loop ends by
+  itself at the deadline (and after a bounded number of requests); a request in flight then
+  has at most the request timeout to finish;
+* the figures: latency percentiles (p50, p90, p99, max) of the leaderboard and of uploads,
+  requests and requests/s, answers by status, requests with no answer (by exception), answers
+  that were not a valid leaderboard, and the games the league stored meanwhile (the
+  leaderboard's games summed over entrants, halved, as a player sees them; and the rows added
+  to the games files, which also count the games of versions an upload replaced);
+* how late the client's own event loop ran (a sleeper's wake-up delay, every 0.1 s): the part
+  of the latencies that is the client's queueing, not the server's;
+* the server stopped with SIGINT (killed if it has not exited within 30 s), the folder removed.
+
+Latencies are measured by the client, which shares the machine's cores with the server, the
+league's worker processes and the entry checks; so they include the client's own queueing.
+``tests/serve/test_load.py`` runs the same code briefly with fewer clients::
+
+    python -m harness.bench.serve [--seconds 60] [--pollers 50] [--uploaders 10]
+                                  [--upload-every 11] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import math
+import re
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+HOST = "127.0.0.1"  # loopback only
+GAME = "battleline"
+SECONDS = 60.0
+POLLERS = 50
+UPLOADERS = 10
+UPLOAD_EVERY = 11.0  # one uploader's pace: 6 uploads a minute (the server's limit) and room
+REQUEST_TIMEOUT = 60.0  # the longest one request may take
+START_TIMEOUT = 120.0  # until the server answers /health
+FIRST_GAME_TIMEOUT = 300.0  # until a seed bot is active, and until it has played
+STOP_SECONDS = 30.0  # after SIGINT, then the server is killed
+SEEDS = ("seed-first", "seed-last")
+MOST_PER_SECOND = 1000  # a loop's hard bound: requests per second of the run
+LAG_EVERY = 0.1  # the client's event loop is looked at this often
+BAD_KEPT = 5  # examples of invalid leaderboard answers kept
+
+
+class LoadError(RuntimeError):
+    """The server did not start, refused the set-up, or a seed bot never played."""
+
+
+@dataclass
+class Calls:
+    """One kind of request's outcomes."""
+
+    seconds: list[float] = field(default_factory=list)  # latency of every answered request
+    status: Counter[int] = field(default_factory=Counter)  # answers by HTTP status
+    failed: Counter[str] = field(default_factory=Counter)  # no answer: by exception
+
+    @property
+    def answered(self) -> int:
+        return len(self.seconds)
+
+    @property
+    def server_errors(self) -> int:
+        return sum(n for status, n in self.status.items() if status >= 500)
+
+    def percentile(self, q: float) -> float:
+        """The nearest-rank percentile ``q`` (0-100) of the latencies, in seconds."""
+        if not self.seconds:
+            return math.nan
+        ordered = sorted(self.seconds)
+        return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+@dataclass
+class Result:
+    """What one run measured."""
+
+    seconds: float  # the load's planned duration
+    pollers: int
+    uploaders: int
+    upload_every: float
+    started: float = math.nan  # s from starting the server until /health answered
+    checked: float = math.nan  # s from the second seed's upload until it was active
+    first_game: float = math.nan  # s from the second seed's upload until it had games
+    elapsed: float = math.nan  # s the load really took (the last request's end)
+    overran: bool = False  # the loops had not ended by the deadline plus the request timeout
+    board: Calls = field(default_factory=Calls)
+    uploads: Calls = field(default_factory=Calls)
+    lag: Calls = field(default_factory=Calls)  # the client's own event loop: wake-up delays
+    accepted: Counter[str] = field(default_factory=Counter)  # 202s by entrant
+    invalid: int = 0  # 200 answers that were not a leaderboard with the seeds on it
+    invalid_examples: list[str] = field(default_factory=list)
+    board_games: tuple[float, float] = (math.nan, math.nan)  # leaderboard games / 2, start, end
+    stored_games: tuple[int, int] = (0, 0)  # rows of the games files, start and end
+    versions: Counter[str] = field(default_factory=Counter)  # uploaders' versions by status
+    exit_code: int | None = None  # the server's, after SIGINT
+    killed: bool = False  # it had to be killed
+    stop_seconds: float = math.nan
+    log_tail: str = ""  # the end of the server's output
+
+
+# ----------------------------------------------------------------------------- the server
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    url: str
+    organiser: str
+    log: Path
+
+
+def start_server(folder: Path, log: Path, timeout: float = START_TIMEOUT) -> Server:
+    """``tourney serve folder --game battleline`` on a free loopback port, ready to answer."""
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "harness.cli.app", "serve", str(folder), "--game", GAME,
+             "--host", HOST, "--port", "0"],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and process.poll() is None:
+        text = log.read_text(errors="replace")
+        found = re.search(r"serving on (http://127\.0\.0\.1:\d+)", text)
+        token = re.search(r"organiser token \(shown once; keep it\): (tny_\S+)", text)
+        if found and token:
+            try:
+                if httpx.get(found.group(1) + "/health", timeout=5.0).status_code == 200:
+                    return Server(process, found.group(1), token.group(1), log)
+            except httpx.HTTPError:
+                pass
+        time.sleep(0.1)
+    stop_server(process, 5.0)
+    raise LoadError(f"tourney serve did not start within {timeout:.0f} s:\n{_tail(log)}")
+
+
+def stop_server(process: subprocess.Popen[bytes], timeout: float = STOP_SECONDS
+                ) -> tuple[int | None, bool, float]:
+    """SIGINT, as Ctrl-C stops it; killed if it has not exited within ``timeout``. Returns
+    (its exit code, whether it was killed, the seconds it took)."""
+    t0 = time.perf_counter()
+    killed = False
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            killed = True
+            process.kill()
+            process.wait()
+    return process.returncode, killed, time.perf_counter() - t0
+
+
+def _tail(log: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def stored_games(folder: Path) -> int:
+    """Rows in the league's committed games files (from their footers)."""
+    import pyarrow.parquet as pq
+
+    from harness.league import store
+
+    total = 0
+    for path in store.batch_files(folder / "games"):
+        with contextlib.suppress(OSError):  # a file read while being replaced: counted next time
+            total += pq.ParquetFile(path).metadata.num_rows
+    return total
+
+
+def version_statuses(folder: Path, entrants: Sequence[str]) -> Counter[str]:
+    """How many versions of these entrants are in each status (read with the server stopped)."""
+    from harness.arena.registry import Registry
+
+    with Registry.open(folder) as registry:
+        return Counter(v.status for v in registry.versions() if v.entrant in set(entrants))
+
+
+# ----------------------------------------------------------------------------- the clients
+
+
+def bot_code(first: bool, note: str) -> bytes:
+    """A small bot: its first or last legal action; ``note`` makes the code new."""
+    pick = 0 if first else -1
+    return (f"# {note}\n"
+            f"def act(observation, legal_actions):\n"
+            f"    return legal_actions[{pick}]\n").encode()
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _json(response: httpx.Response, status: int, what: str) -> dict[str, Any]:
+    if response.status_code != status:
+        raise LoadError(f"{what}: the server answered {response.status_code}: "
+                        f"{response.text[:300]}")
+    body = response.json()
+    if not isinstance(body, dict):
+        raise LoadError(f"{what}: the answer is not a JSON object: {response.text[:300]}")
+    return body
+
+
+def board_problem(body: Any, required: Sequence[str]) -> str:
+    """Why a leaderboard answer is not a valid one with ``required`` on it ('' when it is)."""
+    if not isinstance(body, dict) or not isinstance(body.get("entrants"), list):
+        return "not an object with a list of entrants"
+    names = set()
+    for row in body["entrants"]:
+        if not isinstance(row, dict) or not isinstance(row.get("entrant"), str) or \
+                not isinstance(row.get("games"), int) or not isinstance(row.get("rank"), int):
+            return f"a malformed row: {str(row)[:200]}"
+        names.add(row["entrant"])
+    missing = [n for n in required if n not in names]
+    return f"missing entrants {missing}" if missing else ""
+
+
+async def _board(client: httpx.AsyncClient) -> dict[str, dict[str, Any]]:
+    """The leaderboard's rows by entrant."""
+    body = _json(await client.get("/api/leaderboard"), 200, "the leaderboard")
+    return {row["entrant"]: row for row in body["entrants"]}
+
+
+async def _wait_for(client: httpx.AsyncClient, entrant: str, since: float, timeout: float,
+                    games: bool) -> tuple[float, float]:
+    """Seconds from ``since`` until ``entrant``'s bot was active, and (``games``) until it had
+    played: (active, played), NaN for what was not waited for."""
+    end = time.monotonic() + timeout
+    active = math.nan
+    while time.monotonic() < end:
+        row = (await _board(client)).get(entrant)
+        now = time.perf_counter() - since
+        if row is not None and row["status"] == "failed":
+            raise LoadError(f"{entrant}'s bot failed its entry check; is this machine able to "
+                            f"run bots (tourney doctor)?")
+        if row is not None and row["status"] == "active" and math.isnan(active):
+            active = now
+        if not math.isnan(active) and (not games or (row is not None and row["games"] > 0)):
+            return active, now if games else math.nan
+        await asyncio.sleep(0.1)
+    raise LoadError(f"{entrant}'s bot was not {'playing' if games else 'active'} within "
+                    f"{timeout:.0f} s")
+
+
+def _client(url: str, timeout: float, tls: ssl.SSLContext,
+            headers: dict[str, str] | None = None) -> httpx.AsyncClient:
+    """One simulated client: its own connection. Every client shares one TLS context (never
+    used on http://): httpx would otherwise load the CA bundle for each, about 0.1 s of the
+    event loop apiece, which stalled every other client while 60 were made."""
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    return httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits, verify=tls,
+                             headers=headers)
+
+
+async def _poller(client: httpx.AsyncClient, end: float, most: int, calls: Calls,
+                  result: Result) -> None:
+    """Ask for the leaderboard back to back until ``end`` (or ``most`` requests)."""
+    for _ in range(most):
+        if time.monotonic() >= end:
+            return
+        t0 = time.perf_counter()
+        try:
+            response = await client.get("/api/leaderboard")
+        except httpx.HTTPError as exc:
+            calls.failed[type(exc).__name__] += 1
+            await asyncio.sleep(0.1)  # no spinning on a server that is gone
+            continue
+        calls.seconds.append(time.perf_counter() - t0)
+        calls.status[response.status_code] += 1
+        if response.status_code == 200:
+            try:
+                problem = board_problem(response.json(), SEEDS)
+            except ValueError:
+                problem = f"not JSON: {response.text[:200]!r}"
+            if problem:
+                result.invalid += 1
+                if len(result.invalid_examples) < BAD_KEPT:
+                    result.invalid_examples.append(problem)
+
+
+async def _uploader(client: httpx.AsyncClient, entrant: str, first: float, every: float,
+                    end: float, calls: Calls, result: Result) -> None:
+    """Send a new bot of ``entrant``'s (``client`` carries its token) at ``first``,
+    ``first + every``, ... until ``end``."""
+    most = math.ceil(max(0.0, end - first) / every) + 1
+    for n in range(most):
+        at = first + n * every
+        if at >= end:
+            return
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        name = f"{entrant}-{n}.py"
+        code = bot_code(n % 2 == 0, f"load test: {entrant}, upload {n}, {time.time_ns()}")
+        t0 = time.perf_counter()
+        try:
+            response = await client.post("/api/submissions", files={"bot": (name, code)})
+        except httpx.HTTPError as exc:
+            calls.failed[type(exc).__name__] += 1
+            continue
+        calls.seconds.append(time.perf_counter() - t0)
+        calls.status[response.status_code] += 1
+        if response.status_code == 202:
+            result.accepted[entrant] += 1
+
+
+async def _lag(end: float, calls: Calls, every: float = LAG_EVERY) -> None:
+    """How late the client's event loop wakes a sleeper: the share of the latencies that is
+    the client's own queueing rather than the server's."""
+    for _ in range(math.ceil(max(0.0, end - time.monotonic()) / every) + 1):
+        if time.monotonic() >= end:
+            return
+        t0 = time.perf_counter()
+        await asyncio.sleep(every)
+        calls.seconds.append(max(0.0, time.perf_counter() - t0 - every))
+
+
+async def drive(server: Server, folder: Path, result: Result, *, request_timeout: float,
+                first_game_timeout: float) -> None:
+    """Set the competition up, measure upload to first game, then run the load."""
+    tls = ssl.create_default_context()
+    async with httpx.AsyncClient(base_url=server.url, timeout=request_timeout, verify=tls,
+                                 headers=_bearer(server.organiser)) as admin:
+        _json(await admin.post("/api/admin/settings",
+                               json={"submissions_per_day": 10_000, "total_mb": 10_000}),
+              200, "raising the limits")
+        uploaders = [f"load-{k:02d}" for k in range(result.uploaders)]
+        tokens = {}
+        for name in (*SEEDS, *uploaders):
+            made = _json(await admin.post("/api/admin/entrants", json={"name": name}), 201,
+                         f"adding {name}")
+            tokens[name] = str(made["token"])
+
+        async def seed(k: int) -> None:
+            code = bot_code(k == 0, f"seed {k}")
+            _json(await admin.post("/api/submissions", files={"bot": (f"seed{k}.py", code)},
+                                   headers=_bearer(tokens[SEEDS[k]])), 202, f"seed upload {k}")
+
+        await seed(0)
+        await _wait_for(admin, SEEDS[0], time.perf_counter(), first_game_timeout, games=False)
+        t0 = time.perf_counter()
+        await seed(1)
+        result.checked, result.first_game = await _wait_for(
+            admin, SEEDS[1], t0, first_game_timeout, games=True)
+
+        async with contextlib.AsyncExitStack() as stack:
+            # every client made before the clock starts
+            pollers = [await stack.enter_async_context(
+                _client(server.url, request_timeout, tls)) for _ in range(result.pollers)]
+            senders = [await stack.enter_async_context(
+                _client(server.url, request_timeout, tls, _bearer(tokens[name])))
+                for name in uploaders]
+            before = await _board(admin)
+            result.stored_games = (stored_games(folder), 0)
+            start = time.monotonic()
+            end = start + result.seconds
+            most = max(1, math.ceil(result.seconds * MOST_PER_SECOND))
+            tasks = [_poller(client, end, most, result.board, result) for client in pollers]
+            tasks += [_uploader(client, name,
+                                start + k * result.upload_every / max(1, len(uploaders)),
+                                result.upload_every, end, result.uploads, result)
+                      for k, (client, name) in enumerate(zip(senders, uploaders, strict=True))]
+            tasks.append(_lag(end, result.lag))
+            try:
+                await asyncio.wait_for(asyncio.gather(*tasks),
+                                       result.seconds + request_timeout + 30)
+            except TimeoutError:
+                result.overran = True
+            result.elapsed = time.monotonic() - start
+        after = await _board(admin)
+        result.stored_games = (result.stored_games[0], stored_games(folder))
+        result.board_games = (sum(r["games"] for r in before.values()) / 2,
+                              sum(r["games"] for r in after.values()) / 2)
+
+
+def measure(seconds: float = SECONDS, pollers: int = POLLERS, uploaders: int = UPLOADERS, *,
+            upload_every: float = UPLOAD_EVERY, root: Path | None = None,
+            start_timeout: float = START_TIMEOUT, request_timeout: float = REQUEST_TIMEOUT,
+            first_game_timeout: float = FIRST_GAME_TIMEOUT) -> Result:
+    """One load test on a fresh competition in a temporary folder (under ``root``), removed
+    after."""
+    if seconds <= 0 or pollers < 0 or uploaders < 0 or upload_every <= 0:
+        raise ValueError("seconds and upload_every must be positive, pollers and uploaders "
+                         "at least 0")
+    result = Result(seconds, pollers, uploaders, upload_every)
+    tmp = Path(tempfile.mkdtemp(prefix="tourney-bench-serve-", dir=root))
+    folder, log = tmp / "contest", tmp / "serve.log"
+    server: Server | None = None
+    try:
+        t0 = time.perf_counter()
+        server = start_server(folder, log, start_timeout)
+        result.started = time.perf_counter() - t0
+        asyncio.run(drive(server, folder, result, request_timeout=request_timeout,
+                          first_game_timeout=first_game_timeout))
+    except LoadError as exc:
+        raise LoadError(f"{exc}\nthe server's output ends:\n{_tail(log)}") from None
+    finally:
+        if server is not None:
+            result.exit_code, result.killed, result.stop_seconds = stop_server(server.process)
+            result.log_tail = _tail(log)
+            with contextlib.suppress(Exception):
+                result.versions = version_statuses(
+                    folder, [f"load-{k:02d}" for k in range(uploaders)])
+        shutil.rmtree(tmp, ignore_errors=True)
+    return result
+
+
+# ----------------------------------------------------------------------------- the figures
+
+
+def _counts(counter: Counter[Any]) -> str:
+    return ", ".join(f"{key} {n:,}" for key, n in sorted(counter.items())) or "none"
+
+
+def _line(name: str, text: str) -> None:
+    """A figure that is a count or words, in the format :func:`harness.bench.figure` prints."""
+    print(f"  {name}: {text}", flush=True)
+
+
+def _latencies(what: str, calls: Calls) -> None:
+    from harness.bench import figure
+
+    if not calls.seconds:
+        _line(f"{what} latency", "no answers")
+        return
+    for q in (50, 90, 99):
+        figure(f"{what} latency p{q}", calls.percentile(q) * 1e3, "ms")
+    figure(f"{what} latency max", max(calls.seconds) * 1e3, "ms")
+
+
+def report(r: Result) -> None:
+    """Print a run's figures in the bench's format."""
+    from harness.bench import figure
+
+    figure("server start", r.started, "s", "until /health answers")
+    figure("upload to active", r.checked, "s", "the second seed: its entry check passed")
+    figure("upload to first game", r.first_game, "s",
+           "the second seed's POST until the leaderboard shows its games")
+    _line("load", f"{r.pollers} leaderboard pollers + {r.uploaders} uploaders (one upload "
+                  f"every {r.upload_every:g} s each) for {r.seconds:g} s; took {r.elapsed:.1f} s"
+                  f"{'; OVERRAN its bound' if r.overran else ''}")
+    span = r.elapsed if r.elapsed > 0 else r.seconds
+    _line("leaderboard requests", f"{r.board.answered:,} answered ({_counts(r.board.status)} "
+                                  f"by status)")
+    figure("leaderboard requests/s", r.board.answered / span, "req/s")
+    _latencies("leaderboard", r.board)
+    _line("leaderboard errors", f"{r.board.server_errors:,} 5xx; "
+                                f"{sum(r.board.failed.values()):,} with no answer "
+                                f"({_counts(r.board.failed)})")
+    _line("leaderboard invalid answers",
+          f"{r.invalid:,}" + (f" ({'; '.join(r.invalid_examples)})" if r.invalid else
+                              " (every 200 a leaderboard with the seeds on it)"))
+    accepted, limited = r.uploads.status.get(202, 0), r.uploads.status.get(429, 0)
+    other = r.uploads.answered - accepted - limited
+    _line("uploads", f"{r.uploads.answered:,} answered: {accepted:,} accepted (202), "
+                     f"{limited:,} rate-limited (429), {other:,} other "
+                     f"({_counts(r.uploads.status)} by status)")
+    figure("uploads/s", r.uploads.answered / span, "req/s")
+    _latencies("upload", r.uploads)
+    _line("upload errors", f"{r.uploads.server_errors:,} 5xx; "
+                           f"{sum(r.uploads.failed.values()):,} with no answer "
+                           f"({_counts(r.uploads.failed)})")
+    if r.lag.seconds:
+        _line("client event-loop lag", f"p50 {r.lag.percentile(50) * 1e3:,.1f} ms, p99 "
+                                       f"{r.lag.percentile(99) * 1e3:,.1f} ms, max "
+                                       f"{max(r.lag.seconds) * 1e3:,.1f} ms (the client's own "
+                                       f"share of the latencies above)")
+    _line("uploaders' versions at the end", _counts(r.versions))
+    games = r.board_games[1] - r.board_games[0]
+    figure("games stored during the load (leaderboard)", games, "games",
+           f"sum of games / 2: {r.board_games[0]:,.0f} -> {r.board_games[1]:,.0f}; "
+           f"{games / span:.1f} games/s")
+    rows = r.stored_games[1] - r.stored_games[0]
+    _line("games stored during the load (games files)",
+          f"{rows:,} games ({r.stored_games[0]:,} -> {r.stored_games[1]:,} rows; these also "
+          f"count the games of versions an upload replaced)")
+    figure("server stop after SIGINT", r.stop_seconds, "s",
+           f"exit code {r.exit_code}{', killed' if r.killed else ''}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m harness.bench.serve",
+                                     description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=None,
+                        help=f"the load's duration (default {SECONDS:g}; quick 15)")
+    parser.add_argument("--pollers", type=int, default=POLLERS,
+                        help=f"clients polling the leaderboard (default {POLLERS})")
+    parser.add_argument("--uploaders", type=int, default=UPLOADERS,
+                        help=f"clients uploading bots, each its own entrant (default "
+                             f"{UPLOADERS})")
+    parser.add_argument("--upload-every", type=float, default=UPLOAD_EVERY,
+                        help=f"seconds between one uploader's uploads (default "
+                             f"{UPLOAD_EVERY:g}: within the server's 6 a minute; less "
+                             f"to see 429s)")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    seconds = args.seconds or (15.0 if args.quick else SECONDS)
+    try:
+        result = measure(seconds, args.pollers, args.uploaders, upload_every=args.upload_every)
+    except LoadError as exc:
+        raise SystemExit(f"bench serve: {exc}") from None
+    report(result)
+
+
+def run(quick: bool) -> None:
+    """Entry point for a bench section (``tourney bench``)."""
+    main(["--quick"] if quick else [])
+
+
+if __name__ == "__main__":
+    main()

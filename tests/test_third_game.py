@@ -96,3 +96,30 @@ def test_a_three_player_league_is_a_free_for_all(tmp_path: Path) -> None:
     assert len({tuple(g["bots"]) for g in games}) == 6 and len({g["seed"] for g in games}) == 1
     ratings = json.loads(tourney("ratings", out, "--format", "json"))
     assert len(ratings["leaderboard"]) == 3
+
+
+def test_its_replay_page_shows_each_view_in_a_browser(tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.report.browser import chromium, console_errors, require
+
+    require()
+    out = tmp_path / "duel"
+    tourney("league", "hiddenbid", "random", "other=random", "--games", "2", "--out", out,
+            "--workers", "0", "--seed", "8", "-q")
+    game_id = store.load_games([out]).games.column("game_id")[0].as_py()
+    page = tmp_path / "replay.html"
+    tourney("replay", out, game_id, "--html", page)
+    with chromium() as driver:
+        driver.get(page.as_uri() + "#3")
+        table = driver.find_element(By.CSS_SELECTOR, "table.generic-view")
+        assert "prize" in table.text and "round" in table.text
+        panels = driver.find_element(By.ID, "seats").text
+        assert "hands" in panels and "[1,2,3,4,5]" not in panels  # 3 moves in: hands shrank
+        Select(driver.find_element(By.ID, "view")).select_by_value("1")  # seat 0's view
+        seat0 = driver.find_element(By.ID, "seats").text
+        own, other = (box.text for box in driver.find_elements(By.CSS_SELECTOR, ".seatbox"))
+        assert "[" in own.split("hands", 1)[1] and "[" not in other.split("hands", 1)[1]
+        assert seat0 != panels
+        assert not console_errors(driver)

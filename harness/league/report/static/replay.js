@@ -283,14 +283,31 @@ function tourneyBoard(D) {
       .join("") + "</div>";
   }
 
+  /* ---- any other game: its view as a table (what the game's observation holds, with every
+     per-seat list also shown in the seat panels) ---- */
+  const show = (v) => v === null || v === undefined ? "–" : typeof v === "object"
+    ? JSON.stringify(v) : String(v);
+  const perSeat = (f) => Object.keys(f).filter((key) => Array.isArray(f[key]) &&
+    f[key].length === D.players && key !== "events");
+  function drawGeneric(f) {
+    const rows = Object.keys(f).filter((key) => !["seat", "events"].includes(key) &&
+      !perSeat(f).includes(key));
+    return `<table class="generic-view" data-game="${esc(D.game)}">` + rows.map((key) =>
+      `<tr><th>${esc(key)}</th><td>${esc(show(f[key]))}</td></tr>`).join("") + "</table>";
+  }
+  function genericPanels(f) {
+    const keys = perSeat(f);
+    return D.seats.map((_, s) => box(s, keys.map((key) => [key, show(f[key][s])]))).join("");
+  }
+
   return { SEAT_COLOURS, SUIT_COLOURS: BL_COLOURS, esc, seatName, seatDot, ms, drawBattleLine,
-    battleLinePanels, drawWarChest, warChestPanels };
+    battleLinePanels, drawWarChest, warChestPanels, drawGeneric, genericPanels };
 }
 
 if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) => {
   const N = D.moves.length;  // frames 0..N: frame k is the position after k moves
   const { esc, seatName, seatDot, ms, drawBattleLine, battleLinePanels, drawWarChest,
-    warChestPanels } = tourneyBoard(D);
+    warChestPanels, drawGeneric, genericPanels } = tourneyBoard(D);
 
   /* ---- frames: apply each move's changes to a copy of the previous frame ---- */
   const cache = [];
@@ -339,9 +356,12 @@ if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) 
     if (D.game === "warchest") {
       board.innerHTML = drawWarChest(f);
       seatsEl.innerHTML = warChestPanels(f);
-    } else {
+    } else if (D.game === "battleline") {
       board.innerHTML = drawBattleLine(f, viewSeat, k);
       seatsEl.innerHTML = battleLinePanels(f);
+    } else {  // a game the viewer has no drawing of: its views as tables
+      board.innerHTML = drawGeneric(f);
+      seatsEl.innerHTML = genericPanels(f);
     }
     slider.value = String(k);
     document.getElementById("pos").textContent = `move ${k} / ${N}`;

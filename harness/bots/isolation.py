@@ -67,6 +67,17 @@ def inside(path: str, parent: str) -> bool:
 
 
 @cache
+def environment_path() -> list[str]:
+    """``sys.path`` without the directory Python put first for the program it runs (a
+    script's folder, or the current directory for ``-c``, ``-m`` and notebooks): that is the
+    organiser's working folder, not the Python environment. Shown to bots it would give them
+    the organiser's files (a league's results folder in it among them), and it cannot hold a
+    results folder that the jail must cover."""
+    if sys.flags.safe_path or not sys.path:
+        return list(sys.path)
+    return sys.path[1:]
+
+
 def python_paths() -> tuple[str, ...]:
     """The directories of the Python environment tourney runs in, as the bot must see them.
 
@@ -77,7 +88,7 @@ def python_paths() -> tuple[str, ...]:
     candidates = [sys.base_prefix, sys.prefix, sys.base_exec_prefix, sys.exec_prefix,
                   sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
                   sysconfig.get_paths()["platlib"], os.path.dirname(os.path.realpath(
-                      sys.executable)), *sys.path]
+                      sys.executable)), *environment_path()]
     project = str(PROJECT_ROOT)
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}
     found: list[str] = []
@@ -115,7 +126,7 @@ def bot_sys_path() -> tuple[str, ...]:
     own = {os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"],
                                          sysconfig.get_paths()["platstdlib"])}
     entries = [str(PROJECT_ROOT)]
-    for entry in sys.path:
+    for entry in environment_path():
         real = os.path.realpath(entry) if entry else ""
         if (not real or real in own or real.endswith((".zip", "lib-dynload"))
                 or real == str(PROJECT_ROOT) or not os.path.isdir(real)):

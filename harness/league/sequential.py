@@ -221,7 +221,7 @@ def _pct(x: float) -> str:
 
 
 def report_lines(run: SprtRun) -> list[str]:
-    """The verdict and its figures, one line each (see README, "Is my bot better?"): first the
+    """The verdict and its figures, one line each (see docs/statistics.md, "Is my bot better?"): first the
     figures that account for the test's stopping rule, then the fixed-sample ones, labelled."""
     g, t = run.gate, run.gate.test
     p, s, m = t.params, t.summary(run.level), run.stopped()

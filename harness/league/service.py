@@ -581,7 +581,7 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
 
 
 def _summary_json(plan: Plan, summary: RunSummary) -> dict[str, Any]:
-    """The run's summary for ``--json`` (its shape is documented in the README)."""
+    """The run's summary for ``--json`` (its shape is documented in docs/results.md)."""
     return {
         "league": plan.config.name, "out": str(plan.out), "scheduled": summary.scheduled,
         "already_stored": summary.already, "played": summary.played, "stored": summary.stored,

@@ -21,10 +21,10 @@ $(STAMP): pyproject.toml
 setup: $(STAMP) $(NATIVE) browser ## create .venv, install tourney with its development extras, compile the engines, and Chromium
 
 # The engines' hot modules compiled with mypyc (games/native.py): the same games, 2-3x faster.
-# Rebuilt when an engine source changes; an engine whose build fails runs from its sources.
+# Rebuilt when an engine source changes; an engine whose build fails runs from its sources, and
+# the stamp is left out so that the next `make native` (say, once gcc is installed) tries again.
 $(NATIVE): $(STAMP) $(ENGINE_SOURCES) | compiler
-	$(BIN)/python -m games.native_build
-	touch $(NATIVE)
+	$(BIN)/python -m games.native_build --stamp $(NATIVE)
 
 native: $(NATIVE) ## compile the engines' hot modules (mypyc; make setup does it)
 
@@ -70,7 +70,7 @@ league-warchest: $(STAMP) $(NATIVE) ## the same demo on War Chest (results/demo-
 	$(BIN)/tourney league warchest random greedy mcts --games 10 --out results/demo-warchest --seed 1
 	$(BIN)/tourney ratings results/demo-warchest --h2h
 
-bench: $(STAMP) $(NATIVE) ## print the benchmark figures (engines, sandbox, leagues)
+bench: $(STAMP) $(NATIVE) ## print the benchmark figures (engines, sandbox, leagues, start-up)
 	$(BIN)/tourney bench
 
 golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/

@@ -1,6 +1,7 @@
 """Build the compiled engines that :mod:`games.native` serves: ``python -m games.native_build``
 (``make setup`` runs it). Needs mypy (a development dependency) and a C compiler; a game whose
-group does not compile runs from its sources, and the manifest says why.
+group does not compile runs from its sources, and the manifest says why. What it prints is only
+what is true: each game compiled or not (and why), then all, some or none compiled.
 """
 
 from __future__ import annotations
@@ -15,6 +16,18 @@ from pathlib import Path
 
 from games import native
 
+NO_COMPILER = "no C compiler (cc, gcc or $CC) on PATH"
+
+
+def c_compiler() -> str | None:
+    """The C compiler a build would use ($CC, else cc or gcc on PATH), None without one."""
+    named = os.environ.get("CC", "").split()
+    for candidate in ([named[0]] if named else []) + ["cc", "gcc"]:
+        found = shutil.which(candidate)
+        if found:
+            return found
+    return None
+
 
 def build(root: Path | None = None, groups: Sequence[str] = tuple(native.GROUPS)) -> dict[str, str]:
     """Compile ``groups`` into ``root`` and write its manifest; returns, per group, "compiled"
@@ -23,7 +36,12 @@ def build(root: Path | None = None, groups: Sequence[str] = tuple(native.GROUPS)
     root.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, dict[str, object]] = {"groups": {}, "failed": {}}
     outcome: dict[str, str] = {}
+    compiler = c_compiler()
     for group in groups:
+        if compiler is None:
+            manifest["failed"][group] = f"the build failed: {NO_COMPILER}"
+            outcome[group] = f"not compiled: {NO_COMPILER}"
+            continue
         try:
             manifest["groups"][group] = _build_group(group, root)
             outcome[group] = "compiled"
@@ -85,13 +103,42 @@ def _build_group(group: str, root: Path) -> dict[str, object]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Build every group and say, per game, whether it is compiled."""
-    del argv
-    outcome = build()
-    for group, what in outcome.items():
-        print(f"{group}: {what}")
-    print(f"compiled engines in {native.build_root()}")
+    """Build every group and say, per game, whether it is compiled. ``--stamp FILE`` (make's
+    record that the build is done) is touched only when every engine compiled, so that
+    ``make native`` tries again once a compiler is installed."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    stamp = Path(args[args.index("--stamp") + 1]) if "--stamp" in args[:-1] else None
+    root = native.build_root()
+    outcome = build(root)
+    for line in summary(outcome, root):
+        print(line)
+    if stamp is not None:
+        if all(what == "compiled" for what in outcome.values()):
+            stamp.touch()
+        else:
+            stamp.unlink(missing_ok=True)
     return 0
+
+
+def summary(outcome: dict[str, str], root: Path) -> list[str]:
+    """What ``make setup`` prints: each game's outcome, then only what is true of the whole.
+
+    >>> summary({"a": "compiled", "b": "not compiled: no C compiler"}, Path("/b"))[-1]
+    'compiled 1 of 2 engines in /b; the others run from their sources (slower)'
+    """
+    lines = [f"{group}: {what}" for group, what in outcome.items()]
+    done = sum(what == "compiled" for what in outcome.values())
+    if done == len(outcome):
+        lines.append(f"compiled engines in {root}")
+    elif done:
+        lines.append(f"compiled {done} of {len(outcome)} engines in {root}; the others run "
+                     f"from their sources (slower)")
+    else:
+        fix = ("install one (e.g. sudo apt-get install gcc) and run make native"
+               if any(NO_COMPILER in what for what in outcome.values())
+               else "see the reasons above, then run make native")
+        lines.append(f"no engine compiled: they run from their sources (slower); {fix}")
+    return lines
 
 
 if __name__ == "__main__":

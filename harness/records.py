@@ -75,6 +75,64 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class LimitOption:
+    """One limit a user may set: its one description. The options of every command that takes
+    limits (``--move-time``), a bot's own limits (``SPEC@move-time=0.5``), the checks, the unit
+    conversions and the help texts are all made from :data:`LIMIT_OPTIONS`."""
+
+    field: str  # the field of Limits it sets
+    word: str  # ``--WORD VALUE`` on the command line, ``WORD=VALUE`` after a bot's ``@``
+    unit: str  # what VALUE counts, shown as the option's metavar: SECONDS, MB
+    number: type[float] | type[int]  # how VALUE is read
+    minimum: float  # the smallest VALUE allowed
+    help: str  # one sentence; the default is added where it is shown
+    scale: int = 1  # the Limits field holds VALUE * scale (MB -> bytes)
+
+    @property
+    def name(self) -> str:
+        """The Python name of the option (``move_time``, ``memory_mb``)."""
+        return self.word.replace("-", "_")
+
+    @property
+    def default(self) -> float | int:
+        """The default, in the option's unit."""
+        return self.from_field(getattr(Limits(), self.field))
+
+    @property
+    def wanted(self) -> str:
+        """What a valid value is, for error messages (``at least 16 MB``)."""
+        unit = "seconds" if self.unit == "SECONDS" else self.unit
+        return f"at least {self.minimum:g} {unit}"
+
+    def to_field(self, value: float) -> float | int:
+        """A value in the option's unit -> the Limits field's (512 MB -> bytes)."""
+        return value * self.scale if self.scale != 1 else value
+
+    def from_field(self, value: float) -> float | int:
+        """The Limits field's value -> the option's unit (bytes -> MB)."""
+        return int(value) // self.scale if self.scale != 1 else value
+
+    def check(self, value: float) -> bool:
+        """Whether ``value`` (in the option's unit) is allowed."""
+        return value >= self.minimum
+
+
+LIMIT_OPTIONS: tuple[LimitOption, ...] = (
+    LimitOption("move_time", "move-time", "SECONDS", float, 0.001,
+                "Seconds per decision for sandboxed bots."),
+    LimitOption("overage", "overage", "SECONDS", float, 0,
+                "Extra seconds per game a bot may draw on when a decision runs over."),
+    LimitOption("startup_time", "startup-time", "SECONDS", float, 0.001,
+                "Seconds to launch, import and answer start."),
+    LimitOption("memory_bytes", "memory-mb", "MB", int, 16,
+                "Memory of a bot and all its processes, in MB.", scale=1 << 20),
+    LimitOption("cpu_seconds", "cpu-seconds", "SECONDS", int, 1,
+                "CPU time of a bot and all its processes, in seconds."),
+)
+"""The limits a user may set, in the order commands list them (see :class:`LimitOption`)."""
+
+
+@dataclass(frozen=True)
 class BotRef:
     """A bot as the league knows it: its display name, its spec and the hash of its code."""
 

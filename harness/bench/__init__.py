@@ -10,7 +10,7 @@ import importlib
 import time
 
 SECTIONS = ["battleline", "warchest", "mcts", "sandbox", "league", "eta", "cluster", "stats",
-            "matchmaking", "arena", "serve"]
+            "matchmaking", "arena", "serve", "startup"]
 
 
 def figure(name: str, value: float, unit: str, note: str = "") -> None:

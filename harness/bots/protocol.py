@@ -24,7 +24,11 @@ up, which the referee judges as a crash.
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol, TextIO
 
 JSON = dict[str, Any]
 
@@ -109,6 +113,58 @@ def expect(message: JSON, kind: str) -> JSON:
         text = message.get("message", "(no message)")
         raise AgentCrash(f"gave up: {clean(text if isinstance(text, str) else repr(text))}")
     raise AgentProtocolError(f"answered {clean(repr(got))} where {kind!r} was expected")
+
+
+# ----------------------------------------------------------------------------- trace
+
+Tracer = Callable[[str, bool, bytes], None]
+"""Sees every wire line of a sandboxed bot: (who, sent by the referee?, the line's bytes)."""
+
+_tracer: Tracer | None = None
+
+
+def tracer() -> Tracer | None:
+    """The tracer in force (read by a sandboxed agent when it opens): None, the default, costs
+    one test per line."""
+    return _tracer
+
+
+@contextmanager
+def tracing(to: Tracer) -> Iterator[None]:
+    """Show every sandboxed bot opened inside the block its wire lines (``tourney play
+    --trace``)."""
+    global _tracer
+    before, _tracer = _tracer, to
+    try:
+        yield
+    finally:
+        _tracer = before
+
+
+class WireTrace:
+    """A :data:`Tracer` that writes one line per message: the seconds since the trace began,
+    who (``seat 1 (mybot)``), ``>`` for what the referee sent and ``<`` for what the bot
+    answered, and the line as it went over the wire.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> WireTrace(out, clock=iter([1.0, 1.25]).__next__)("seat 0 (b)", True, b'{"type":"quit"}\\n')
+    >>> out.getvalue()
+    '    0.250000 seat 0 (b) > {"type":"quit"}\\n'
+    """
+
+    def __init__(self, out: TextIO, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.out = out
+        self.clock = clock
+        self.began = clock()
+        self._lock = threading.Lock()
+
+    def __call__(self, who: str, sent: bool, line: bytes) -> None:
+        text = line.decode("utf-8", "backslashreplace").rstrip("\n")
+        with self._lock:
+            self.out.write(f"{self.clock() - self.began:12.6f} {who} {'>' if sent else '<'} "
+                           f"{text}\n")
+            self.out.flush()
 
 
 def clean(text: str, limit: int = 500) -> str:

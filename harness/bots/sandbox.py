@@ -58,6 +58,7 @@ from harness.bots.protocol import (
     decode,
     encode,
     expect,
+    tracer,
 )
 from harness.bots.spec import MAX_DIR_BYTES, BotSpec, BotSpecError, directory_files
 from harness.records import Limits
@@ -479,6 +480,8 @@ class SandboxedAgent:
         self._held: list[int] = []
         self._suspends = 0
         self._spaces: JSON = {}
+        self._trace = tracer()  # tourney play --trace: every wire line (None: off)
+        self._who = source.label
         own_root = _own_root_works()
         if not own_root:
             _clear_stale_copies()
@@ -703,7 +706,10 @@ class SandboxedAgent:
         self._closed = True
         if not self._stopped:
             with contextlib.suppress(OSError):
-                os.write(self._in, encode({"type": "quit"}))
+                quit_line = encode({"type": "quit"})
+                if self._trace is not None:
+                    self._trace(self._who, True, quit_line)
+                os.write(self._in, quit_line)
         self._kill()
         self._drain_log()
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -749,7 +755,10 @@ class SandboxedAgent:
     # ---------------------------------------------------------------- wire
 
     def _send(self, message: JSON, deadline: float, what: str) -> None:
-        view = memoryview(encode(message))
+        line = encode(message)
+        if self._trace is not None:
+            self._trace(self._who, True, line)
+        view = memoryview(line)
         while view:
             try:
                 view = view[os.write(self._in, view):]
@@ -772,6 +781,8 @@ class SandboxedAgent:
             if newline >= 0:
                 line = bytes(self._buf[:newline])
                 del self._buf[: newline + 1]
+                if self._trace is not None:
+                    self._trace(self._who, False, line)
                 if line.strip():
                     return decode(line)
                 continue
@@ -870,6 +881,8 @@ class SandboxedAgent:
     def start(self, info: JSON, timeout: float) -> None:
         """Send ``start``; the start-up limit counts from the process launch. The bot is
         stopped once it is ready, until its first request."""
+        if isinstance(info.get("seat"), int):
+            self._who = f"seat {info['seat']} ({self.source.label})"
         self._request({"type": "start", "info": info}, "ready", timeout, "start",
                       start=self.spawned)
         self.suspend()

@@ -15,13 +15,28 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from harness.cli import arena, bots, catalog, league, report, serve
 from harness.records import TourneyError, tourney_version
 
 
-class _OneLineErrors(TyperGroup):
+class _Group(TyperGroup):
+    """A command group whose help lists each command with a whole sentence."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Each command with the first sentence of its help, whole (wrapped, never cut)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, first_sentence(cmd.help or "")))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class _OneLineErrors(_Group):
     """The command group whose usage errors (a value that is not a number, out of range, a
     missing argument) print one line, ``tourney: error: ...`` with exit status 2, like every
     other bad input, instead of typer's multi-line box."""
@@ -46,9 +61,68 @@ class _OneLineErrors(TyperGroup):
             sys.exit(130)
         sys.exit(status if isinstance(status, int) else 0)
 
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text's first paragraph, on one line.
+
+    >>> first_sentence("Play one game.  More\\nhere.\\n\\nExample: ...")
+    'Play one game.'
+    """
+    paragraph = " ".join(text.strip().split("\n\n")[0].split())
+    end = paragraph.find(". ")
+    return paragraph if end < 0 else paragraph[: end + 1]
+
+
+class _PlainHelp(TyperCommand):
+    """A command whose ``--help`` is plain text wrapped to the terminal (at most 80 columns):
+    arguments by their names, options by their value's name (``--out DIR``), flags alone."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:  # arguments in capitals, in the usage line too
+            if param.param_type_name == "argument" and param.metavar is None:
+                param.metavar = (param.name or "value").upper()
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {"Arguments": [], "Options": []}
+        for param in self.get_params(ctx):
+            if param.param_type_name == "option" and param.metavar is None:
+                param.metavar = _value_name(param, ctx)
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":  # its name, not typer's ``NAME <str>``
+                record = (str(param.metavar), record[1])
+                sections["Arguments"].append(record)
+            else:
+                sections["Options"].append(record)
+        for title, rows in sections.items():
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def _value_name(param: Any, ctx: Any) -> str | None:
+    """The name an option's value is shown by when the option declares none: N for a whole
+    number, NUMBER, PATH, a choice's values, else the option's name (``--game GAME``)."""
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
+        return None
+    label: str = param.display_type(ctx).strip("<>").removeprefix("list[").removesuffix("]")
+    if label.startswith("int"):
+        return "N"
+    if label.startswith("float"):
+        return "NUMBER"
+    if label in ("path", "file", "directory"):
+        return "PATH"
+    if "|" in label:
+        return label
+    return str(param.name or "value").upper()
+
+
+PLAIN = {"rich_markup_mode": None}  # plain help: paragraphs rewrapped, no boxes, no rich import
 
 app = typer.Typer(
     cls=_OneLineErrors,
+    **PLAIN,  # type: ignore[arg-type]
     name="tourney",
     help="Bot tournaments for Battle Line and War Chest: play, validate, leagues, ratings.",
     no_args_is_help=True,
@@ -86,7 +160,7 @@ def command(name: str, fn: Callable[..., None], group: typer.Typer = app) -> Non
                 typer.echo(f"tourney: error: {line}", err=True)
             raise typer.Exit(exc.exit_code) from None
 
-    group.command(name)(run)
+    group.command(name, cls=_PlainHelp)(run)
 
 
 command("games", catalog.games_cmd)
@@ -102,6 +176,7 @@ command("report", report.report_cmd)
 command("games-list", league.games_list_cmd)
 
 arena_app = typer.Typer(
+    cls=_Group, **PLAIN,  # type: ignore[arg-type]
     name="arena", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
     help="A living league: bots join, change and leave while it runs; games go where the "
          "ratings are least sure.")
@@ -112,6 +187,7 @@ for _name in ("new", "run", "add", "update", "retire", "reinstate", "status", "f
 command("serve", serve.serve_cmd)
 command("submit", serve.submit_cmd)
 serve_admin_app = typer.Typer(
+    cls=_Group, **PLAIN,  # type: ignore[arg-type]
     name="serve-admin", no_args_is_help=True, add_completion=False,
     pretty_exceptions_enable=False,
     help="The organiser's commands on a competition's folder (also while `tourney serve` runs).")

@@ -10,13 +10,10 @@ from typing import Annotated
 import typer
 
 from harness.cli.options import (
+    NO_LIMITS,
     BatchOpt,
     ClusterOpt,
-    LeagueCpuOpt,
-    LeagueMemoryOpt,
-    LeagueMoveTimeOpt,
-    LeagueOverageOpt,
-    LeagueStartupOpt,
+    LimitChoice,
     QuietOpt,
     RequireOpt,
     SeedOpt,
@@ -24,6 +21,7 @@ from harness.cli.options import (
     VariantOpt,
     WorkersOpt,
     fail,
+    options,
 )
 
 FolderArg = Annotated[Path, typer.Argument(help="The living league's folder.")]
@@ -37,16 +35,13 @@ GameOpt = Annotated[str | None, typer.Option(
                          "changes).")]
 
 
+@options()
 def new_cmd(
     folder: FolderArg,
     game: Annotated[str, typer.Option("--game", "-g", help="Game name or alias.")],
     variant: VariantOpt = None,
     seed: SeedOpt = None,
-    move_time: LeagueMoveTimeOpt = None,
-    overage: LeagueOverageOpt = None,
-    startup_time: LeagueStartupOpt = None,
-    memory_mb: LeagueMemoryOpt = None,
-    cpu_seconds: LeagueCpuOpt = None,
+    limits: LimitChoice = NO_LIMITS,
     require_isolation: RequireOpt = False,
 ) -> None:
     """Make FOLDER a living league of GAME, to add bots to before it runs.
@@ -54,20 +49,16 @@ def new_cmd(
     Example: tourney arena new results/club --game battleline
     """
     from harness.arena import living
-    from harness.league.limits import from_options
-    from harness.records import Limits
 
     if (folder / "league.json").exists():
         fail(f"{folder} already holds a league; run it with: tourney arena run {folder}")
-    limits = from_options(Limits(), move_time=move_time, overage=overage,
-                          startup_time=startup_time, memory_mb=memory_mb,
-                          cpu_seconds=cpu_seconds)
-    config = living.create(folder, game, variants=variant or [], seed=seed, limits=limits,
+    config = living.create(folder, game, variants=variant or [], seed=seed, limits=limits.over(),
                            require_isolation=require_isolation)
     typer.echo(f"{folder}: a living league of {config.game}; add bots with: tourney arena add "
                f"{folder} NAME SPEC, or drop NAME.py into {folder / 'inbox'}")
 
 
+@options()
 def run_cmd(
     folder: FolderArg,
     game: GameOpt = None,
@@ -76,11 +67,7 @@ def run_cmd(
     workers: WorkersOpt = None,
     cluster: ClusterOpt = None,
     game_timeout: TimeoutOpt = None,
-    move_time: LeagueMoveTimeOpt = None,
-    overage: LeagueOverageOpt = None,
-    startup_time: LeagueStartupOpt = None,
-    memory_mb: LeagueMemoryOpt = None,
-    cpu_seconds: LeagueCpuOpt = None,
+    limits: LimitChoice = NO_LIMITS,
     require_isolation: RequireOpt = False,
     report: Annotated[Path | None, typer.Option(
         "--report", help="Keep this HTML report current as the league runs (each bot's status "
@@ -108,17 +95,11 @@ def run_cmd(
     """
     from harness.arena import living, standings
     from harness.arena.registry import Registry
-    from harness.league.limits import from_options
-    from harness.records import Limits
 
     if game is not None:
-        limits = from_options(Limits(), move_time=move_time, overage=overage,
-                              startup_time=startup_time, memory_mb=memory_mb,
-                              cpu_seconds=cpu_seconds)
-        living.create(folder, game, variants=variant or [], seed=seed, limits=limits,
+        living.create(folder, game, variants=variant or [], seed=seed, limits=limits.over(),
                       require_isolation=require_isolation)
-    elif any(x is not None for x in (move_time, overage, startup_time, memory_mb, cpu_seconds,
-                                      seed)) or variant:
+    elif limits.any() or seed is not None or variant:
         fail("the limits, --seed and --variant of a living league are chosen when it starts; "
              "leave them out to run it")
     options = living.RunOptions(

@@ -7,44 +7,65 @@ fast.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from harness.cli.options import (
-    DEFAULTS,
-    CpuOpt,
-    MemoryOpt,
-    MoveTimeOpt,
-    OverageOpt,
+    NO_LIMITS,
+    LimitChoice,
     SandboxBuiltinsOpt,
-    StartupOpt,
     UsageError,
     VariantOpt,
-)
-from harness.match.placement import pinned_here
-from harness.match.validation import (
-    Validation,
-    isolation_line,
-    unguessable_seed,
-    validate,
+    options,
 )
 from harness.records import BotRef, GameRecord, GameSpec, Limits
 
 if TYPE_CHECKING:
     from games.protocol import Game, State
+    from harness.match.validation import Validation
     from harness.records import MoveRecord
 
-_DEFAULTS = DEFAULTS
+_DEFAULTS = Limits()
+
+TraceOpt = Annotated[str | None, typer.Option(
+    "--trace", metavar="FILE",
+    help="Write every line sent to and received from each sandboxed bot (cmd: bots, bot "
+         "files, --sandbox-builtins), per seat with the seconds since the start, to FILE "
+         "(- for stderr).")]
 
 
-def make_limits(move_time: float, overage: float, startup_time: float, memory_mb: int,
-                cpu_seconds: int) -> Limits:
-    return Limits(move_time=move_time, overage=overage, startup_time=startup_time,
-                  memory_bytes=memory_mb << 20, cpu_seconds=cpu_seconds)
+@contextlib.contextmanager
+def wire_trace(to: str | None, bots: Sequence[str], sandbox_builtins: bool = False
+               ) -> Iterator[None]:
+    """``--trace FILE``: the wire exchange of every sandboxed bot opened inside the block,
+    written to FILE (``-``: stderr); nothing to do without it."""
+    if to is None:
+        yield
+        return
+    from harness.bots.protocol import WireTrace, tracing
+    from harness.bots.spec import is_sandboxed
+
+    if not any(sandbox_builtins or is_sandboxed(b) for b in bots):
+        typer.echo("tourney: warning: --trace shows the wire of sandboxed bots and every bot "
+                   "here runs in-process; add --sandbox-builtins to see the built-ins' wire",
+                   err=True)
+    if to == "-":
+        with tracing(WireTrace(sys.stderr)):
+            yield
+        return
+    try:
+        out = open(to, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise UsageError(f"--trace {to}: cannot write it ({exc.strerror}); give a file in a "
+                         f"folder you can write, or - for stderr") from None
+    with out, tracing(WireTrace(out)):
+        yield
 
 
 def resolve_game(name: str, variants: Sequence[str]) -> tuple[Game, dict[str, str]]:
@@ -92,6 +113,7 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
              log_dir: Path | None = None) -> GameRecord:
     """Play one game (``tourney play``); raises :class:`UsageError` for anything unplayable."""
     from games.protocol import VariantError
+    from harness.match.placement import pinned_here
     from harness.match.referee import play_game
 
     game, variant = resolve_game(game_name, variants)
@@ -165,6 +187,7 @@ def play_human(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequ
     return (session.record if session.stored else None), store
 
 
+@options()
 def play_cmd(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. battleline, wc.")],
     bots: Annotated[list[str], typer.Argument(
@@ -178,11 +201,8 @@ def play_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the game record as JSON.")] = False,
     log_dir: Annotated[Path | None, typer.Option(help="Write each bot's output here.")] = None,
     sandbox_builtins: SandboxBuiltinsOpt = False,
-    move_time: MoveTimeOpt = _DEFAULTS.move_time,
-    overage: OverageOpt = _DEFAULTS.overage,
-    startup_time: StartupOpt = _DEFAULTS.startup_time,
-    memory_mb: MemoryOpt = _DEFAULTS.memory_bytes >> 20,
-    cpu_seconds: CpuOpt = _DEFAULTS.cpu_seconds,
+    limits: LimitChoice = NO_LIMITS,
+    trace: TraceOpt = None,
     out: Annotated[Path | None, typer.Option(
         help="With a human seat: the results folder the game is stored in (default "
              "results/human/GAME).")] = None,
@@ -198,18 +218,22 @@ def play_cmd(
     (tourney play battleline human greedy); the game is stored under --out.
     """
     from harness.bots.spec import is_sandboxed
+    from harness.match.validation import isolation_line, unguessable_seed
 
     if seed is None:
         seed = unguessable_seed()
-    limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
+    chosen = limits.over()
     stored: Path | None = None
     if HUMAN in bots:
         if show:
             raise UsageError("--show would print the bots' hidden cards; with a human seat the "
                              "page shows your view")
+        if trace is not None:
+            raise UsageError("--trace shows the wire of a game between bots; leave it out "
+                             "with a human seat")
         try:
             played, stored = play_human(game, bots, seed=seed, variants=variant or [],
-                                        limits=limits, sandbox_builtins=sandbox_builtins,
+                                        limits=chosen, sandbox_builtins=sandbox_builtins,
                                         out=out, browser=browser, quiet=as_json)
         except KeyboardInterrupt:
             typer.echo("interrupted: the game is not stored", err=True)
@@ -218,8 +242,9 @@ def play_cmd(
             raise typer.Exit(1)
         record = played
     else:
-        record = play_one(game, bots, seed=seed, variants=variant or [], limits=limits,
-                          show=show, sandbox_builtins=sandbox_builtins, log_dir=log_dir)
+        with wire_trace(trace, bots, sandbox_builtins):
+            record = play_one(game, bots, seed=seed, variants=variant or [], limits=chosen,
+                              show=show, sandbox_builtins=sandbox_builtins, log_dir=log_dir)
     if as_json:
         typer.echo(json.dumps(record.to_dict(), indent=1))
         return
@@ -227,7 +252,7 @@ def play_cmd(
     typer.echo(f"{record.game} (rules {record.rules_version}) seed {record.seed}; {seats}")
     if any(is_sandboxed(b if not sandbox_builtins else f"sandbox:{b}") for b in bots
            if b != HUMAN):
-        typer.echo(f"sandbox: {isolation_line(limits)}")
+        typer.echo(f"sandbox: {isolation_line(chosen)}")
     typer.echo(f"{record.decisions} decisions, {record.duration:.2f} s; "
                f"scores {[round(s, 2) for s in record.scores]}")
     typer.echo(describe_result(record))
@@ -245,6 +270,8 @@ def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,
     """Load the bot, check its start-up, and play it against random in every seat (deal seeds
     from ``seed``, by default an unguessable one)."""
     from harness.bots.spec import parse_spec
+    from harness.match.placement import pinned_here
+    from harness.match.validation import unguessable_seed, validate
 
     if seed is None:
         seed = unguessable_seed()
@@ -255,6 +282,7 @@ def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,
         return validate(boxed, source.label, game, variant, games_per_seat, limits, seed)
 
 
+@options()
 def validate_cmd(
     bot: Annotated[str, typer.Argument(
         help="The bot: file.py, file.py:Class, a bot directory DIR/ or cmd:COMMAND.")],
@@ -264,11 +292,8 @@ def validate_cmd(
         help="First deal seed, to replay a validation (default: a random 62-bit one that no "
              "bot can search; each game's seed is printed).")] = None,
     variant: VariantOpt = None,
-    move_time: MoveTimeOpt = _DEFAULTS.move_time,
-    overage: OverageOpt = _DEFAULTS.overage,
-    startup_time: StartupOpt = _DEFAULTS.startup_time,
-    memory_mb: MemoryOpt = _DEFAULTS.memory_bytes >> 20,
-    cpu_seconds: CpuOpt = _DEFAULTS.cpu_seconds,
+    limits: LimitChoice = NO_LIMITS,
+    trace: TraceOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check a bot: it loads, starts in time, and plays legal moves in time in every seat.
@@ -276,9 +301,9 @@ def validate_cmd(
     Prints a pass/fail report; exits with status 1 if the bot fails.
     Example: tourney validate mybot.py --game battleline
     """
-    limits = make_limits(move_time, overage, startup_time, memory_mb, cpu_seconds)
-    report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
-                          limits=limits, seed=seed)
+    with wire_trace(trace, [bot], sandbox_builtins=True):  # validate sandboxes every bot
+        report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
+                              limits=limits.over(), seed=seed)
     if as_json:
         typer.echo(json.dumps({"bot": bot, "game": game, "passed": report.passed,
                                "failures": report.failures, "lines": report.lines}, indent=1))

@@ -1,60 +1,62 @@
-"""`tourney league`, `gauntlet`, `ratings` and `replay`: leagues that run overnight.
+"""`tourney league`, `gauntlet`, `ladder`, `ratings`, `replay` and `games-list`: leagues that
+run overnight, and what they stored.
 
-Thin commands over :mod:`harness.league.service`, where the work is.
+Thin commands over :mod:`harness.league.service`, where the work is; the options of a league
+are one object, :class:`harness.cli.options.LeagueOptions`. Heavy modules are imported inside
+the commands, so `tourney --help` stays fast.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from harness.cli.options import (
-    BatchOpt,
-    ClusterOpt,
-    GamesOpt,
-    JsonOpt,
-    LeagueCpuOpt,
-    LeagueMemoryOpt,
-    LeagueMoveTimeOpt,
-    LeagueOverageOpt,
-    LeagueStartupOpt,
-    OutOpt,
+    LEAGUE_DEFAULTS,
+    NO_LIMITS,
+    LeagueOptions,
+    LimitChoice,
     QuietOpt,
-    RequireOpt,
-    ResumeOpt,
     SeedOpt,
-    StrictOpt,
-    TimeoutOpt,
     VariantOpt,
     WorkersOpt,
     fail,
+    options,
 )
-from harness.cli.report import LeagueReport, ReportOpt, write_replay_html
 from harness.cli.sprt import SprtFormatOpt, SprtOpt, cap, run_sprt_command, sprt_params
-from harness.league.ladder import DEFAULT_GAMES as DEFAULT_LADDER_GAMES
-from harness.league.service import BATCH_SIZE, League, ratings_text, replay_lines
+
+if TYPE_CHECKING:
+    from harness.league.service import League
+
+LADDER_GAMES = 20  # harness.league.ladder.DEFAULT_GAMES (tests/cli check they agree)
+
+GameArg = Annotated[str, typer.Argument(
+    metavar="GAME", help="Game name or alias (see `tourney games`).")]
 
 
-def _run_command(prepare: Callable[[], League], workers: int | None, cluster: str | None,
-                 quiet: bool, batch_size: int = BATCH_SIZE,
-                 game_timeout: float | None = None, report: bool = False,
-                 strict: bool = False, as_json: bool = False) -> None:
-    if batch_size < 1:
-        fail(f"--batch-size must be at least 1 (got {batch_size})")
+def _run_command(prepare: Callable[[], League], opts: LeagueOptions,
+                 cluster: bool = True) -> None:
+    if opts.batch_size < 1:
+        fail(f"--batch-size must be at least 1 (got {opts.batch_size})")
     league = prepare()
     if league.config.games_per_pair % 2:
         typer.echo(f"tourney: warning: --games {league.config.games_per_pair} is odd: the last "
                    f"deal of each pairing is played from one seat only", err=True)
-    executor = league.executor(workers, cluster, game_timeout)
-    updater = LeagueReport(league.out) if report else None
-    summary = league.run(executor, progress=not quiet, batch_size=batch_size,
-                         on_record=updater.tick if updater else None, strict=strict)
+    executor = league.executor(opts.workers, opts.cluster if cluster else None,
+                               opts.game_timeout)
+    updater = None
+    if opts.report:
+        from harness.cli.report import LeagueReport
+
+        updater = LeagueReport(league.out)
+    summary = league.run(executor, progress=not opts.quiet, batch_size=opts.batch_size,
+                         on_record=updater.tick if updater else None, strict=opts.strict)
     if updater is not None:
         updater.write()
-    if as_json:
+    if opts.as_json:
         import json
 
         typer.echo(json.dumps(league.summary_json(summary), indent=1))
@@ -66,41 +68,25 @@ def _run_command(prepare: Callable[[], League], workers: int | None, cluster: st
         raise typer.Exit(130)
     if summary.strict_stop:
         raise typer.Exit(1)
-    if as_json:
+    if opts.as_json:
         return
     typer.echo(f"ratings: tourney ratings {league.out}")
     if updater is not None and not updater.warned:
         typer.echo(f"report: {updater.path}")
 
 
+@options()
 def league_cmd(
-    game: Annotated[str | None, typer.Argument(help="Game name or alias (see `tourney games`).")]
-    = None,
+    game: Annotated[str | None, typer.Argument(
+        metavar="GAME", help="Game name or alias (see `tourney games`).")] = None,
     bots: Annotated[list[str] | None, typer.Argument(
+        metavar="BOTS",
         help="Two or more bots: a built-in (random, greedy, mcts, with options as "
              "greedy:p=0.3), bot.py, bot.py:Class, DIR/ (a bot directory), cmd:COMMAND; "
              "NAME=SPEC names one; SPEC@move-time=0.5,memory-mb=512 gives it limits of its "
-             "own.")] = None,
-    games: GamesOpt = None,
-    out: OutOpt = Path("results/league"),
-    workers: WorkersOpt = None,
-    seed: SeedOpt = None,
-    variant: VariantOpt = None,
-    move_time: LeagueMoveTimeOpt = None,
-    overage: LeagueOverageOpt = None,
-    startup_time: LeagueStartupOpt = None,
-    memory_mb: LeagueMemoryOpt = None,
-    cpu_seconds: LeagueCpuOpt = None,
-    resume: ResumeOpt = False,
-    cluster: ClusterOpt = None,
-    quiet: QuietOpt = False,
-    batch_size: BatchOpt = BATCH_SIZE,
-    game_timeout: TimeoutOpt = None,
-    require_isolation: RequireOpt = False,
+             "own (any limit option's word).")] = None,
+    opts: LeagueOptions = LEAGUE_DEFAULTS,
     sprt: SprtOpt = None,
-    report: ReportOpt = False,
-    strict: StrictOpt = False,
-    as_json: JsonOpt = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -111,48 +97,20 @@ def league_cmd(
         if len(bots or []) != 2:
             fail(f"an SPRT tests one new bot against one old bot, not a round robin of "
                  f"{len(bots or [])} bots; run tourney gauntlet GAME NEW OLD --sprt {sprt}")
-        gauntlet_cmd(game or "", (bots or [])[0], (bots or [])[1:], games=games, out=out,
-                     workers=workers, seed=seed, variant=variant, move_time=move_time,
-                     overage=overage, resume=resume, cluster=cluster, quiet=quiet,
-                     batch_size=batch_size, game_timeout=game_timeout,
-                     require_isolation=require_isolation, sprt=sprt,
-                     startup_time=startup_time, memory_mb=memory_mb, cpu_seconds=cpu_seconds,
-                     report=report, strict=strict, as_json=as_json)
+        _gauntlet(game or "", (bots or [])[0], (bots or [])[1:], opts, sprt, "table")
         return
-    _run_command(lambda: League.prepare(game, bots or [], out=out, games=games, seed=seed,
-                                        variants=variant or [], move_time=move_time,
-                                        overage=overage, resume=resume,
-                                        require_isolation=require_isolation,
-                                        startup_time=startup_time, memory_mb=memory_mb,
-                                        cpu_seconds=cpu_seconds),
-                 workers, cluster, quiet, batch_size, game_timeout, report, strict, as_json)
+    _run_command(lambda: opts.prepare(game, bots or []), opts)
 
 
+@options(out=Path("results/gauntlet"))
 def gauntlet_cmd(
-    game: Annotated[str, typer.Argument(help="Game name or alias (see `tourney games`).")],
-    challenger: Annotated[str, typer.Argument(help="The bot being tested.")],
-    opponents: Annotated[list[str], typer.Argument(help="One or more opponents.")],
-    games: GamesOpt = None,
-    out: OutOpt = Path("results/gauntlet"),
-    workers: WorkersOpt = None,
-    seed: SeedOpt = None,
-    variant: VariantOpt = None,
-    move_time: LeagueMoveTimeOpt = None,
-    overage: LeagueOverageOpt = None,
-    startup_time: LeagueStartupOpt = None,
-    memory_mb: LeagueMemoryOpt = None,
-    cpu_seconds: LeagueCpuOpt = None,
-    resume: ResumeOpt = False,
-    cluster: ClusterOpt = None,
-    quiet: QuietOpt = False,
-    batch_size: BatchOpt = BATCH_SIZE,
-    game_timeout: TimeoutOpt = None,
-    require_isolation: RequireOpt = False,
+    game: GameArg,
+    challenger: Annotated[str, typer.Argument(metavar="NEW", help="The bot being tested.")],
+    opponents: Annotated[list[str], typer.Argument(
+        metavar="OPPONENTS", help="One or more opponents.")],
+    opts: LeagueOptions = LEAGUE_DEFAULTS,
     sprt: SprtOpt = None,
     fmt: SprtFormatOpt = "table",
-    report: ReportOpt = False,
-    strict: StrictOpt = False,
-    as_json: JsonOpt = False,
 ) -> None:
     """The challenger plays --games games against each opponent (same ids as a round robin).
 
@@ -160,53 +118,51 @@ def gauntlet_cmd(
     test accepts H0 or H1, then stops and prints the verdict, the LLR, the pair counts, the Elo
     difference with its interval and the LOS; running it again continues the test.
     """
+    _gauntlet(game, challenger, opponents, opts, sprt, fmt)
+
+
+def _gauntlet(game: str, challenger: str, opponents: list[str], opts: LeagueOptions,
+              sprt: str | None, fmt: str) -> None:
+    bots = [challenger, *opponents]
     if sprt is not None:
         params = sprt_params(sprt, fmt)
-        asked = [name for name, on in (("--report", report), ("--strict", strict),
-                                       ("--json", as_json)) if on]
+        asked = [name for name, on in (("--report", opts.report), ("--strict", opts.strict),
+                                       ("--json", opts.as_json)) if on]
         if asked:
             fail(f"{', '.join(asked)} do not apply to an SPRT run, which stops on its own "
                  f"verdict; drop them (--format json prints the verdict as JSON)")
         if len(opponents) != 1:
             fail(f"an SPRT tests one new bot against one old bot, not {1 + len(opponents)} "
                  f"bots; name one opponent: tourney gauntlet GAME NEW OLD --sprt {sprt}")
-        n = cap(games, out)
-        run_sprt_command(lambda: League.prepare(game, [challenger, *opponents], out=out,
-                                                games=n, seed=seed, variants=variant or [],
-                                                move_time=move_time, overage=overage,
-                                                resume=resume, kind="gauntlet",
-                                                require_isolation=require_isolation,
-                                                startup_time=startup_time,
-                                                memory_mb=memory_mb, cpu_seconds=cpu_seconds),
-                         params, fmt, workers, cluster, quiet, batch_size, game_timeout)
+        n = cap(opts.games, opts.out)
+        run_sprt_command(lambda: opts.prepare(game, bots, kind="gauntlet", games=n),
+                         params, fmt, opts.workers, opts.cluster, opts.quiet, opts.batch_size,
+                         opts.game_timeout)
         return
     if fmt != "table":
         fail("--format applies to the SPRT's verdict: add --sprt, or read the results with "
              "tourney ratings --format json")
-    _run_command(lambda: League.prepare(game, [challenger, *opponents], out=out, games=games,
-                                        seed=seed, variants=variant or [],
-                                        move_time=move_time, overage=overage, resume=resume,
-                                        kind="gauntlet", require_isolation=require_isolation,
-                                        startup_time=startup_time, memory_mb=memory_mb,
-                                        cpu_seconds=cpu_seconds),
-                 workers, cluster, quiet, batch_size, game_timeout, report, strict, as_json)
+    _run_command(lambda: opts.prepare(game, bots, kind="gauntlet"), opts)
 
 
+@options()
 def ladder_cmd(
-    game: Annotated[str, typer.Argument(help="Game name or alias (see `tourney games`).")],
-    bot: Annotated[str, typer.Argument(help="The bot to place (any bot spec; NAME=SPEC names "
-                                            "it).")],
+    game: GameArg,
+    bot: Annotated[str, typer.Argument(
+        metavar="BOT", help="The bot to place (any bot spec; NAME=SPEC names it).")],
     rungs: Annotated[list[str] | None, typer.Option(
-        "--rung", help="A rung to play instead of the built-in ones (repeat the option).")]
-    = None,
-    games: Annotated[int, typer.Option(help="Games against each rung (duplicate pairs).")]
-    = DEFAULT_LADDER_GAMES,
+        "--rung", metavar="BOT",
+        help="A rung to play instead of the built-in ones (repeat the option).")] = None,
+    games: Annotated[int, typer.Option(
+        metavar="N", help="Games against each rung (duplicate pairs).")] = LADDER_GAMES,
     out: Annotated[Path | None, typer.Option(
-        help="Results folder (default results/ladder/GAME-BOT; rerunning resumes it).")] = None,
+        metavar="DIR",
+        help="Results folder (default results/ladder/GAME-BOT; rerunning resumes it).")]
+    = None,
     workers: WorkersOpt = None,
     seed: SeedOpt = None,
     variant: VariantOpt = None,
-    move_time: LeagueMoveTimeOpt = None,
+    limits: LimitChoice = NO_LIMITS,
     quiet: QuietOpt = False,
 ) -> None:
     """Place a bot on the ladder: a gauntlet against random, greedy and mcts, then its batch
@@ -219,10 +175,10 @@ def ladder_cmd(
     opponents = rungs_for(name, rungs or RUNGS)
     if not opponents:
         fail(f"{name} is the only rung; name other rungs with --rung")
-    _run_command(lambda: League.prepare(game, [bot, *opponents], out=folder, games=games,
-                                        seed=seed, variants=variant or [],
-                                        move_time=move_time, kind="gauntlet"),
-                 workers, None, quiet)
+    opts = LeagueOptions(games=games, out=folder, workers=workers, seed=seed, variant=variant,
+                         limits=limits, quiet=quiet)
+    _run_command(lambda: opts.prepare(game, [bot, *opponents], kind="gauntlet"), opts,
+                 cluster=False)
     for line in placement_of(folder, name).lines():
         typer.echo(line)
 
@@ -273,6 +229,8 @@ def ratings_cmd(
         fail(f"--level must be between 0 and 1 (got {level}); e.g. 0.95")
     if times and fmt not in ("table", "json"):
         fail("--times prints a table or JSON; drop --times or use --format table or json")
+    from harness.league.service import ratings_text
+
     show = shown_bots(folders, versions, bot or [])
     text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability,
                                  anchor=anchor, level=level, interval=interval, los=los,
@@ -351,8 +309,12 @@ def replay_cmd(
 ) -> None:
     """Print a stored game move by move with the board (or write an HTML viewer: --html)."""
     if html is not None:
+        from harness.cli.report import write_replay_html
+
         write_replay_html(folder, game_id, html)
         return
+    from harness.league.service import replay_lines
+
     for line in replay_lines(folder, game_id, boards):
         typer.echo(line)
 

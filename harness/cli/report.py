@@ -12,10 +12,6 @@ import typer
 
 from harness.cli.options import fail
 
-ReportOpt = Annotated[bool, typer.Option(
-    "--report", help="Keep an HTML report at OUT/report.html up to date (rewritten every "
-                     "minute and at the end).")]
-
 
 def _replay_count(text: str) -> int | None:
     if text == "all":

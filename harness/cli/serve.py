@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import time
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,17 +17,15 @@ from typing import Annotated, Any
 import typer
 
 from harness.cli.options import (
+    NO_LIMITS,
     ClusterOpt,
-    LeagueCpuOpt,
-    LeagueMemoryOpt,
-    LeagueMoveTimeOpt,
-    LeagueOverageOpt,
-    LeagueStartupOpt,
+    LimitChoice,
     RequireOpt,
     SeedOpt,
     VariantOpt,
     WorkersOpt,
     fail,
+    options,
 )
 
 FolderArg = Annotated[Path, typer.Argument(help="The competition's folder.")]
@@ -37,6 +34,7 @@ LOCAL = ("127.0.0.1", "localhost", "::1")
 TOKEN_ENV = "TOURNEY_TOKEN"
 
 
+@options()
 def serve_cmd(
     folder: FolderArg,
     game: Annotated[str | None, typer.Option(
@@ -54,11 +52,7 @@ def serve_cmd(
     workers: WorkersOpt = None,
     cluster: ClusterOpt = None,
     seed: SeedOpt = None,
-    move_time: LeagueMoveTimeOpt = None,
-    overage: LeagueOverageOpt = None,
-    startup_time: LeagueStartupOpt = None,
-    memory_mb: LeagueMemoryOpt = None,
-    cpu_seconds: LeagueCpuOpt = None,
+    limits: LimitChoice = NO_LIMITS,
     require_isolation: RequireOpt = False,
 ) -> None:
     """Run a competition: entrants upload bots, the living league plays them, everyone sees the
@@ -72,8 +66,6 @@ def serve_cmd(
     from starlette.routing import Mount
 
     from harness.arena import living
-    from harness.league.limits import from_options
-    from harness.records import Limits
     from harness.serve.app import create_app
     from harness.serve.competition import Competition
     from harness.serve.db import CompetitionDB
@@ -82,15 +74,11 @@ def serve_cmd(
     fresh = not (folder / "league.json").exists()
     if fresh and game is None:
         fail(f"{folder} is not a competition yet; give --game GAME to start one there")
-    if not fresh and (any(x is not None for x in (move_time, overage, startup_time, memory_mb,
-                                                   cpu_seconds, seed)) or variant):
+    if not fresh and (limits.any() or seed is not None or variant):
         fail("the limits, --seed and --variant of a competition are chosen when it starts; "
              "leave them out to continue it")
     if game is not None:
-        limits = from_options(Limits(), move_time=move_time, overage=overage,
-                              startup_time=startup_time, memory_mb=memory_mb,
-                              cpu_seconds=cpu_seconds)
-        living.create(folder, game, variants=variant or [], seed=seed, limits=limits,
+        living.create(folder, game, variants=variant or [], seed=seed, limits=limits.over(),
                       require_isolation=require_isolation)
     config = living.load_arena(folder)
     with CompetitionDB.open(folder, create=True) as db:
@@ -290,6 +278,8 @@ def admin_settings_cmd(
 
 def _payload(bot: Path) -> tuple[str, bytes]:
     """A bot file as it is, or a bot directory zipped (its files as tourney counts them)."""
+    import zipfile
+
     from harness.bots.spec import BotSpecError, directory_files
 
     if bot.is_dir():

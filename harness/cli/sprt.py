@@ -9,24 +9,35 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from harness.cli.options import fail
-from harness.league.service import League
-from harness.stats.sprt import SPEC_HELP, SprtParams, parse_sprt
+
+if TYPE_CHECKING:
+    from harness.league.service import League
+    from harness.stats.sprt import SprtParams
+
+SPRT_EXAMPLE = "elo0=0,elo1=10,alpha=0.05,beta=0.05"
+"""The example of the --sprt help (the statistics import numpy, so the help names the keys
+itself; tests/cli check that it parses and that every key of ``parse_sprt`` is named)."""
 
 SprtOpt = Annotated[str | None, typer.Option(
-    "--sprt", help=f"Stop as soon as the SPRT accepts a hypothesis: {SPEC_HELP} (fishtest's "
-                   "meaning; one opponent only). --games is then the cap.")]
+    "--sprt", metavar="SPEC",
+    help=f"Play until the SPRT accepts a hypothesis (one opponent only; --games is then the "
+         f"cap). SPEC: the Elo difference of H0 and H1 and the error rates, as fishtest "
+         f"writes them, e.g. {SPRT_EXAMPLE}; add ,model=logistic for the logistic Elo "
+         f"model (default model=normalized).")]
 SprtFormatOpt = Annotated[str, typer.Option(
-    "--format", "-f", help="How to print the SPRT's result: table or json.")]
+    "--format", "-f", metavar="FORMAT", help="How to print the SPRT's result: table or json.")]
 FORMATS = ("table", "json")
 
 
 def sprt_params(spec: str, fmt: str) -> SprtParams:
     """The parsed --sprt setting; bad input stops the command with one line."""
+    from harness.stats.sprt import parse_sprt
+
     if fmt not in FORMATS:
         fail(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
     try:

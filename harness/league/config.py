@@ -193,9 +193,12 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
 
 
 def _options(limits: dict[str, Any], keys: list[str]) -> str:
-    """Limits as the league's options write them (memory in MB)."""
-    return " ".join(f"--memory-mb {limits[k] >> 20}" if k == "memory_bytes"
-                    else f"--{k.replace('_', '-')} {limits[k]}" for k in keys)
+    """Limits as the league's options write them (memory in MB); a limit no option sets (an
+    older tourney's) by its field name."""
+    from harness.league.limits import BY_FIELD, as_options
+
+    unset = " ".join(f"{k}={limits[k]}" for k in keys if k not in BY_FIELD)
+    return " ".join(filter(None, [as_options({k: limits[k] for k in keys}), unset]))
 
 
 def _check_bot_limits(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> None:

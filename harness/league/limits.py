@@ -1,52 +1,48 @@
-"""Limits per bot: ``NAME=SPEC@move-time=0.5,memory-mb=512`` on the league's command line.
+"""Limits given by a user: ``--move-time 0.5`` on a command, ``NAME=SPEC@move-time=0.5`` on one
+bot of a league, both made from the one table :data:`harness.records.LIMIT_OPTIONS`.
 
-The keys are the names of the options of ``tourney play`` without their dashes, so one word
-means one thing everywhere. :func:`split_limits` takes them off a bot argument;
-:func:`apply_overrides` lays them over the league's limits. A league stores the overrides per
-bot name in ``league.json`` (``bot_limits``), in the field names of
-:class:`harness.records.Limits`.
+The keys after a bot's ``@`` are the option words without their dashes, so one word means one
+thing everywhere. :func:`split_limits` takes them off a bot argument; :func:`apply_overrides`
+lays them over the league's limits; :func:`from_options` lays a command's options over a base.
+A league stores the overrides per bot name in ``league.json`` (``bot_limits``), in the field
+names of :class:`harness.records.Limits`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from harness.records import Limits, TourneyError
+from harness.records import LIMIT_OPTIONS, LimitOption, Limits, TourneyError
+
+BY_WORD: dict[str, LimitOption] = {option.word: option for option in LIMIT_OPTIONS}
+BY_FIELD: dict[str, LimitOption] = {option.field: option for option in LIMIT_OPTIONS}
+KEYS = tuple(BY_WORD)
 
 
 class LimitError(TourneyError):
     """A limit that cannot be used; one line naming it and the fix."""
 
 
-def _positive(value: float) -> bool:
-    return value > 0
-
-
-# option word -> (Limits field, parse, check, what the check wants)
-_KEYS: dict[str, tuple[str, Callable[[str], Any], Callable[[float], bool], str]] = {
-    "move-time": ("move_time", float, _positive, "positive seconds"),
-    "overage": ("overage", float, lambda v: v >= 0, "0 or more seconds"),
-    "startup-time": ("startup_time", float, _positive, "positive seconds"),
-    "memory-mb": ("memory_bytes", int, lambda v: v >= 16, "at least 16 (MB)"),
-    "cpu-seconds": ("cpu_seconds", int, lambda v: v >= 1, "at least 1 (seconds)"),
-}
-KEYS = tuple(_KEYS)
-
-
-def parse_limit(key: str, text: str, where: str) -> tuple[str, float | int]:
-    """``move-time``, ``"0.5"`` -> ``("move_time", 0.5)``; memory in MB becomes bytes."""
-    if key not in _KEYS:
+def parse_limit(key: str, text: str, where: str | None = None) -> tuple[str, float | int]:
+    """``move-time``, ``"0.5"`` -> ``("move_time", 0.5)``; memory in MB becomes bytes.
+    ``where``: the bot argument it came from (None: the command's option ``--KEY``)."""
+    option = BY_WORD.get(key)
+    if option is None:
         raise LimitError(f"unknown limit {key!r} in {where}; choose from {', '.join(KEYS)}")
-    field, parse, check, wanted = _KEYS[key]
+    said = f"{key}={text} in {where}" if where is not None else f"--{key} {text}"
     try:
-        value = parse(text)
+        value = option.number(text)
     except ValueError:
-        raise LimitError(f"{key}={text} in {where}: not a number; give {wanted}") from None
-    if not check(value):
-        raise LimitError(f"{key}={text} in {where}: give {wanted}")
-    return field, (value << 20 if field == "memory_bytes" else value)
+        raise LimitError(f"{said}: not a number; give {option.wanted}") from None
+    return _checked(option, value, said)
+
+
+def _checked(option: LimitOption, value: float, said: str) -> tuple[str, float | int]:
+    if not option.check(value):
+        raise LimitError(f"{said}: give {option.wanted}")
+    return option.field, option.to_field(value)
 
 
 def split_limits(text: str) -> tuple[str, dict[str, float | int]]:
@@ -77,19 +73,35 @@ def apply_overrides(base: Limits, overrides: Mapping[str, float | int]) -> Limit
     return dataclasses.replace(base, **fields) if fields else base
 
 
+def in_words(limits: Mapping[str, float | int], sep: str = "=") -> list[str]:
+    """Limits given by field name as the command line writes them, in the table's order:
+    ``["move-time=0.2", "memory-mb=512"]`` (``sep=" "`` and a ``--`` prefix for options)."""
+    return [f"{option.word}{sep}{option.from_field(limits[option.field]):g}"
+            for option in LIMIT_OPTIONS if option.field in limits]
+
+
 def describe(overrides: Mapping[str, float | int]) -> str:
     """The overrides as the command line writes them (``move-time=0.2,memory-mb=512``)."""
-    words = {field: key for key, (field, *_rest) in _KEYS.items()}
-    return ",".join(
-        f"{words.get(k, k)}={int(v) >> 20 if k == 'memory_bytes' else v:g}"
-        for k, v in sorted(overrides.items()))
+    return ",".join(in_words(overrides))
 
 
-def from_options(base: Limits, *, move_time: float | None = None,
-                 overage: float | None = None, startup_time: float | None = None,
-                 memory_mb: int | None = None, cpu_seconds: int | None = None) -> Limits:
-    """``base`` with the limit options a command was given (None: not given) laid over it."""
-    given = {"move-time": move_time, "overage": overage, "startup-time": startup_time,
-             "memory-mb": memory_mb, "cpu-seconds": cpu_seconds}
-    return apply_overrides(base, dict(parse_limit(key, str(value), f"--{key}")
-                                      for key, value in given.items() if value is not None))
+def as_options(limits: Mapping[str, float | int]) -> str:
+    """Limits as a command's options write them (``--move-time 0.2 --memory-mb 512``)."""
+    return " ".join(f"--{word}" for word in in_words(limits, sep=" "))
+
+
+def from_options(base: Limits, **given: float | int | None) -> Limits:
+    """``base`` with the limit options a command was given laid over it; ``given`` by the
+    options' Python names (``move_time=0.5``, ``memory_mb=512``), None: not given."""
+    by_name = {option.name: option for option in LIMIT_OPTIONS}
+    unknown = sorted(set(given) - set(by_name))
+    if unknown:
+        raise TypeError(f"not a limit option: {', '.join(unknown)}")
+    return apply_overrides(base, dict(
+        _checked(by_name[name], value, f"--{by_name[name].word} {_shown(value)}")
+        for name, value in given.items() if value is not None))
+
+
+def _shown(value: float) -> str:
+    """A number as the user typed it (typer hands -1 to a float option as -1.0)."""
+    return str(int(value)) if float(value).is_integer() else str(value)

@@ -221,8 +221,9 @@ def _pct(x: float) -> str:
 
 
 def report_lines(run: SprtRun) -> list[str]:
-    """The verdict and its figures, one line each (see docs/statistics.md, "Is my bot better?"): first the
-    figures that account for the test's stopping rule, then the fixed-sample ones, labelled."""
+    """The verdict and its figures, one line each (see docs/statistics.md, "Is my bot
+    better?"): first the figures that account for the test's stopping rule, then the
+    fixed-sample ones, labelled."""
     g, t = run.gate, run.gate.test
     p, s, m = t.params, t.summary(run.level), run.stopped()
     counts = ", ".join(f"{k}: {c}" for k, c in zip(("0", "½", "1", "1½", "2"), t.counts,

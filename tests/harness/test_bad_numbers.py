@@ -63,9 +63,14 @@ def test_a_bad_value_is_one_line_and_status_2(args: list[str], tmp_path: Path,
 
 
 def test_a_usage_error_names_the_option_and_where_help_is() -> None:
+    result = runner.invoke(app, ["validate", "random", "--game", "bl", "--games", "0"])
+    assert result.stderr == ("tourney: error: Invalid value for '--games': Input should be "
+                             "greater than or equal to 1 (see `tourney validate --help`)\n")
+
+
+def test_a_limit_out_of_range_names_the_option_and_what_it_takes() -> None:
     result = runner.invoke(app, ["play", "bl", "random", "random", "--memory-mb", "1"])
-    assert result.stderr == ("tourney: error: Invalid value for '--memory-mb': Input should be "
-                             "greater than or equal to 16 (see `tourney play --help`)\n")
+    assert result.stderr == "tourney: error: --memory-mb 1: give at least 16 MB\n"
 
 
 def test_a_huge_games_is_refused_with_the_figure_before_memory_grows(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_bench_names_the_sections_when_one_is_unknown() -> None:
     assert result.exit_code == 2
     assert result.stderr == ("tourney: error: unknown bench section 'nosuch'; choose from "
                              "battleline, warchest, mcts, sandbox, league, eta, cluster, stats, "
-                             "matchmaking, arena\n")
+                             "matchmaking, arena, serve, startup\n")
 
 
 @pytest.mark.parametrize("error", [TourneyError("the message"), StoreError("the message")])

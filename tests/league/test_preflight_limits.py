@@ -97,7 +97,7 @@ def test_limit_syntax() -> None:
     assert split_limits("bot.py") == ("bot.py", {})
     for bad, words in [("b.py@speed=2", "unknown limit 'speed'"),
                        ("b.py@move-time=fast", "not a number"),
-                       ("b.py@move-time=0", "positive"),
+                       ("b.py@move-time=0", "at least 0.001 seconds"),
                        ("b.py@memory-mb=1", "at least 16")]:
         with pytest.raises(LimitError, match=words):
             split_limits(bad)

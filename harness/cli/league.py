@@ -87,6 +87,10 @@ def league_cmd(
              "own (any limit option's word).")] = None,
     opts: LeagueOptions = LEAGUE_DEFAULTS,
     sprt: SprtOpt = None,
+    mixed_teams: Annotated[bool, typer.Option(
+        "--mixed-teams", help="In a game of two teams (War Chest for four): teams of two "
+                              "different bots; every four bots play each deal in every split "
+                              "into teams, from both sides (--games: a multiple of 6).")] = False,
 ) -> None:
     """Round robin: every pair of bots plays --games games; results go to --out.
 
@@ -99,7 +103,7 @@ def league_cmd(
                  f"{len(bots or [])} bots; run tourney gauntlet GAME NEW OLD --sprt {sprt}")
         _gauntlet(game or "", (bots or [])[0], (bots or [])[1:], opts, sprt, "table")
         return
-    _run_command(lambda: opts.prepare(game, bots or []), opts)
+    _run_command(lambda: opts.prepare(game, bots or [], mixed_teams=mixed_teams or None), opts)
 
 
 @options(out=Path("results/gauntlet"))

@@ -157,7 +157,8 @@ class LeagueOptions:
     as_json: JsonOpt = False
 
     def prepare(self, game: str | None, bots: Sequence[str], *, kind: str = "round-robin",
-                games: int | None = None, out: Path | None = None) -> League:
+                games: int | None = None, out: Path | None = None,
+                mixed_teams: bool | None = None) -> League:
         """The league these options describe (:meth:`League.prepare`); ``games`` and ``out``
         replace the options' own."""
         from harness.league.service import League
@@ -166,7 +167,8 @@ class LeagueOptions:
             game, bots, out=out if out is not None else self.out,
             games=games if games is not None else self.games, seed=self.seed,
             variants=self.variant or [], resume=self.resume, kind=kind,
-            require_isolation=self.require_isolation, **self.limits.kwargs())
+            require_isolation=self.require_isolation, mixed_teams=mixed_teams,
+            **self.limits.kwargs())
 
 
 LEAGUE_DEFAULTS = LeagueOptions()

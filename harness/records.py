@@ -195,6 +195,17 @@ class GameRecord:
     logs: list[str] = field(default_factory=list)  # per seat: the bot's captured output (tail)
     teams: list[int] = field(default_factory=list)  # per seat, as the game declares its teams
 
+    def result_line(self) -> str:
+        """One line: who won and why the game ended (``tourney play``, the human seat)."""
+        how = self.termination.value.replace("_", " ")
+        if self.offender is not None:
+            return (f"seat {self.offender} ({self.seats[self.offender]}) forfeits: {how}; "
+                    f"{self.reason}")
+        if not self.winners:
+            return f"draw ({how}): {self.reason}"
+        who = " and ".join(f"seat {s} ({self.seats[s]})" for s in self.winners)
+        return f"{who} {'win' if len(self.winners) > 1 else 'wins'} ({how}): {self.reason}"
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["termination"] = self.termination.value

@@ -93,6 +93,19 @@ class ArenaError(TourneyError):
     """A living league that cannot do what was asked; one clear line for the user."""
 
 
+@contextlib.contextmanager
+def write_transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One transaction that takes the write lock at once (no lost update between processes);
+    rolled back whole on any error."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 def now() -> str:
     """The time as the registry stores it (UTC, ISO 8601, seconds)."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -176,16 +189,8 @@ class Registry:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One transaction that takes the write lock at once (no lost update between processes)."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return write_transaction(self._db)
 
     # ------------------------------------------------------------------ reading
 

@@ -96,18 +96,6 @@ def seat_refs(specs: Sequence[str], sandbox_builtins: bool = False) -> tuple[Bot
     return tuple(refs)
 
 
-def describe_result(record: GameRecord) -> str:
-    """One line: who won and why the game ended."""
-    how = record.termination.value.replace("_", " ")
-    if record.offender is not None:
-        return (f"seat {record.offender} ({record.seats[record.offender]}) forfeits: {how}; "
-                f"{record.reason}")
-    if not record.winners:
-        return f"draw ({how}): {record.reason}"
-    who = " and ".join(f"seat {s} ({record.seats[s]})" for s in record.winners)
-    return f"{who} {'win' if len(record.winners) > 1 else 'wins'} ({how}): {record.reason}"
-
-
 def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequence[str] = (),
              limits: Limits = _DEFAULTS, show: bool = False, sandbox_builtins: bool = False,
              log_dir: Path | None = None) -> GameRecord:
@@ -255,7 +243,7 @@ def play_cmd(
         typer.echo(f"sandbox: {isolation_line(chosen)}")
     typer.echo(f"{record.decisions} decisions, {record.duration:.2f} s; "
                f"scores {[round(s, 2) for s in record.scores]}")
-    typer.echo(describe_result(record))
+    typer.echo(record.result_line())
     if stored is not None:
         typer.echo(f"stored in {stored} as game {record.game_id}; replay it with: tourney "
                    f"replay {stored} {record.game_id} --html replay.html")

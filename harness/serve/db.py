@@ -28,7 +28,6 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -166,15 +165,10 @@ class CompetitionDB:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        from harness.arena.registry import write_transaction
+
+        return write_transaction(self._db)
 
     # ------------------------------------------------------------------ accounts
 

@@ -244,7 +244,7 @@ class Session:
                                           "is not stored",
                     "winners": [], "returns": [], "scores": [], "termination": "",
                     "reason": "", "replay": ""}
-        return {"text": result_text(record), "winners": record.winners,
+        return {"text": record.result_line(), "winners": record.winners,
                 "returns": record.returns, "scores": record.scores,
                 "termination": record.termination.value, "reason": record.reason,
                 "game_id": record.game_id,
@@ -258,18 +258,6 @@ def _duration(seconds: float) -> str:
     else:
         value, unit = seconds, "second"
     return f"{value:g} {unit}{'' if value == 1 else 's'}"
-
-
-def result_text(record: GameRecord) -> str:
-    """One line: who won and why the game ended."""
-    how = record.termination.value.replace("_", " ")
-    if record.offender is not None:
-        return (f"seat {record.offender} ({record.seats[record.offender]}) forfeits: {how}; "
-                f"{record.reason}")
-    if not record.winners:
-        return f"draw ({how}): {record.reason}"
-    who = " and ".join(f"seat {s} ({record.seats[s]})" for s in record.winners)
-    return f"{who} {'win' if len(record.winners) > 1 else 'wins'} ({how}): {record.reason}"
 
 
 class HumanGames:

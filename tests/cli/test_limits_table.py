@@ -66,11 +66,12 @@ def test_a_value_below_the_minimum_is_refused_by_both(limit: object) -> None:
 
 
 def test_the_league_commands_share_one_options_object(tmp_path: Path) -> None:
-    """`league` and `gauntlet` declare no option of their own but --sprt and --format."""
+    """`league` and `gauntlet` declare no option of their own but --sprt, --format and
+    --mixed-teams (a round robin's only)."""
     league = {p.name for p in click_command(["league"]).params}
     gauntlet = {p.name for p in click_command(["gauntlet"]).params}
-    assert league - {"game", "bots", "sprt"} == gauntlet - {"game", "challenger", "opponents",
-                                                            "sprt", "fmt"}
+    assert league - {"game", "bots", "sprt", "mixed_teams"} == gauntlet - {
+        "game", "challenger", "opponents", "sprt", "fmt"}
     result = CliRunner().invoke(app, ["gauntlet", "bl", "random", "greedy", "-n", "2",
                                       "--move-time", "0.5", "--memory-mb", "256", "-q",
                                       "--workers", "0", "--out", str(tmp_path / "g")])

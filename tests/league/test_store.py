@@ -169,7 +169,7 @@ def test_unfinished_batches_and_temp_files_are_cleared(tmp_path: Path) -> None:
     ({"variant": {"rules": "tactics"}}, "variant rules=standard, not rules=tactics"),
     ({"rules_version": "2"}, "rules 1, but the engine is now at rules 2"),
     ({"seed": 5}, "--seed 1, not --seed 5"),
-    ({"limits": Limits(move_time=3.0)}, "--move-time 1.0, not --move-time 3.0"),
+    ({"limits": Limits(move_time=3.0)}, "--move-time 1, not --move-time 3"),
     ({"bots": [BotRef("a", "random", "changed")]}, "bot 'a' changed"),
 ])
 def test_another_league_is_refused(tmp_path: Path, change: dict[str, object],

@@ -224,7 +224,7 @@ def test_hostile_text_is_shown_as_text(site: Site) -> None:
     assert "<b onclick" not in page and "<img src=x" not in page
     assert "&lt;b onclick=alert(1)&gt;{{7*7}}.py" in page
     assert "&lt;img src=x onerror=alert(2)&gt;" in page
-    assert "49" not in page.replace("2049", "")  # no template evaluated
+    assert page.count("{{7*7}}") >= 2  # the name and the reason, not evaluated
     csp = site.client.get("/me").headers["content-security-policy"]
     script = next(part for part in csp.split(";") if "script-src" in part)
     assert script.strip() == "script-src 'self'"  # no inline script could run

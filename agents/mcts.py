@@ -59,9 +59,8 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
 
 * ``iters``: tree iterations, or reply-ply trials, per decision; the default is the game's
   (Battle Line: 128 trials, the best 16 actions in 8 worlds, about 50 ms; otherwise 200
-  iterations). The
-  default is a fixed budget, so a game is reproducible from its seed whatever the machine's
-  load; the time limit still caps it.
+  iterations). The default is a fixed budget, so a game is reproducible from its seed
+  whatever the machine's load; the clock is only a safety net (below).
 * ``ms``: time per decision in milliseconds instead of a fixed budget (``ms=200``).
 * ``reply``: 1 for the reply ply, 0 for the tree (default: the game's hook; a game without an
   evaluation always searches the tree).
@@ -82,12 +81,21 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
   untried action a node expands first; ``widen`` (default: the game's hook; War Chest 0.25,
   otherwise 0 = none): the progressive widening factor below the root.
 
-Whatever the budget, each decision stops by the time ``start(info)`` allows: ``move_time``
-less a safety margin, never counting on the overage bank (which only absorbs hiccups).
+**The clock is a safety net, not a budget.** A fixed budget (the default, or ``iters``) ends the
+search by counting iterations, so the same seed gives the same game whatever the machine's
+load. The clock stops a decision only when its next iteration would pass 90 % of the
+``move_time`` that ``start(info)`` gave (at least 20 ms short of it), never counting on the
+overage bank: at the default budgets a decision takes about a tenth of the default 1 s move
+time on an idle core, so the net fires only on a machine slowed several times over. When it
+fires, the decision keeps to the move time and plays on what it has searched, the bot counts
+it (``clock_cuts``; ``last_cut``), and the first of a game is logged as a warning: from there
+that game is no longer the one its seed gives elsewhere. With ``ms`` the clock is the budget
+(capped by the same net), so a timed bot's strength follows the machine's load.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
@@ -109,8 +117,9 @@ Policy = Callable[[State, list[str], random.Random], str]
 Evaluate = Callable[[State], list[float]]
 
 DEFAULT_ITERS = 200
-_SAFETY_FRACTION = 0.7  # of move_time: the rest covers the wire, the referee and load spikes
-_SAFETY_FLOOR = 0.02  # seconds always left unused
+_NET_FRACTION = 0.9  # of move_time: the clock's safety net (a normal decision never reaches it)
+_SAFETY_FLOOR = 0.02  # seconds of the move time always left unused (the wire, the referee)
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -181,10 +190,14 @@ class MctsBot:
         self.game_name = ""
         self.hooks = Hooks()
         self.last_iterations = 0  # iterations of the latest decision (for benches and tests)
+        self.last_cut = False  # whether the clock's safety net cut the latest decision short
+        self.clock_cuts = 0  # decisions of this game the safety net cut short of the budget
+        self.decisions = 0  # decisions of this game (with more than one legal action)
 
     def start(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(info.get("rng_seed", 0))
         self.move_time = float(info.get("limits", {}).get("move_time", 1.0))
+        self.clock_cuts = self.decisions = 0
         self._load(str(info["game"]))
 
     def _load(self, game: str) -> None:
@@ -193,11 +206,29 @@ class MctsBot:
         registry.get(game)  # import the engine now, not inside the first decision's time
 
     def time_allowed(self) -> float:
-        """Seconds this decision may search: the budget, capped by the move time's safe part."""
-        cap = max(0.0, min(self.move_time * _SAFETY_FRACTION, self.move_time - _SAFETY_FLOOR))
+        """Seconds this decision may search. With a fixed budget (the default) this is only the
+        safety net, 90 % of the move time (at least the floor short of it), which a normal
+        decision never reaches: the budget, not the clock, ends the search, so the game is the
+        same whatever the load. With ``ms``, that time, capped by the same net."""
+        net = max(0.0, min(self.move_time * _NET_FRACTION, self.move_time - _SAFETY_FLOOR))
         if self.ms is not None:
-            return min(self.ms / 1000.0, cap)
-        return cap
+            return min(self.ms / 1000.0, net)
+        return net
+
+    def _finished(self, done: int, budget: int, started: float) -> None:
+        """Count the decision, and whether the safety net cut a fixed budget short (the search
+        set ``last_cut``; counted per game in ``clock_cuts``; the first of a game is logged, as
+        from there the game is no longer the one its seed gives on an unloaded machine)."""
+        self.decisions += 1
+        self.last_cut = self.last_cut and self.ms is None
+        if self.last_cut:
+            self.clock_cuts += 1
+            if self.clock_cuts == 1:
+                _log.warning(
+                    "mcts: the clock's safety net stopped a decision at %d of %d iterations "
+                    "after %.0f ms (move time %.0f ms): the machine is too loaded for this "
+                    "budget, and this game is no longer reproducible from its seed", done,
+                    budget, 1000 * (time.perf_counter() - started), 1000 * self.move_time)
 
     def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
         started = time.perf_counter()
@@ -209,8 +240,11 @@ class MctsBot:
         deadline = started + self.time_allowed()
         reply = self.hooks.reply if self.reply is None else bool(self.reply)
         if reply and self.hooks.evaluate is not None:  # a game without one searches the tree
-            return self.reply_search(observation, legal_actions, deadline)
+            action = self.reply_search(observation, legal_actions, deadline)
+            self._finished(self.last_iterations, self.budget(), started)
+            return action
         stats = self.search(observation, legal_actions, deadline)
+        self._finished(self.last_iterations, self.budget(), started)
         if not stats:
             return self.rng.choice(legal_actions)
         return max(legal_actions, key=lambda a: _rank(stats.get(a)))
@@ -270,6 +304,7 @@ class MctsBot:
             slowest = max(slowest * 0.9, later - now)
             now = later
         self.last_iterations = done
+        self.last_cut = done < budget
         # the actions are compared on the same worlds: a world the budget ended inside would
         # favour or sink only the actions it reached (a deal moves every result together)
         scores, reached = (totals, width) if done >= width else (latest, done)
@@ -325,6 +360,7 @@ class MctsBot:
             slowest = max(slowest * 0.9, later - now)  # an iteration must fit before the deadline
             now = later
         self.last_iterations = done
+        self.last_cut = done < budget
         return root.children
 
     def _seed_root(self, root: _Node, world: State, me: int, legal: list[str],

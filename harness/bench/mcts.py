@@ -158,8 +158,28 @@ def calibrate(game: str, variant: dict[str, str], options: str, ms: float = 50.0
     return _within(game, positions(game, variant, count), options, ms)
 
 
+def headroom(game: str, states: list[State], move_time: float = 1.0) -> tuple[float, float]:
+    """The slowest default decision over ``states`` in seconds (one core, as loaded as the
+    machine is now), and how many times slower the machine could run before that decision
+    reached the safety net at ``move_time`` (the point past which a fixed budget stops being
+    reproducible from its seed)."""
+    slowest = 0.0
+    for i, state in enumerate(states):
+        bot = MctsBot()
+        seat = state.current_player
+        bot.start({"game": game, "seat": seat, "rng_seed": i,
+                   "limits": {"move_time": 600.0, "overage": 0.0}})
+        t0 = time.perf_counter()
+        bot.act(state.observation(seat), state.legal_actions())
+        slowest = max(slowest, time.perf_counter() - t0)
+    bot = MctsBot()
+    bot.move_time = move_time
+    return slowest, bot.time_allowed() / max(slowest, 1e-9)
+
+
 def run(quick: bool) -> None:
-    """Print search iterations/s (and per 50 ms) and the samples/s it relies on, per game."""
+    """Print search iterations/s (and per 50 ms) and the samples/s it relies on, per game, and
+    the default budget's headroom under the clock's safety net."""
     for game, variant in GAMES:
         label = game + "".join(f" {k}={v}" for k, v in variant.items())
         states = positions(game, variant, 3 if quick else 8)
@@ -175,6 +195,10 @@ def run(quick: bool) -> None:
                    f"{len(states)} positions of greedy play")
             figure(f"{name} in 50 ms", _within(game, states, options, 50.0), unit,
                    "what ms=50 reaches: the iters equivalent of a 50 ms budget")
+        slowest, factor = headroom(game, states)
+        figure(f"{label} mcts slowest default decision", 1000 * slowest, "ms",
+               f"the safety net at 1 s move time is {factor:.1f} times that: a machine that much "
+               f"slower cuts it (load {os.getloadavg()[0]:.1f})")
         sampler = registry.get(game)
         rng = random.Random(0)
         reps = 50 if quick else 300

@@ -25,6 +25,7 @@ from games.battleline.formations import best_rank
 from games.battleline.state import BattleLineState
 from harness.bots.runner import load_bot_file
 from tests.harness import toygame
+from tests.patience import patience
 
 AGENTS = Path(mcts.__file__).resolve().parent
 
@@ -169,7 +170,32 @@ def test_the_search_stops_inside_the_move_time(monkeypatch: pytest.MonkeyPatch, 
     action = bot.act(state.observation(0), state.legal_actions())
     assert action in state.legal_actions()
     assert 0 < bot.last_iterations < 100_000  # it searched, and the clock stopped it
-    assert clock.now <= move_time * 0.8  # the margin is kept, the overage bank never touched
+    assert clock.now < move_time - 0.01  # the margin is kept, the overage bank never touched
+    assert bot.last_cut and bot.clock_cuts == 1  # the safety net fired, and was counted
+
+
+@pytest.mark.parametrize("reply", [0, 1])
+def test_a_budget_that_ends_before_the_safety_net_is_never_cut(
+        monkeypatch: pytest.MonkeyPatch, reply: int) -> None:
+    """A decision whose fixed budget ends at about 80 % of its move time on a slow machine
+    (every clock reading 2 ms after the last) runs its whole budget: the clock is a safety
+    net at 90 %, not a second budget that a loaded machine reaches at a load-dependent point."""
+    state = registry.get("battleline").new_game(2)
+    probe = MctsBot(iters=120, reply=reply, top=6)
+    probe.start({"game": "battleline", "seat": 0, "rng_seed": 0,
+                 "limits": {"move_time": 600.0, "overage": 0.0}})
+    clock = _FakeClock(0.002)
+    monkeypatch.setattr(mcts, "time", clock)
+    searched = probe.act(state.observation(0), state.legal_actions())
+    took = clock.now  # the fake seconds the whole budget takes
+    assert probe.last_iterations == 120 and not probe.last_cut
+    bot = MctsBot(iters=120, reply=reply, top=6)
+    bot.start({"game": "battleline", "seat": 0, "rng_seed": 0,
+               "limits": {"move_time": took / 0.8, "overage": 0.0}})
+    clock.now = 0.0
+    assert bot.act(state.observation(0), state.legal_actions()) == searched
+    assert clock.now < took / 0.8  # and still inside the move time
+    assert bot.last_iterations == 120 and not bot.last_cut and bot.clock_cuts == 0
 
 
 def test_a_move_time_too_small_to_search_still_answers_at_once(
@@ -492,3 +518,51 @@ def test_expand_and_widen_options_are_checked() -> None:
         MctsBot(expand="best")
     with pytest.raises(ValueError, match="0 \\(no widening\\) or a positive factor"):
         MctsBot(widen=-1.0)
+
+
+def _burn() -> None:
+    """A busy loop: one process of artificial load."""
+    while True:
+        pass
+
+
+def _seeded_game(game: str, seed: int, plies: int, move_time: float) -> tuple[list[str], int]:
+    """The first ``plies`` moves of default ``mcts`` against default ``mcts`` (its own seed per
+    seat), and the decisions the clock's safety net cut short."""
+    state = registry.get(game).new_game(seed)
+    bots = [MctsBot() for _ in range(state.num_players)]
+    for seat, bot in enumerate(bots):
+        bot.start({"game": game, "seat": seat, "rng_seed": seed * 10 + seat,
+                   "limits": {"move_time": move_time, "overage": 10.0}})
+    while not state.is_terminal() and len(state.history) < plies:
+        seat = state.current_player
+        state.apply(bots[seat].act(state.observation(seat), state.legal_actions()))
+    return list(state.history), sum(bot.clock_cuts for bot in bots)
+
+
+@pytest.mark.parametrize(("game", "plies"), [("battleline", 24), ("warchest", 16)])
+def test_the_default_budget_plays_the_same_game_from_the_same_seed_under_load(
+        game: str, plies: int) -> None:
+    """The same seeded game, played on a quiet machine and with three busy processes on it
+    (more than the cores of a small machine), is the same move for move: the default is a
+    fixed budget, and the clock's safety net (90 % of the move time) is never reached. The move
+    time is the league's 1 s stretched by the machine's load (the burners at most halve an
+    idle two-core machine's speed, on top of it): a default decision takes a tenth of it on
+    an idle core, so a cut here would be the net reached early, or the clock read elsewhere."""
+    import multiprocessing
+
+    move_time = patience(2.0)
+    quiet, quiet_cuts = _seeded_game(game, 17, plies, move_time)
+    burners = [multiprocessing.get_context("fork").Process(target=_burn, daemon=True)
+               for _ in range(3)]
+    for burner in burners:
+        burner.start()
+    try:
+        loaded, loaded_cuts = _seeded_game(game, 17, plies, move_time)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.join()
+    assert len(quiet) == plies
+    assert (loaded_cuts, quiet_cuts) == (0, 0)
+    assert loaded == quiet

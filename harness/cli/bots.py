@@ -96,23 +96,32 @@ def seat_refs(specs: Sequence[str], sandbox_builtins: bool = False) -> tuple[Bot
     return tuple(refs)
 
 
+def _table(game_name: str, variants: Sequence[str], seed: int, seats: int, fix: str
+           ) -> tuple[Game, dict[str, str], State]:
+    """The game, its variant and its first position, when ``seats`` players can sit at it;
+    :class:`UsageError` otherwise (a game may also refuse a combination of options, such as
+    schotten-totten with players=3)."""
+    from games.protocol import VariantError
+
+    game, variant = resolve_game(game_name, variants)
+    try:
+        initial = game.new_game(seed, **variant)
+    except VariantError as exc:
+        raise UsageError(str(exc)) from None
+    if seats != initial.num_players:
+        raise UsageError(f"{game.info.name} with {variant or 'its default rules'} needs "
+                         f"{initial.num_players} bots, got {seats}; give {fix}")
+    return game, variant, initial
+
+
 def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequence[str] = (),
              limits: Limits = _DEFAULTS, show: bool = False, sandbox_builtins: bool = False,
              log_dir: Path | None = None) -> GameRecord:
     """Play one game (``tourney play``); raises :class:`UsageError` for anything unplayable."""
-    from games.protocol import VariantError
     from harness.match.placement import pinned_here
     from harness.match.referee import play_game
 
-    game, variant = resolve_game(game_name, variants)
-    try:  # a game may refuse a combination of options (schotten-totten with players=3)
-        initial = game.new_game(seed, **variant)
-    except VariantError as exc:
-        raise UsageError(str(exc)) from None
-    players = initial.num_players
-    if len(bots) != players:
-        raise UsageError(f"{game.info.name} with {variant or 'its default rules'} needs "
-                        f"{players} bots, got {len(bots)}; give one bot per seat")
+    game, variant, initial = _table(game_name, variants, seed, len(bots), "one bot per seat")
     refs = seat_refs(bots, sandbox_builtins)
     spec = GameSpec(f"play-{game.info.name}-{seed}", game.info.name, variant, seed, refs,
                     limits=limits)
@@ -143,18 +152,10 @@ def play_human(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequ
     import getpass
     import webbrowser
 
-    from games.protocol import VariantError
     from harness.serve.human import default_store, serve_local
 
-    game, variant = resolve_game(game_name, variants)
-    try:
-        initial = game.new_game(seed, **variant)
-    except VariantError as exc:
-        raise UsageError(str(exc)) from None
-    players = initial.num_players
-    if len(bots) != players:
-        raise UsageError(f"{game.info.name} with {variant or 'its default rules'} needs "
-                         f"{players} seats, got {len(bots)}; give one bot (or human) per seat")
+    game, variant, _ = _table(game_name, variants, seed, len(bots),
+                              "one bot (or human) per seat")
     humans = [seat for seat, text in enumerate(bots) if text == HUMAN]
     if len(humans) != 1:
         raise UsageError(f"give exactly one seat as {HUMAN}, not {len(humans)}")

@@ -28,6 +28,16 @@ CHECK_SECONDS = 600.0  # the longest an entry check may take before it is stoppe
 RESTART_SECONDS = 5.0  # a league that died is started again after this long
 
 
+def wait_or_kill(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait for a child (its own process group) to end; past ``timeout``, kill the group."""
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 def child_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "harness.serve.child", str(os.getpid()), *args]
 
@@ -77,12 +87,7 @@ class ArenaProcess:
         if proc is None or proc.poll() is not None:
             return
         proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        wait_or_kill(proc, timeout)
 
     def close(self) -> None:
         self._closed.set()
@@ -122,12 +127,7 @@ class Checker:
                 proc = subprocess.Popen(child_command("check", str(self.folder), bot),
                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                         start_new_session=True)
-                try:
-                    proc.wait(CHECK_SECONDS)
-                except subprocess.TimeoutExpired:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+                wait_or_kill(proc, CHECK_SECONDS)
         finally:
             with self._lock:
                 self._queued.discard(bot)

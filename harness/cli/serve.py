@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,6 +27,11 @@ from harness.cli.options import (
     fail,
     options,
 )
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from harness.serve.competition import Competition
 
 FolderArg = Annotated[Path, typer.Argument(help="The competition's folder.")]
 NameArg = Annotated[str, typer.Argument(help="The entrant's name (letters, digits, - and _).")]
@@ -168,7 +173,7 @@ def _server(app: Any) -> Any:
                                  timeout_graceful_shutdown=5))
 
 
-def _human_app(competition: Any) -> Any:
+def _human_app(competition: Competition) -> Starlette:
     """The human seat (``/play``): an entrant plays any admitted bot (docs/human.md)."""
     from harness.serve.app import csrf_of, user_of
     from harness.serve.human import human_app

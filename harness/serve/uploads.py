@@ -164,6 +164,7 @@ def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> N
                     raise ServeError(f"the archive's entry {info.filename[:80]!r} holds more "
                                      f"than it declares; the archive is refused", 422)
                 out.write(chunk)
+    # NotImplementedError: zipfile's answer to a compression method it cannot decompress
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
         raise ServeError(f"the archive's entry {info.filename[:80]!r} cannot be unpacked "
                          f"({exc}); zip the bot's folder again", 422) from None

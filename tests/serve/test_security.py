@@ -140,6 +140,18 @@ def _encrypted() -> bytes:
     return bytes(data)
 
 
+def _unknown_method() -> bytes:
+    """A member stored with a compression method zipfile cannot decompress (98, PPMd)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as out:
+        out.writestr("bot/bot.py", BOT)
+    data = bytearray(buffer.getvalue())
+    for sig, at in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        where = data.find(sig) + at
+        data[where:where + 2] = struct.pack("<H", 98)
+    return bytes(data)
+
+
 HOSTILE_ZIPS = {
     "a parent path": (_zip([("../evil.py", BOT), ("bot/bot.py", BOT)]), 422, "outside"),
     "an absolute path": (_zip([("/etc/cron.d/evil", BOT)]), 422, "absolute"),
@@ -161,6 +173,7 @@ HOSTILE_ZIPS = {
                                 "as a file and as a folder"),
     "a lying size": (_lying(), 422, "cannot be unpacked"),
     "an encrypted member": (_encrypted(), 422, "encrypted"),
+    "an unknown compression method": (_unknown_method(), 422, "cannot be unpacked"),
     "a name with a template": (_zip([("bot/{{7*7}}.py", BOT)]), 422, "does not accept"),
 }
 

@@ -38,7 +38,7 @@ from types import ModuleType
 #: other directly, so a group is used whole or not at all).
 GROUPS: dict[str, tuple[str, ...]] = {
     "battleline": ("cards", "flags", "formations", "state", "observe"),
-    "warchest": ("board", "units", "ops", "notation", "state", "observe"),
+    "warchest": ("board", "units", "ops", "notation", "state", "tactics", "observe"),
 }
 
 SWITCH = "TOURNEY_NATIVE"  # "0": run every engine from its sources

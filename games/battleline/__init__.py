@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import random
 
+from games.battleline import codec, explain, observe, render, setup
 from games.battleline.codec import from_json
 from games.battleline.observe import sample
 from games.battleline.setup import new_state
 from games.battleline.state import (
     MAX_DECISIONS,
+    PARTS,
     PLAYERS,
     RULES,
     RULES_VERSION,
@@ -29,6 +31,10 @@ from games.battleline.state import (
     player_count,
 )
 from games.protocol import JSON, GameError, GameInfo, Variant
+
+# The state's methods that the modules above it serve (see state.Parts): given once, here.
+PARTS.assemble(to_json=codec.to_json, from_json=codec.from_json, observe=observe.observe,
+               why_illegal=explain.why_illegal, render=render.render, new_state=setup.new_state)
 
 INFO = GameInfo(
     name="battleline",

@@ -261,17 +261,34 @@ def _troop_actions(troops: int, table: _RowTable, flags: int) -> list[str]:
     return out
 
 
-_OBSERVE: list[Callable[[BattleLineState, int], JSON]] = []
+class Parts:
+    """The functions of the modules above this one that a state's methods hand work to.
+
+    :mod:`codec`, :mod:`observe`, :mod:`explain`, :mod:`render` and :mod:`setup` import the
+    state, so the state does not import them (the arrows point one way, tests/harness/
+    test_arrows.py): the package (``games/battleline/__init__.py``) hands them over once, with
+    :meth:`assemble`, when it is imported, which is before any state exists (importing this
+    module imports its package first).
+    """
+
+    to_json: Callable[[BattleLineState], JSON]
+    from_json: Callable[[JSON], BattleLineState]
+    observe: Callable[[BattleLineState, int], JSON]
+    why_illegal: Callable[[BattleLineState, tuple[int, int, int]], str]
+    render: Callable[[BattleLineState], str]
+    new_state: Callable[[int, dict[str, str]], BattleLineState]
+
+    def assemble(self, *, to_json: Callable[[BattleLineState], JSON],
+                 from_json: Callable[[JSON], BattleLineState],
+                 observe: Callable[[BattleLineState, int], JSON],
+                 why_illegal: Callable[[BattleLineState, tuple[int, int, int]], str],
+                 render: Callable[[BattleLineState], str],
+                 new_state: Callable[[int, dict[str, str]], BattleLineState]) -> None:
+        self.to_json, self.from_json, self.observe = to_json, from_json, observe
+        self.why_illegal, self.render, self.new_state = why_illegal, render, new_state
 
 
-def _observe() -> Callable[[BattleLineState, int], JSON]:
-    """:func:`games.battleline.observe.observe`, imported on first use (it imports this
-    module) and kept: a search asks for observations in every rollout."""
-    if not _OBSERVE:
-        from games.battleline.observe import observe
-
-        _OBSERVE.append(observe)
-    return _OBSERVE[0]
+PARTS = Parts()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # test doubles subclass it (compiled: games.native)
@@ -1012,9 +1029,7 @@ class BattleLineState:
 
     def _why_illegal(self, parsed: tuple[int, int, int]) -> str:
         """Why a well-formed action is not legal now (slow path: see :mod:`explain`)."""
-        from games.battleline.explain import why_illegal
-
-        return why_illegal(self, parsed)
+        return PARTS.why_illegal(self, parsed)
 
     def card_in_game(self, card: int) -> bool:
         """Is this card used under the current rules?"""
@@ -1080,15 +1095,11 @@ class BattleLineState:
 
     def __reduce__(self) -> tuple[Callable[[JSON], BattleLineState], tuple[JSON]]:
         """Pickled as its JSON (:meth:`to_json`), rebuilt by :func:`codec.from_json`."""
-        from games.battleline.codec import from_json
-
-        return from_json, (self.to_json(),)
+        return PARTS.from_json, (self.to_json(),)
 
     def to_json(self) -> JSON:
         """The full state as JSON (hidden cards included: see :mod:`codec`)."""
-        from games.battleline.codec import to_json
-
-        return to_json(self)
+        return PARTS.to_json(self)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, BattleLineState) and self.to_json() == other.to_json()
@@ -1099,21 +1110,17 @@ class BattleLineState:
 
     def observation(self, seat: int) -> JSON:
         """What ``seat`` may know (see :mod:`observe`)."""
-        return _observe()(self, seat)
+        return PARTS.observe(self, seat)
 
     # ------------------------------------------------------------------ readable forms
 
     def __str__(self) -> str:
-        from games.battleline.render import render
-
-        return render(self)
+        return PARTS.render(self)
 
     @classmethod
     def replay(cls, seed: int, variant: dict[str, str], history: list[str]) -> BattleLineState:
         """The state reached from a game dealt from ``seed`` by applying ``history``."""
-        from games.battleline.setup import new_state
-
-        state = new_state(seed, variant)
+        state = PARTS.new_state(seed, variant)
         for action in history:
             state.apply(action)
         return state
@@ -1121,9 +1128,7 @@ class BattleLineState:
     @classmethod
     def from_json(cls, data: JSON) -> BattleLineState:
         """Rebuild a state from :meth:`to_json` (see :mod:`codec`)."""
-        from games.battleline.codec import from_json
-
-        return from_json(data)
+        return PARTS.from_json(data)
 
     def __repr__(self) -> str:
         """An expression that rebuilds this state: a replay of its history from its seed, or,

@@ -14,9 +14,10 @@ from __future__ import annotations
 import random
 
 from games.protocol import JSON, GameInfo, Variant
+from games.warchest import codec, explain, observe, render, tactics
 from games.warchest.observe import sample
 from games.warchest.setup import new_state
-from games.warchest.state import MAX_DECISIONS, WarChestState
+from games.warchest.state import MAX_DECISIONS, PARTS, WarChestState
 
 RULES_VERSION = "wc-3"
 
@@ -66,5 +67,11 @@ class WarChestGame:
 
 
 GAME = WarChestGame()
+
+# The state's methods that the modules above it serve (see state.Parts): given once, here.
+PARTS.assemble(to_json=codec.to_json, from_json=codec.from_json, observe=observe.observe,
+               why_illegal=explain.why_illegal, render=render.render,
+               new_game=lambda seed, variant: GAME.new_game(seed, **variant),
+               tactics=tactics.TACTICS)
 
 __all__ = ["GAME", "INFO", "RULES_VERSION", "WarChestGame", "WarChestState"]

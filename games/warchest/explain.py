@@ -96,7 +96,7 @@ def _reason(s: WarChestState, seat: int, toks: list[str]) -> str:
             return f"a {head} coin cannot act for the {spec.name} on {b.name[h]}"
         verb = toks[2] if verb != "bolster" else verb
         if verb == "tactic":
-            if spec.options is None:
+            if not spec.has_tactic:
                 return f"the {spec.name} has no tactic"
             if spec.royal_tactic and head != "royal":
                 return f"the {spec.name}'s tactic is paid with the Royal Coin"

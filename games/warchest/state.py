@@ -29,7 +29,8 @@ seat and then remembered.
 
 The rest of the engine lives beside this module: :mod:`setup` (a new game), :mod:`observe`
 (a seat's view and states sampled from it), :mod:`codec` (JSON), :mod:`explain` (why an action
-is illegal) and :mod:`render` (``str``).
+is illegal), :mod:`render` (``str``) and :mod:`tactics` (the units' tactics); they import this
+module, and the package hands their functions to it (:class:`Parts`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from games.warchest.notation import canonical
 from games.warchest.ops import (
     PAY_FREE,
     PAY_STACK,
+    Args,
     FootmanFrame,
     Frame,
     GuardFrame,
@@ -71,14 +73,6 @@ MARKERS = {2: 6, 4: 8}
 
 _NEEDS_BOLSTERED = tuple(u.needs_bolstered_attacker for u in UNITS)
 _NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
-#: Per unit type, the tactic a coin of that type pays on one unit's hex, or None (no tactic,
-#: the Royal Guard's which the Royal Coin pays, the Footman's which acts for all units).
-_UNIT_TACTIC = tuple(None if u.royal_tactic or u.army_tactic else u.options for u in UNITS)
-#: Per unit type, the tactic that acts with every unit of the type (Footman), or None.
-_ARMY_TACTIC = tuple(u.options if u.army_tactic else None for u in UNITS)
-#: The unit types whose tactic the Royal Coin pays (Royal Guard), each with that tactic.
-_ROYAL_OPTIONS = tuple((t, u.options) for t, u in enumerate(UNITS)
-                       if u.royal_tactic and u.options is not None)
 _MAX_UNITS = tuple(u.max_units for u in UNITS)
 _DEPLOY_NEXT_TO_FRIEND = tuple(u.deploy_next_to_friend for u in UNITS)
 _TEAM_NAME = ("A", "B")
@@ -133,6 +127,63 @@ def _notation(b: Board) -> _Notation:
     if table is None:
         table = _NOTATION[b] = _Notation(b)
     return table
+
+
+#: A tactic's hooks (:mod:`games.warchest.tactics`): the argument tuples it may take from a
+#: unit's hex, and carrying it out.
+Options = Callable[["WarChestState", int, int], Iterator[Args]]
+Perform = Callable[["WarChestState", int, int, Args], None]
+
+
+class Parts:
+    """The functions of the modules above this one that a state's methods hand work to.
+
+    :mod:`codec`, :mod:`observe`, :mod:`explain`, :mod:`render`, :mod:`setup` and
+    :mod:`tactics` import the state, so the state does not import them (the arrows point one
+    way, tests/harness/test_arrows.py): the package (``games/warchest/__init__.py``) hands them
+    over once, with :meth:`assemble`, when it is imported, which is before any state exists
+    (importing this module imports its package first).
+    """
+
+    to_json: Callable[[WarChestState], JSON]
+    from_json: Callable[[JSON], WarChestState]
+    observe: Callable[[WarChestState, int], JSON]
+    why_illegal: Callable[[WarChestState, str], str]
+    render: Callable[[WarChestState], str]
+    new_game: Callable[[int, dict[str, str]], WarChestState]
+    #: Per unit type, the tactic a coin of that type pays on one unit's hex, or None (no
+    #: tactic, the Royal Guard's which the Royal Coin pays, the Footman's which acts for all).
+    unit_tactic: tuple[Options | None, ...]
+    #: Per unit type, the tactic that acts with every unit of the type (Footman), or None.
+    army_tactic: tuple[Options | None, ...]
+    #: The unit types whose tactic the Royal Coin pays (Royal Guard), each with that tactic.
+    royal_options: tuple[tuple[int, Options], ...]
+    #: Per unit type, carrying out its tactic, or None.
+    perform: tuple[Perform | None, ...]
+
+    def assemble(self, *, to_json: Callable[[WarChestState], JSON],
+                 from_json: Callable[[JSON], WarChestState],
+                 observe: Callable[[WarChestState, int], JSON],
+                 why_illegal: Callable[[WarChestState, str], str],
+                 render: Callable[[WarChestState], str],
+                 new_game: Callable[[int, dict[str, str]], WarChestState],
+                 tactics: dict[str, tuple[Options, Perform]]) -> None:
+        self.to_json, self.from_json, self.observe = to_json, from_json, observe
+        self.why_illegal, self.render, self.new_game = why_illegal, render, new_game
+        hooks = [tactics.get(u.name) for u in UNITS]
+        if [u.name for u, h in zip(UNITS, hooks, strict=True) if (h is None) == u.has_tactic]:
+            raise GameError("every unit with a tactic needs its hooks, and only those")
+        self.unit_tactic = tuple(None if h is None or u.royal_tactic or u.army_tactic else h[0]
+                                 for u, h in zip(UNITS, hooks, strict=True))
+        self.army_tactic = tuple(h[0] if h is not None and u.army_tactic else None
+                                 for u, h in zip(UNITS, hooks, strict=True))
+        self.royal_options = tuple((t, h[0]) for t, (u, h) in enumerate(zip(UNITS, hooks,
+                                                                             strict=True))
+                                   if h is not None and u.royal_tactic)
+        self.perform = tuple(None if h is None else h[1] for h in hooks)
+
+
+PARTS = Parts()
 
 
 def splitmix64(x: int) -> int:
@@ -496,7 +547,7 @@ class WarChestState:
         cu = self.cell_unit
         if c == ROYAL:
             arg = table.arg
-            for t, options in _ROYAL_OPTIONS:
+            for t, options in PARTS.royal_options:
                 mine = self.unit_hexes[seat * NUM_TYPES + t]
                 if mine and t in self.cards[seat]:
                     tactic = table.tactic[ROYAL]
@@ -523,7 +574,7 @@ class WarChestState:
                         out.append(deploy[h])
         if not mine:
             return
-        own_tactic = _UNIT_TACTIC[c]
+        own_tactic = PARTS.unit_tactic[c]
         bolster = table.bolster[c]
         cell_h = self.cell_h
         for h in mine:
@@ -534,7 +585,7 @@ class WarChestState:
                 arg = table.arg
                 for args in own_tactic(self, seat, h):
                     out.append("".join([prefix, *map(arg.__getitem__, args)]))
-        army_tactic = _ARMY_TACTIC[c]
+        army_tactic = PARTS.army_tactic[c]
         if army_tactic is not None:
             for _ in army_tactic(self, seat, mine[0]):  # one decision for the whole army
                 out.append(_ARMY_STR[c])
@@ -799,7 +850,7 @@ class WarChestState:
         elif verb == "attack":
             self.attack(seat, h, args[0], triggers=True)
         else:
-            perform = UNITS[self.cell_unit[h]].perform
+            perform = PARTS.perform[self.cell_unit[h]]
             assert perform is not None
             perform(self, seat, h, args)
 
@@ -956,9 +1007,7 @@ class WarChestState:
 
     def _why_illegal(self, action: str) -> str:
         """Why a well-formed ``action`` is not legal now (slow path: see :mod:`explain`)."""
-        from games.warchest.explain import why_illegal
-
-        return why_illegal(self, action)
+        return PARTS.why_illegal(self, action)
 
     # ------------------------------------------------------------------ copies and JSON
 
@@ -1003,20 +1052,16 @@ class WarChestState:
 
     def __reduce__(self) -> tuple[Callable[[JSON], WarChestState], tuple[JSON]]:
         """Pickled as its JSON (:meth:`to_json`), rebuilt by :meth:`from_json`."""
-        return WarChestState.from_json, (self.to_json(),)
+        return PARTS.from_json, (self.to_json(),)
 
     def to_json(self) -> JSON:
         """The full state as JSON (hidden coins included: see :mod:`codec`)."""
-        from games.warchest.codec import to_json
-
-        return to_json(self)
+        return PARTS.to_json(self)
 
     @classmethod
     def from_json(cls, data: JSON) -> WarChestState:
         """Rebuild a state from :meth:`to_json` (see :mod:`codec`)."""
-        from games.warchest.codec import from_json
-
-        return from_json(data)
+        return PARTS.from_json(data)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, WarChestState) and self.to_json() == other.to_json()
@@ -1026,9 +1071,7 @@ class WarChestState:
     @classmethod
     def replay(cls, seed: int, variant: dict[str, str], history: list[str]) -> WarChestState:
         """The state reached from ``new_game(seed, **variant)`` by applying ``history``."""
-        from games.warchest import GAME
-
-        state = GAME.new_game(seed, **variant)
+        state = PARTS.new_game(seed, variant)
         for action in history:
             state.apply(action)
         return state
@@ -1046,16 +1089,12 @@ class WarChestState:
         return f"WarChestState.from_json({self.to_json()!r})"
 
     def __str__(self) -> str:
-        from games.warchest.render import render
-
-        return render(self)
+        return PARTS.render(self)
 
     # ------------------------------------------------------------------ observation
 
     def observation(self, seat: int) -> JSON:
-        from games.warchest.observe import observe
-
-        return observe(self, seat)
+        return PARTS.observe(self, seat)
 
     def iter_units(self) -> Iterator[tuple[int, int, int, int]]:
         """``(hex, type, owner, height)`` of every unit on the board, by hex number."""

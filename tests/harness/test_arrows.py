@@ -105,6 +105,18 @@ def test_the_harness_has_no_import_cycle() -> None:
     assert cycles(graph("harness")) == []
 
 
+def test_the_games_have_no_import_cycle() -> None:
+    """Inside a game package the modules above the state (codec, observe, explain, render,
+    setup, tactics) import it; the state reaches them through what the package hands it
+    (``state.PARTS``), never by importing them, not even lazily or for type checking."""
+    assert cycles(graph("games")) == []
+    for game in ("battleline", "warchest"):
+        state = f"games.{game}.state"
+        above = {name for name, targets in graph("games").items() if state in targets}
+        assert {f"games.{game}.codec", f"games.{game}.observe", f"games.{game}.explain"} <= above
+        assert not above & graph("games")[state]
+
+
 def test_games_import_nothing_of_ours_and_the_bot_runner_only_the_stdlib() -> None:
     ours = ("harness", "agents", "tests")
     leaks = [f"{name} imports {target}" for name, path in modules("games").items()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from games.protocol import IllegalAction
-from games.warchest.state import WarChestState
+from games.protocol import GameError, IllegalAction
+from games.warchest import GAME, codec, explain, observe, render
+from games.warchest.state import Parts, WarChestState
+from games.warchest.tactics import TACTICS
 from games.warchest.units import COIN_BY_NAME, COIN_NAMES, ROYAL, UNIT_BY_NAME, UNITS
 from tests.warchest.builder import hx, position, unit_at
 
@@ -22,9 +24,27 @@ def test_the_box_holds_sixteen_unit_types_and_74_coins() -> None:
     assert len(UNITS) == 16 and sum(u.coins for u in UNITS) == 74
     assert COIN_NAMES[ROYAL] == "royal" and len(set(COIN_NAMES)) == 17
     assert len({u.code for u in UNITS}) == 16
-    with_tactic = {u.name for u in UNITS if u.options is not None}
+    with_tactic = {u.name for u in UNITS if u.has_tactic}
     assert with_tactic == {"archer", "cavalry", "crossbowman", "ensign", "footman", "lancer",
-                           "light-cavalry", "marshall", "royal-guard"}
+                           "light-cavalry", "marshall", "royal-guard"} == set(TACTICS)
+
+
+def test_the_state_refuses_tactics_that_do_not_match_the_cards() -> None:
+    """The package hands the hooks to the state (state.Parts); a card with a tactic and no hooks,
+    or hooks for a card without one, is refused, not found in the middle of a game."""
+    parts = Parts()
+    given = dict(to_json=codec.to_json, from_json=codec.from_json, observe=observe.observe,
+                 why_illegal=explain.why_illegal, render=render.render,
+                 new_game=lambda seed, variant: GAME.new_game(seed, **variant))
+    for hooks in ({k: v for k, v in TACTICS.items() if k != "marshall"},
+                  {**TACTICS, "knight": TACTICS["archer"]}):
+        with pytest.raises(GameError, match="every unit with a tactic needs its hooks"):
+            parts.assemble(**given, tactics=hooks)  # type: ignore[arg-type]
+    parts.assemble(**given, tactics=TACTICS)  # type: ignore[arg-type]
+    assert parts.perform[UNIT_BY_NAME["knight"]] is None
+    assert parts.unit_tactic[UNIT_BY_NAME["footman"]] is None  # the army's, not one unit's
+    assert parts.army_tactic[UNIT_BY_NAME["footman"]] is TACTICS["footman"][0]
+    assert parts.royal_options == ((UNIT_BY_NAME["royal-guard"], TACTICS["royal-guard"][0]),)
 
 
 # --- Archer -----------------------------------------------------------------------------------

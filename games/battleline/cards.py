@@ -15,28 +15,29 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
+from typing import Final
 
-COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
-COLOUR_LETTERS = "roygbp"
-NUM_COLOURS = 6
-NUM_VALUES = 10  # the standard game; Schotten-Totten uses values 1–9 only
-NUM_TROOPS = NUM_COLOURS * NUM_VALUES
-VALUE_BITS = (1 << NUM_VALUES) - 1  # a 10-bit mask of values, bit v-1 for value v
+COLOURS: Final = ("red", "orange", "yellow", "green", "blue", "purple")
+COLOUR_LETTERS: Final = "roygbp"
+NUM_COLOURS: Final = 6
+NUM_VALUES: Final = 10  # the standard game; Schotten-Totten uses values 1–9 only
+NUM_TROOPS: Final = NUM_COLOURS * NUM_VALUES
+VALUE_BITS: Final = (1 << NUM_VALUES) - 1  # a 10-bit mask of values, bit v-1 for value v
 
 # Tactics ids.
-ALEXANDER = 60
-DARIUS = 61
-COMPANION = 62
-SHIELD = 63
-FOG = 64
-MUD = 65
-SCOUT = 66
-REDEPLOY = 67
-DESERTER = 68
-TRAITOR = 69
-NUM_CARDS = 70
+ALEXANDER: Final = 60
+DARIUS: Final = 61
+COMPANION: Final = 62
+SHIELD: Final = 63
+FOG: Final = 64
+MUD: Final = 65
+SCOUT: Final = 66
+REDEPLOY: Final = 67
+DESERTER: Final = 68
+TRAITOR: Final = 69
+NUM_CARDS: Final = 70
 
-TACTIC_NAMES = (
+TACTIC_NAMES: Final = (
     "alexander",
     "darius",
     "companion",
@@ -49,15 +50,15 @@ TACTIC_NAMES = (
     "traitor",
 )
 
-LEADERS = (ALEXANDER, DARIUS)
-MORALE = (ALEXANDER, DARIUS, COMPANION, SHIELD)  # take a slot like a troop
-ENVIRONMENT = (FOG, MUD)  # lie beside a flag, take no slot
-GUILE = (SCOUT, REDEPLOY, DESERTER, TRAITOR)  # played to the discard area
+LEADERS: Final = (ALEXANDER, DARIUS)
+MORALE: Final = (ALEXANDER, DARIUS, COMPANION, SHIELD)  # take a slot like a troop
+ENVIRONMENT: Final = (FOG, MUD)  # lie beside a flag, take no slot
+GUILE: Final = (SCOUT, REDEPLOY, DESERTER, TRAITOR)  # played to the discard area
 
-ALL_TROOPS = (1 << NUM_TROOPS) - 1
-ALL_TACTICS = ((1 << NUM_CARDS) - 1) ^ ALL_TROOPS
-LEADER_MASK = (1 << ALEXANDER) | (1 << DARIUS)
-MORALE_MASK = LEADER_MASK | (1 << COMPANION) | (1 << SHIELD)
+ALL_TROOPS: Final = (1 << NUM_TROOPS) - 1
+ALL_TACTICS: Final = ((1 << NUM_CARDS) - 1) ^ ALL_TROOPS
+LEADER_MASK: Final = (1 << ALEXANDER) | (1 << DARIUS)
+MORALE_MASK: Final = LEADER_MASK | (1 << COMPANION) | (1 << SHIELD)
 
 
 def is_troop(card: int) -> bool:
@@ -85,8 +86,8 @@ def _build_names() -> tuple[str, ...]:
     return (*names, *TACTIC_NAMES)
 
 
-CARD_NAMES: tuple[str, ...] = _build_names()
-CARD_IDS: dict[str, int] = {name: i for i, name in enumerate(CARD_NAMES)}
+CARD_NAMES: Final[tuple[str, ...]] = _build_names()
+CARD_IDS: Final[dict[str, int]] = {name: i for i, name in enumerate(CARD_NAMES)}
 
 
 def card_name(card: int) -> str:
@@ -107,7 +108,7 @@ def _troop_mask(max_value: int) -> int:
     return mask
 
 
-_TROOP_MASKS = tuple(_troop_mask(v) for v in range(NUM_VALUES + 1))
+_TROOP_MASKS: Final = tuple(_troop_mask(v) for v in range(NUM_VALUES + 1))
 
 
 def troop_mask(max_value: int) -> int:
@@ -143,7 +144,7 @@ def names_of(mask: int) -> list[str]:
     return sorted(CARD_NAMES[c] for c in iter_bits(mask))
 
 
-_BIT_LENGTH = tuple(n.bit_length() for n in range(NUM_CARDS + 1))
+_BIT_LENGTH: Final = tuple(n.bit_length() for n in range(NUM_CARDS + 1))
 
 
 def _inline_shuffle(rng: random.Random, cards: list[int]) -> None:
@@ -173,7 +174,7 @@ def _inline_matches_library() -> bool:
     return True
 
 
-_INLINE_SHUFFLE = _inline_matches_library()
+_INLINE_SHUFFLE: Final = _inline_matches_library()
 
 
 def shuffle(rng: random.Random, cards: list[int]) -> None:

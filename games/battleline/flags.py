@@ -16,8 +16,9 @@ corner, and four flags win. Every rule that asks "who is my opponent here?" asks
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-NUM_FLAGS = 9
+NUM_FLAGS: Final = 9
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,8 @@ def _build(players: int, seats_at: list[tuple[int, int]], lines: list[list[int]]
     )
 
 
-TWO_PLAYERS = _build(2, [(0, 1)] * NUM_FLAGS, [list(range(NUM_FLAGS))] * 2, 5)
-THREE_PLAYERS = _build(
+TWO_PLAYERS: Final = _build(2, [(0, 1)] * NUM_FLAGS, [list(range(NUM_FLAGS))] * 2, 5)
+THREE_PLAYERS: Final = _build(
     3,
     [(0, 1)] * 3 + [(1, 2)] * 3 + [(2, 0)] * 3,
     [[6, 7, 8, 0, 1, 2], [0, 1, 2, 3, 4, 5], [3, 4, 5, 6, 7, 8]],

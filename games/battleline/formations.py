@@ -26,6 +26,8 @@ search while the witness stays available; a complete side of troops alone is ran
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.battleline.cards import (
     ALEXANDER,
     ALL_TROOPS,
@@ -38,20 +40,20 @@ from games.battleline.cards import (
 )
 
 HOST, SKIRMISH, BATTALION, PHALANX, WEDGE = range(5)
-CATEGORY_NAMES = ("host", "skirmish line", "battalion", "phalanx", "wedge")
-CAT_SHIFT = 64  # rank = category * CAT_SHIFT + sum; sums never reach 64
-NO_COMPLETION = -1  # the side cannot be completed at all
+CATEGORY_NAMES: Final = ("host", "skirmish line", "battalion", "phalanx", "wedge")
+CAT_SHIFT: Final = 64  # rank = category * CAT_SHIFT + sum; sums never reach 64
+NO_COMPLETION: Final = -1  # the side cannot be completed at all
 
 # --- tables computed once -------------------------------------------------------------------
 
-SHIFTS = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
+SHIFTS: Final = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
 
 
 def _popcount(x: int) -> int:
     return x.bit_count()
 
 
-VALUE_SUM = tuple(
+VALUE_SUM: Final = tuple(
     sum(v + 1 for v in range(NUM_VALUES) if m >> v & 1) for m in range(1 << NUM_VALUES)
 )
 
@@ -65,10 +67,10 @@ def _top_k_table() -> tuple[tuple[int, ...], ...]:
     return tuple(rows)
 
 
-TOP_K = _top_k_table()
+TOP_K: Final = _top_k_table()
 
 # COLUMN[v]: every troop of value v (all colours); index 0 unused.
-COLUMN = tuple(
+COLUMN: Final = tuple(
     sum(1 << (c * NUM_VALUES + v - 1) for c in range(NUM_COLOURS)) if v else 0
     for v in range(NUM_VALUES + 1)
 )
@@ -83,14 +85,14 @@ def _runs(n: int, max_value: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-RUNS = {(n, mv): _runs(n, mv) for n in (3, 4) for mv in (9, 10)}
+RUNS: Final = {(n, mv): _runs(n, mv) for n in (3, 4) for mv in (9, 10)}
 
 # Wild cards on a side, keyed by the side mask's tactic bits 60..63 (``mask >> 60 & 15``).
-_LEADER_VALUES = VALUE_BITS
-_COMPANION_VALUES = 1 << 7  # value 8
-_SHIELD_VALUES = 0b111  # values 1, 2, 3
-_WILD_MAX = {ALEXANDER: 10, DARIUS: 10, COMPANION: 8, SHIELD: 3}
-_WILD_VALUES = {
+_LEADER_VALUES: Final = VALUE_BITS
+_COMPANION_VALUES: Final = 1 << 7  # value 8
+_SHIELD_VALUES: Final = 0b111  # values 1, 2, 3
+_WILD_MAX: Final = {ALEXANDER: 10, DARIUS: 10, COMPANION: 8, SHIELD: 3}
+_WILD_VALUES: Final = {
     ALEXANDER: _LEADER_VALUES,
     DARIUS: _LEADER_VALUES,
     COMPANION: _COMPANION_VALUES,
@@ -111,10 +113,10 @@ def _wild_tables() -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
 
 
 WILD_ALLOWED, WILD_MAX = _wild_tables()
-WILD_COUNT = tuple(_popcount(k) for k in range(16))
+WILD_COUNT: Final = tuple(_popcount(k) for k in range(16))
 
-_CACHE_LIMIT = 200_000  # memo tables are cleared when they grow past this (long leagues)
-_COVER_CACHE: dict[int, bool] = {}
+_CACHE_LIMIT: Final = 200_000  # memo tables are cleared when they grow past this (long leagues)
+_COVER_CACHE: Final[dict[int, bool]] = {}
 
 
 def _covers_search(allowed: tuple[int, ...], rest: int, need: int) -> bool:
@@ -207,7 +209,7 @@ class _Shape:
         ) if self.distinct else ()
 
 
-_SHAPES: dict[int, _Shape] = {}
+_SHAPES: Final[dict[int, _Shape]] = {}
 
 
 def _shape(side: int, n: int, max_value: int) -> _Shape:
@@ -287,7 +289,7 @@ def _host(shape: _Shape, k: int, avail: int, max_value: int) -> int:
     return shape.fixed_sum + top
 
 
-_COMPLETE_CACHE: dict[int, int] = {}
+_COMPLETE_CACHE: Final[dict[int, int]] = {}
 
 
 def complete_rank(side: int, n: int, fog: bool) -> int:
@@ -339,7 +341,7 @@ def can_beat(
 
 
 # COLUMNS[values]: every troop whose value is in a 10-bit value mask (bit v-1 for value v).
-COLUMNS = tuple(
+COLUMNS: Final = tuple(
     sum(COLUMN[v + 1] for v in range(NUM_VALUES) if m >> v & 1) for m in range(1 << NUM_VALUES)
 )
 
@@ -405,7 +407,7 @@ def beat_witness(
     return -1
 
 
-_WITNESSES: dict[int, int] = {}
+_WITNESSES: Final[dict[int, int]] = {}
 
 
 def still_beats(

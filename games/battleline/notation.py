@@ -27,6 +27,8 @@ parsing is one dictionary lookup and formatting reuses the same interned strings
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.battleline.cards import (
     CARD_NAMES,
     DESERTER,
@@ -41,13 +43,13 @@ from games.battleline.cards import (
 )
 from games.protocol import InvalidAction
 
-NUM_FLAGS = 9
+NUM_FLAGS: Final = 9
 
 # Action kinds (the first field of a parsed action).
 PLAY, FOG_A, MUD_A, SCOUT_A, SCOUT_DRAW, SCOUT_RETURN = 0, 1, 2, 3, 4, 5
 REDEPLOY_A, DESERTER_A, TRAITOR_A, CLAIM, DONE, DRAW, PASS = 6, 7, 8, 9, 10, 11, 12
 
-KIND_NAMES = (
+KIND_NAMES: Final = (
     "play",
     "fog",
     "mud",
@@ -62,12 +64,12 @@ KIND_NAMES = (
     "draw",
     "pass",
 )
-DECKS = ("troops", "tactics")  # deck 0 and deck 1
-DISCARD = -1  # the target of ``redeploy <card> discard``
+DECKS: Final = ("troops", "tactics")  # deck 0 and deck 1
+DISCARD: Final = -1  # the target of ``redeploy <card> discard``
 
 # Which card each tactic action plays from hand.
-KIND_CARD = {FOG_A: FOG, MUD_A: MUD, SCOUT_A: SCOUT, REDEPLOY_A: REDEPLOY, DESERTER_A: DESERTER,
-             TRAITOR_A: TRAITOR}
+KIND_CARD: Final = {FOG_A: FOG, MUD_A: MUD, SCOUT_A: SCOUT, REDEPLOY_A: REDEPLOY,
+                    DESERTER_A: DESERTER, TRAITOR_A: TRAITOR}
 
 Action = tuple[int, int, int]  # (kind, card or -1, flag 0..8 / deck 0..1 / DISCARD / -1)
 
@@ -102,10 +104,10 @@ def _build() -> dict[str, Action]:
     return table
 
 
-PARSE: dict[str, Action] = _build()
-ACTION_STRINGS: dict[Action, str] = {a: s for s, a in PARSE.items()}
+PARSE: Final[dict[str, Action]] = _build()
+ACTION_STRINGS: Final[dict[Action, str]] = {a: s for s, a in PARSE.items()}
 
-_USAGE = (
+_USAGE: Final = (
     "expected one of: play <card> <flag>, fog <flag>, mud <flag>, scout, scout-draw "
     "troops|tactics, scout-return <card>, redeploy <card> <flag>|discard, deserter <card>, "
     "traitor <troop> <flag>, claim <flag>, done, draw troops|tactics, pass "

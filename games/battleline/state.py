@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -84,20 +85,20 @@ from games.battleline.notation import (
 )
 from games.protocol import JSON, GameEnd, GameError, IllegalAction, VariantError
 
-GAME_NAME = "battleline"
-RULES_VERSION = "bl-1"
-MAX_DECISIONS = 1000
+GAME_NAME: Final = "battleline"
+RULES_VERSION: Final = "bl-1"
+MAX_DECISIONS: Final = 1000
 
 # Phases of a turn.
 P_PLAY, P_CLAIM, P_DRAW, P_SCOUT_DRAW, P_SCOUT_RETURN, P_OVER = range(6)
-PHASE_NAMES = ("play", "claim", "draw", "scout-draw", "scout-return", "over")
+PHASE_NAMES: Final = ("play", "claim", "draw", "scout-draw", "scout-return", "over")
 
-RULES = ("standard", "no-tactics", "advanced", "schotten-totten")
-PLAYERS = ("2", "3")
-_MOVE_CAP = GameEnd.MOVE_CAP.value
+RULES: Final = ("standard", "no-tactics", "advanced", "schotten-totten")
+PLAYERS: Final = ("2", "3")
+_MOVE_CAP: Final = GameEnd.MOVE_CAP.value
 
 # Per rules choice: (uses tactics, hand size, advanced claim timing, highest troop value).
-RULE_TABLE: dict[str, tuple[bool, int, bool, int]] = {
+RULE_TABLE: Final[dict[str, tuple[bool, int, bool, int]]] = {
     "standard": (True, 7, False, 10),
     "no-tactics": (False, 6, False, 10),
     "advanced": (True, 7, True, 10),
@@ -122,38 +123,40 @@ def player_count(variant: dict[str, str]) -> int:
     return int(players)
 
 # --- precomputed action strings, indexed for speed ---------------------------------------
-_PLAY_STR = [[ACTION_STRINGS.get((PLAY, c, f), "") for f in range(NUM_FLAGS)]
+_PLAY_STR: Final = [[ACTION_STRINGS.get((PLAY, c, f), "") for f in range(NUM_FLAGS)]
              for c in range(NUM_CARDS)]
-_TRAITOR_STR = [[ACTION_STRINGS.get((TRAITOR_A, c, f), "") for f in range(NUM_FLAGS)]
+_TRAITOR_STR: Final = [[ACTION_STRINGS.get((TRAITOR_A, c, f), "") for f in range(NUM_FLAGS)]
                 for c in range(NUM_CARDS)]
-_REDEPLOY_STR = [[ACTION_STRINGS.get((REDEPLOY_A, c, f), "") for f in range(NUM_FLAGS)]
+_REDEPLOY_STR: Final = [[ACTION_STRINGS.get((REDEPLOY_A, c, f), "") for f in range(NUM_FLAGS)]
                  for c in range(NUM_CARDS)]
-_REDEPLOY_DISCARD_STR = [ACTION_STRINGS.get((REDEPLOY_A, c, DISCARD), "")
+_REDEPLOY_DISCARD_STR: Final = [ACTION_STRINGS.get((REDEPLOY_A, c, DISCARD), "")
                          for c in range(NUM_CARDS)]
-_DESERTER_STR = [ACTION_STRINGS.get((DESERTER_A, c, -1), "") for c in range(NUM_CARDS)]
-_FOG_STR = [ACTION_STRINGS[(FOG_A, FOG, f)] for f in range(NUM_FLAGS)]
-_MUD_STR = [ACTION_STRINGS[(MUD_A, MUD, f)] for f in range(NUM_FLAGS)]
-_CLAIM_STR = [ACTION_STRINGS[(CLAIM, -1, f)] for f in range(NUM_FLAGS)]
-_RETURN_STR = [ACTION_STRINGS[(SCOUT_RETURN, c, -1)] for c in range(NUM_CARDS)]
-_DRAW_BOTH = sorted([ACTION_STRINGS[(DRAW, -1, 0)], ACTION_STRINGS[(DRAW, -1, 1)]])
-_SCOUT_DRAW_BOTH = sorted(
+_DESERTER_STR: Final = [ACTION_STRINGS.get((DESERTER_A, c, -1), "") for c in range(NUM_CARDS)]
+_FOG_STR: Final = [ACTION_STRINGS[(FOG_A, FOG, f)] for f in range(NUM_FLAGS)]
+_MUD_STR: Final = [ACTION_STRINGS[(MUD_A, MUD, f)] for f in range(NUM_FLAGS)]
+_CLAIM_STR: Final = [ACTION_STRINGS[(CLAIM, -1, f)] for f in range(NUM_FLAGS)]
+_RETURN_STR: Final = [ACTION_STRINGS[(SCOUT_RETURN, c, -1)] for c in range(NUM_CARDS)]
+_DRAW_BOTH: Final = sorted([ACTION_STRINGS[(DRAW, -1, 0)], ACTION_STRINGS[(DRAW, -1, 1)]])
+_SCOUT_DRAW_BOTH: Final = sorted(
     [ACTION_STRINGS[(SCOUT_DRAW, -1, 0)], ACTION_STRINGS[(SCOUT_DRAW, -1, 1)]]
 )
-_PARSE_GET = PARSE.get
-_DONE = ACTION_STRINGS[(DONE, -1, -1)]
-_PASS = ACTION_STRINGS[(PASS, -1, -1)]
-_SCOUT = ACTION_STRINGS[(SCOUT_A, SCOUT, -1)]
+_PARSE_GET: Final = PARSE.get
+_DONE: Final = ACTION_STRINGS[(DONE, -1, -1)]
+_PASS: Final = ACTION_STRINGS[(PASS, -1, -1)]
+_SCOUT: Final = ACTION_STRINGS[(SCOUT_A, SCOUT, -1)]
 # The public form of a Scout put-back (the deck, not the card) and of the draws taken
 # automatically (when only one deck has cards): what the public log records.
-_RETURN_PUBLIC = [f"scout-return {DECKS[0 if c < NUM_TROOPS else 1]}" for c in range(NUM_CARDS)]
-_AUTO_DRAW = (ACTION_STRINGS[(DRAW, -1, 0)], ACTION_STRINGS[(DRAW, -1, 1)])
-_AUTO_SCOUT_DRAW = (ACTION_STRINGS[(SCOUT_DRAW, -1, 0)], ACTION_STRINGS[(SCOUT_DRAW, -1, 1)])
+_RETURN_PUBLIC: Final = [f"scout-return {DECKS[0 if c < NUM_TROOPS else 1]}"
+                          for c in range(NUM_CARDS)]
+_AUTO_DRAW: Final = (ACTION_STRINGS[(DRAW, -1, 0)], ACTION_STRINGS[(DRAW, -1, 1)])
+_AUTO_SCOUT_DRAW: Final = (ACTION_STRINGS[(SCOUT_DRAW, -1, 0)],
+                           ACTION_STRINGS[(SCOUT_DRAW, -1, 1)])
 # A claim verdict, remembered per side between claim checks (see claimable): not known, or
 # known for as long as nothing at the flag changes: claimable, or lost (the facing side is
 # complete and wins); a verdict >= 0 is a witness (see formations.still_beats): not claimable
 # while those troops stay available.
 _UNKNOWN, _CLAIMABLE, _LOST = -1, -2, -3
-_LOG_KEEP = 24  # trim the public log (of what every seat has seen) beyond this many events
+_LOG_KEEP: Final = 24  # trim the public log (of what every seat has seen) beyond this many events
 
 
 def _trim(log: list[tuple[int, str, bool]], seen: list[int]) -> None:
@@ -182,18 +185,19 @@ def _card_rows(names: list[list[str]]) -> list[list[tuple[str, ...]]]:
     ]
 
 
-_PLAY_ROWS = _card_rows(_PLAY_STR)
-_TRAITOR_ROWS = _card_rows(_TRAITOR_STR)
-_REDEPLOY_ROWS = _card_rows(_REDEPLOY_STR)
+_PLAY_ROWS: Final = _card_rows(_PLAY_STR)
+_TRAITOR_ROWS: Final = _card_rows(_TRAITOR_STR)
+_REDEPLOY_ROWS: Final = _card_rows(_REDEPLOY_STR)
 # per 9-bit flag mask: its flags in order, and the Fog and Mud actions onto them
-_FLAG_LISTS = tuple(tuple(f for f in range(NUM_FLAGS) if m >> f & 1) for m in range(1 << NUM_FLAGS))
-_FOG_ROWS = tuple(tuple(_FOG_STR[f] for f in flags) for flags in _FLAG_LISTS)
-_MUD_ROWS = tuple(tuple(_MUD_STR[f] for f in flags) for flags in _FLAG_LISTS)
+_FLAG_LISTS: Final = tuple(tuple(f for f in range(NUM_FLAGS) if m >> f & 1)
+                           for m in range(1 << NUM_FLAGS))
+_FOG_ROWS: Final = tuple(tuple(_FOG_STR[f] for f in flags) for flags in _FLAG_LISTS)
+_MUD_ROWS: Final = tuple(tuple(_MUD_STR[f] for f in flags) for flags in _FLAG_LISTS)
 # tactics that give actions of their own (not a play onto a flag)
-_NON_MORALE = ALL_TACTICS & ~MORALE_MASK
+_NON_MORALE: Final = ALL_TACTICS & ~MORALE_MASK
 
-_COLOUR_SHIFT = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
-_OPEN_MASKS: dict[tuple[int, ...], int] = {}
+_COLOUR_SHIFT: Final = tuple(c * NUM_VALUES for c in range(NUM_COLOURS))
+_OPEN_MASKS: Final[dict[tuple[int, ...], int]] = {}
 
 
 def _open_mask(claimed: list[int]) -> int:
@@ -228,9 +232,9 @@ def _play_segments() -> tuple[tuple[int, int], ...]:
     return tuple(seg for _, seg in keys)
 
 
-_TROOPS_BY_NAME = _troops_by_name()
-_PLAY_SEGMENTS = _play_segments()
-_MORALE_NAMES = tuple(card for colour, card in _PLAY_SEGMENTS if colour < 0)
+_TROOPS_BY_NAME: Final = _troops_by_name()
+_PLAY_SEGMENTS: Final = _play_segments()
+_MORALE_NAMES: Final = tuple(card for colour, card in _PLAY_SEGMENTS if colour < 0)
 
 _RowTable = tuple[tuple[int, tuple[tuple[list[tuple[str, ...]], ...], ...]], ...]
 
@@ -245,8 +249,8 @@ def _name_ordered(rows: list[list[tuple[str, ...]]]) -> _RowTable:
     )
 
 
-_PLAY_TABLE = _name_ordered(_PLAY_ROWS)
-_TRAITOR_TABLE = _name_ordered(_TRAITOR_ROWS)
+_PLAY_TABLE: Final = _name_ordered(_PLAY_ROWS)
+_TRAITOR_TABLE: Final = _name_ordered(_TRAITOR_ROWS)
 
 
 def _troop_actions(troops: int, table: _RowTable, flags: int) -> list[str]:
@@ -288,7 +292,7 @@ class Parts:
         self.why_illegal, self.render, self.new_state = why_illegal, render, new_state
 
 
-PARTS = Parts()
+PARTS: Final = Parts()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # test doubles subclass it (compiled: games.native)

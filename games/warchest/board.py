@@ -19,22 +19,24 @@ followed by a row digit for ``r`` (``1`` = −3 … ``4`` = 0 … ``7`` = 3). Th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 Axial = tuple[int, int]
 
 #: The six directions, in order; direction ``d`` and ``(d + 3) % 6`` are opposite.
-DIRECTIONS: tuple[Axial, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+DIRECTIONS: Final[tuple[Axial, ...]] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
 #: Hexes added to the 37 inner ones on the 4-player board.
-OUTER_HEXES: tuple[Axial, ...] = ((-4, 1), (-4, 2), (-4, 3), (-5, 2), (-5, 3),
+OUTER_HEXES: Final[tuple[Axial, ...]] = ((-4, 1), (-4, 2), (-4, 3), (-5, 2), (-5, 3),
                                   (4, -3), (4, -2), (4, -1), (5, -3), (5, -2))
 
 #: Start locations per team (team 0 = faction A, team 1 = faction B), both boards.
-START_2P: tuple[tuple[Axial, ...], tuple[Axial, ...]] = (((-1, -2), (2, -3)), ((-2, 3), (1, 2)))
-NEUTRAL_2P: tuple[Axial, ...] = ((-2, 0), (1, -1), (3, -2), (-3, 2), (-1, 1), (2, 0))
+START_2P: Final[tuple[tuple[Axial, ...], tuple[Axial, ...]]] = (
+    ((-1, -2), (2, -3)), ((-2, 3), (1, 2)))
+NEUTRAL_2P: Final[tuple[Axial, ...]] = ((-2, 0), (1, -1), (3, -2), (-3, 2), (-1, 1), (2, 0))
 #: The 4-player board's extra locations.
-START_4P_EXTRA: tuple[Axial, Axial] = ((-4, 1), (4, -1))
-NEUTRAL_4P_EXTRA: tuple[Axial, ...] = ((-5, 3), (5, -3))
+START_4P_EXTRA: Final[tuple[Axial, Axial]] = ((-4, 1), (4, -1))
+NEUTRAL_4P_EXTRA: Final[tuple[Axial, ...]] = ((-5, 3), (5, -3))
 
 Q_MIN, R_MIN = -5, -3
 
@@ -125,11 +127,11 @@ def build_board(players: int) -> Board:
     )
 
 
-BOARD2 = build_board(2)
-BOARD4 = build_board(4)
+BOARD2: Final = build_board(2)
+BOARD4: Final = build_board(4)
 
 #: Every name that denotes a hex on some board (the notation's alphabet of hexes).
-ALL_HEX_NAMES: frozenset[str] = frozenset(BOARD4.name)
+ALL_HEX_NAMES: Final[frozenset[str]] = frozenset(BOARD4.name)
 
 
 def board_for(players: int) -> Board:

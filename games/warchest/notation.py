@@ -27,16 +27,18 @@ Tokens are separated by single spaces; hexes are named as in :mod:`games.warches
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.protocol import InvalidAction
 from games.warchest.board import ALL_HEX_NAMES
 from games.warchest.units import COIN_BY_NAME, UNIT_BY_NAME, UNITS
 
 #: Coins whose tactic acts with every unit of the type and so names no hex (Footman).
-ARMY_TACTIC_COINS = frozenset(u.name for u in UNITS if u.army_tactic)
+ARMY_TACTIC_COINS: Final = frozenset(u.name for u in UNITS if u.army_tactic)
 
-FACE_DOWN_VERBS = ("initiative", "recruit", "pass")
-MANEUVERS = ("move", "control", "attack")
-PAYERS = ("repeat", "free")
+FACE_DOWN_VERBS: Final = ("initiative", "recruit", "pass")
+MANEUVERS: Final = ("move", "control", "attack")
+PAYERS: Final = ("repeat", "free")
 
 
 def _bad(action: str, why: str) -> InvalidAction:

@@ -15,7 +15,7 @@ item decides next.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 #: Hexes a tactic or maneuver names after the acting unit's hex (0 to 2 board indices).
 Args = tuple[int, ...]
@@ -24,8 +24,8 @@ Verb = Literal["move", "control", "attack", "tactic"]
 
 #: Who pays for a maneuver besides a coin from the hand: a Berserker pays a coin off its own
 #: stack; an effect's maneuver (Footman tactic, Mercenary, Swordsman) is free.
-PAY_STACK = -1
-PAY_FREE = -2
+PAY_STACK: Final = -1
+PAY_FREE: Final = -2
 
 # --- operations ---------------------------------------------------------------------------
 
@@ -62,7 +62,7 @@ FootmanFrame = tuple[Literal["footman"], int, *tuple[int, ...]]
 
 Frame = UseFrame | GuardFrame | UnitFrame | FootmanFrame
 
-FRAME_KINDS: tuple[str, ...] = ("use", "guard", "repeat", "sword", "merc", "footman")
+FRAME_KINDS: Final[tuple[str, ...]] = ("use", "guard", "repeat", "sword", "merc", "footman")
 
 
 def frame_from_ints(kind: str, seat: int, rest: list[int]) -> Frame:

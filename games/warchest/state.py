@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import compress
 from operator import add
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -65,28 +66,28 @@ from games.warchest.units import (
     UNITS,
 )
 
-MASK64 = (1 << 64) - 1
+MASK64: Final = (1 << 64) - 1
 #: Hard cap on decisions; reaching it ends the game as a draw by adjudication.
-MAX_DECISIONS = 1000
+MAX_DECISIONS: Final = 1000
 #: Control markers per team (2 players: 6 each; 4 players: 8 per team).
-MARKERS = {2: 6, 4: 8}
+MARKERS: Final = {2: 6, 4: 8}
 
-_NEEDS_BOLSTERED = tuple(u.needs_bolstered_attacker for u in UNITS)
-_NORMAL_ATTACK = tuple(u.normal_attack for u in UNITS)
-_MAX_UNITS = tuple(u.max_units for u in UNITS)
-_DEPLOY_NEXT_TO_FRIEND = tuple(u.deploy_next_to_friend for u in UNITS)
-_TEAM_NAME = ("A", "B")
-_EMPTY_PILE = (0,) * NUM_COINS
-_COINS = range(NUM_COINS)
+_NEEDS_BOLSTERED: Final = tuple(u.needs_bolstered_attacker for u in UNITS)
+_NORMAL_ATTACK: Final = tuple(u.normal_attack for u in UNITS)
+_MAX_UNITS: Final = tuple(u.max_units for u in UNITS)
+_DEPLOY_NEXT_TO_FRIEND: Final = tuple(u.deploy_next_to_friend for u in UNITS)
+_TEAM_NAME: Final = ("A", "B")
+_EMPTY_PILE: Final = (0,) * NUM_COINS
+_COINS: Final = range(NUM_COINS)
 #: Move generation's per-coin strings (the board's hex-indexed ones are in :class:`_Notation`).
-_INIT_STR = tuple(f"{cn} initiative" for cn in COIN_NAMES)
-_PASS_STR = tuple(f"{cn} pass" for cn in COIN_NAMES)
-_RECRUIT_STR = tuple(tuple(f"{cn} recruit {u.name}" for u in UNITS) for cn in COIN_NAMES)
-_ARMY_STR = tuple(f"{cn} tactic" for cn in COIN_NAMES)
-_GUARD_STRS = ("guard supply", "guard unit")
+_INIT_STR: Final = tuple(f"{cn} initiative" for cn in COIN_NAMES)
+_PASS_STR: Final = tuple(f"{cn} pass" for cn in COIN_NAMES)
+_RECRUIT_STR: Final = tuple(tuple(f"{cn} recruit {u.name}" for u in UNITS) for cn in COIN_NAMES)
+_ARMY_STR: Final = tuple(f"{cn} tactic" for cn in COIN_NAMES)
+_GUARD_STRS: Final = ("guard supply", "guard unit")
 #: Maneuver prefixes by payment: a coin's name, then :data:`PAY_STACK` and :data:`PAY_FREE`
 #: (indexed ``pay`` for a coin, ``NUM_COINS - 1 - pay`` for the others).
-_PAY_WORD = (*COIN_NAMES, "repeat", "free")
+_PAY_WORD: Final = (*COIN_NAMES, "repeat", "free")
 
 
 class _Notation:
@@ -118,7 +119,7 @@ class _Notation:
         self.ops: tuple[dict[str, tuple[Op, str]], ...] = tuple({} for _ in range(4))
 
 
-_NOTATION: dict[Board, _Notation] = {}
+_NOTATION: Final[dict[Board, _Notation]] = {}
 
 
 def _notation(b: Board) -> _Notation:
@@ -183,7 +184,7 @@ class Parts:
         self.perform = tuple(None if h is None else h[1] for h in hooks)
 
 
-PARTS = Parts()
+PARTS: Final = Parts()
 
 
 def splitmix64(x: int) -> int:
@@ -195,8 +196,10 @@ def splitmix64(x: int) -> int:
     return (z ^ (z >> 31)) or 1
 
 
-_FACE_DOWN = frozenset(("init", "recruit", "pass"))  # ops whose coin is discarded face down
-_LOG_KEEP = 24  # trim the public log (of what every seat has seen) beyond this many decisions
+#: ops whose coin is discarded face down
+_FACE_DOWN: Final = frozenset(("init", "recruit", "pass"))
+#: trim the public log (of what every seat has seen) beyond this many decisions
+_LOG_KEEP: Final = 24
 
 
 def _trim(log: list[tuple[int, str]], seen: list[int]) -> None:

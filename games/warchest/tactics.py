@@ -9,13 +9,14 @@ act on the state, so they live above it (the unit cards themselves are data in :
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from games.warchest.ops import Args
 from games.warchest.state import Options, Perform, WarChestState
 from games.warchest.units import UNITS
 
 #: Per unit type: only a bolstered attacker may attack it (Knight).
-_NEEDS_BOLSTERED = tuple(u.needs_bolstered_attacker for u in UNITS)
+_NEEDS_BOLSTERED: Final = tuple(u.needs_bolstered_attacker for u in UNITS)
 
 # The options below test "an enemy the attacker may hit" inline: a unit of the other team
 # (``state.is_enemy_at``) that is not a Knight unless the attacker is bolstered
@@ -176,7 +177,7 @@ def _royal_guard_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
 
 
 #: Unit name -> its tactic's hooks (options, perform).
-TACTICS: dict[str, tuple[Options, Perform]] = {
+TACTICS: Final[dict[str, tuple[Options, Perform]]] = {
     "archer": (_archer_options, _ranged_attack),
     "cavalry": (_cavalry_options, _move_then_attack),
     "crossbowman": (_crossbow_options, _ranged_attack),

@@ -14,6 +14,7 @@ Coins are ints: a unit type's index in :data:`UNITS`, or :data:`ROYAL` for the R
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class UnitSpec:
         return self.tactic_args >= 0
 
 
-UNITS: tuple[UnitSpec, ...] = (
+UNITS: Final[tuple[UnitSpec, ...]] = (
     UnitSpec("archer", "Archer", 4, "Ar", 1, normal_attack=False, tactic_target=0),
     UnitSpec("berserker", "Berserker", 5, "Be", repeat_from_stack=True),
     UnitSpec("cavalry", "Cavalry", 4, "Ca", 2, tactic_target=1),
@@ -64,16 +65,16 @@ UNITS: tuple[UnitSpec, ...] = (
     UnitSpec("warrior-priest", "Warrior Priest", 4, "WP", draw_after_attack_or_control=True),
 )
 
-NUM_TYPES = len(UNITS)
+NUM_TYPES: Final = len(UNITS)
 #: The Royal Coin's coin number.
-ROYAL = NUM_TYPES
-NUM_COINS = NUM_TYPES + 1
-ROYAL_NAME = "royal"
+ROYAL: Final = NUM_TYPES
+NUM_COINS: Final = NUM_TYPES + 1
+ROYAL_NAME: Final = "royal"
 
 #: Coin number -> notation name, and back.
-COIN_NAMES: tuple[str, ...] = (*(u.name for u in UNITS), ROYAL_NAME)
-COIN_BY_NAME: dict[str, int] = {n: i for i, n in enumerate(COIN_NAMES)}
-UNIT_BY_NAME: dict[str, int] = {u.name: i for i, u in enumerate(UNITS)}
+COIN_NAMES: Final[tuple[str, ...]] = (*(u.name for u in UNITS), ROYAL_NAME)
+COIN_BY_NAME: Final[dict[str, int]] = {n: i for i, n in enumerate(COIN_NAMES)}
+UNIT_BY_NAME: Final[dict[str, int]] = {u.name: i for i, u in enumerate(UNITS)}
 
 
 def unit_index(name: str) -> int:
@@ -82,7 +83,7 @@ def unit_index(name: str) -> int:
 
 
 #: The first-game armies (rulebook picture): faction A, then faction B.
-FIRST_GAME: tuple[tuple[int, ...], tuple[int, ...]] = (
+FIRST_GAME: Final[tuple[tuple[int, ...], tuple[int, ...]]] = (
     tuple(unit_index(n) for n in ("swordsman", "pikeman", "crossbowman", "light-cavalry")),
     tuple(unit_index(n) for n in ("archer", "cavalry", "lancer", "scout")),
 )

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from itertools import compress
-from operator import add
 from typing import Final
 
 from mypy_extensions import mypyc_attr
@@ -77,8 +76,6 @@ _NORMAL_ATTACK: Final = tuple(u.normal_attack for u in UNITS)
 _MAX_UNITS: Final = tuple(u.max_units for u in UNITS)
 _DEPLOY_NEXT_TO_FRIEND: Final = tuple(u.deploy_next_to_friend for u in UNITS)
 _TEAM_NAME: Final = ("A", "B")
-_EMPTY_PILE: Final = (0,) * NUM_COINS
-_COINS: Final = range(NUM_COINS)
 #: Move generation's per-coin strings (the board's hex-indexed ones are in :class:`_Notation`).
 _INIT_STR: Final = tuple(f"{cn} initiative" for cn in COIN_NAMES)
 _PASS_STR: Final = tuple(f"{cn} pass" for cn in COIN_NAMES)
@@ -214,12 +211,42 @@ def _trim(log: list[tuple[int, str]], seen: list[int]) -> None:
 def _take(bag: list[int], r: int) -> int:
     """Take coin number ``r`` (from 0) of ``bag`` out of it, the coins laid out in coin order;
     return its type."""
-    for c in compress(_COINS, bag):  # a bag holds few kinds of coin: skip the others
+    for c in range(NUM_COINS):  # plain indexed loops: what the compiled engine runs fastest
         r -= bag[c]
         if r < 0:
             bag[c] -= 1
             return c
     raise AssertionError("bag count out of sync")
+
+
+def _with_args(prefix: str, names: tuple[str, ...], args: Args) -> str:
+    """A tactic's action string: its prefix, then the names of its argument hexes."""
+    out = prefix
+    for a in args:
+        out += names[a]
+    return out
+
+
+def _count(pile: list[int]) -> int:
+    """The coins in a pile."""
+    return sum(pile)
+
+
+def _holds_any(pile: list[int]) -> bool:
+    """Does the pile hold a coin? (mypyc compiles ``any`` of a generator into a plain loop)"""
+    return any(k for k in pile)
+
+
+def _refill(bag: list[int], up: list[int], down: list[int]) -> int:
+    """Pour the face-up and face-down discards into the empty ``bag``; return its coin count."""
+    total = 0
+    for c in range(NUM_COINS):
+        k = up[c] + down[c]
+        if k:
+            bag[c] = k
+            up[c] = down[c] = 0
+            total += k
+    return total
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # test doubles subclass it (compiled: games.native)
@@ -321,7 +348,7 @@ class WarChestState:
         self.init_changed = False
         for seat in range(self.n):
             hand = self.hand[seat]
-            want = 3 - sum(hand)
+            want = 3 - _count(hand)
             if want > 0:
                 self._draw_to_hand(seat, want)
         self.turn = self.initiative
@@ -330,17 +357,13 @@ class WarChestState:
         """:meth:`draw` ``count`` coins into ``seat``'s hand (fewer if none are left), in one
         loop: the same draws from the generator, without a call and a bag count per coin."""
         bag, hand = self.bag[seat], self.hand[seat]
-        total = sum(bag)
+        total = _count(bag)
         x = self.rng
         for _ in range(count):
             if total == 0:
-                up, down = self.faceup[seat], self.facedown[seat]
-                total = sum(up) + sum(down)
+                total = _refill(bag, self.faceup[seat], self.facedown[seat])
                 if total == 0:
                     break
-                bag[:] = map(add, up, down)
-                up[:] = _EMPTY_PILE
-                down[:] = _EMPTY_PILE
             x ^= x >> 12
             x ^= (x << 25) & MASK64
             x ^= x >> 27
@@ -353,15 +376,11 @@ class WarChestState:
     def draw(self, seat: int) -> int:
         """Draw one coin from ``seat``'s bag (refilled from the discards if empty); -1: none."""
         bag = self.bag[seat]
-        total = sum(bag)
+        total = _count(bag)
         if total == 0:
-            up, down = self.faceup[seat], self.facedown[seat]
-            total = sum(up) + sum(down)
+            total = _refill(bag, self.faceup[seat], self.facedown[seat])
             if total == 0:
                 return -1
-            bag[:] = map(add, up, down)
-            up[:] = _EMPTY_PILE
-            down[:] = _EMPTY_PILE
         # rand_below(total), inlined (a new round draws several coins per seat)
         x = self.rng
         x ^= x >> 12
@@ -495,8 +514,10 @@ class WarChestState:
                 else:
                     seat = self.turn
                     shared = self._turn_options(seat)
-                    for c in compress(_COINS, self.hand[seat]):
-                        self._coin_actions(seat, c, out, shared)
+                    hand = self.hand[seat]
+                    for c in range(NUM_COINS):
+                        if hand[c]:
+                            self._coin_actions(seat, c, out, shared)
             out.sort()
             legal = self._legal = tuple(out)
         return legal
@@ -520,16 +541,12 @@ class WarChestState:
         the unit types it may recruit, and the empty locations ``seat``'s team controls (where
         a unit may deploy)."""
         team = seat % 2
-        cards = self.cards[seat]
+        supply = self.supply[seat]
         cu = self.cell_unit
-        free = []
-        for h in self.held[team]:
-            if cu[h] < 0:
-                free.append(h)
         return (
             self.initiative % 2 != team and not self.init_changed,
-            list(compress(cards, map(self.supply[seat].__getitem__, cards))),
-            free,
+            [t for t in self.cards[seat] if supply[t]],
+            [h for h in self.held[team] if cu[h] < 0],
         )
 
     def _coin_actions(self, seat: int, c: int, out: list[str],
@@ -542,7 +559,9 @@ class WarChestState:
             out.append(_INIT_STR[c])
         out.append(_PASS_STR[c])
         if recruits:
-            out += map(_RECRUIT_STR[c].__getitem__, recruits)
+            recruit = _RECRUIT_STR[c]
+            for t in recruits:
+                out.append(recruit[t])
         try:
             table = _NOTATION[b]
         except KeyError:
@@ -557,13 +576,13 @@ class WarChestState:
                     for h in mine:
                         prefix = tactic[h]
                         for args in options(self, seat, h):
-                            out.append("".join([prefix, *map(arg.__getitem__, args)]))
+                            out.append(_with_args(prefix, arg, args))
             return
         mine = self.unit_hexes[seat * NUM_TYPES + c]
         if len(mine) < _MAX_UNITS[c]:
             deploy = table.deploy[c]
-            if free:
-                out += map(deploy.__getitem__, free)
+            for h in free:
+                out.append(deploy[h])
             if _DEPLOY_NEXT_TO_FRIEND[c]:
                 co = self.cell_owner
                 nbs = b.neighbours
@@ -587,7 +606,7 @@ class WarChestState:
                 prefix = table.tactic[c][h]
                 arg = table.arg
                 for args in own_tactic(self, seat, h):
-                    out.append("".join([prefix, *map(arg.__getitem__, args)]))
+                    out.append(_with_args(prefix, arg, args))
         army_tactic = PARTS.army_tactic[c]
         if army_tactic is not None:
             for _ in army_tactic(self, seat, mine[0]):  # one decision for the whole army
@@ -813,7 +832,7 @@ class WarChestState:
         hand = self.hand
         for k in range(1, n + 1):
             seat = (self.turn + k) % n
-            if any(hand[seat]):
+            if _holds_any(hand[seat]):
                 self.turn = seat
                 return
         self.new_round()

@@ -62,7 +62,7 @@ test-user: $(STAMP) ## as root: the sandbox and hostile-bot tests again as an un
 test-slow: $(STAMP) $(NATIVE) ## run only the slow soak and statistical tests
 	$(BIN)/python -m pytest -q -m slow
 
-league: $(STAMP) $(NATIVE) ## the demo round robin of the ladder's rungs (random, greedy, mcts) on Battle Line, with ratings
+league: $(STAMP) $(NATIVE) ## the demo round robin of the ladder's first three rungs (random, greedy, mcts) on Battle Line, with ratings
 	$(BIN)/tourney league battleline random greedy mcts --games 60 --out results/demo --seed 1
 	$(BIN)/tourney ratings results/demo --h2h
 

@@ -61,6 +61,8 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
   (Battle Line: 128 trials, the best 16 actions in 8 worlds, about 50 ms; otherwise 200
   iterations). The default is a fixed budget, so a game is reproducible from its seed
   whatever the machine's load; the clock is only a safety net (below).
+* ``scale``: the game's default budget times this (``scale=4``: four times the default, on
+  any game; the ladder's ``mcts-x4`` rung), still a fixed budget; not with ``iters`` or ``ms``.
 * ``ms``: time per decision in milliseconds instead of a fixed budget (``ms=200``).
 * ``reply``: 1 for the reply ply, 0 for the tree (default: the game's hook; a game without an
   evaluation always searches the tree).
@@ -160,9 +162,15 @@ class MctsBot:
                  depth: int | None = None, worlds: int = 0, rollout: str = "policy",
                  prior: int = 4, bias: int | None = None, top: int | None = None,
                  reply: int | None = None, expand: str = "order",
-                 widen: float | None = None) -> None:
+                 widen: float | None = None, scale: int = 1) -> None:
         if iters is not None and iters < 1:
             raise ValueError(f"mcts iters={iters}: give at least 1 iteration")
+        if scale < 1:
+            raise ValueError(f"mcts scale={scale}: give a whole multiple of the default budget, "
+                             f"at least 1")
+        if scale != 1 and (iters is not None or ms is not None):
+            raise ValueError(f"mcts scale={scale}: scale multiplies the game's default budget; "
+                             f"leave out iters and ms (or give iters alone)")
         if ms is not None and ms <= 0:
             raise ValueError(f"mcts ms={ms}: give a positive time per decision")
         if rollout not in ("policy", "random", "greedy"):
@@ -174,6 +182,7 @@ class MctsBot:
         if reply not in (None, 0, 1):
             raise ValueError(f"mcts reply={reply}: write 1 for the reply ply or 0 for the tree")
         self.iters = iters  # None: the game's default budget, unless ``ms`` is given
+        self.scale = scale  # the default budget times this
         self.ms = ms
         self.c = c
         self.depth = depth
@@ -254,7 +263,7 @@ class MctsBot:
         game's default, else (with ``ms``) as many as the time allows."""
         if self.iters is not None:
             return self.iters
-        return self.hooks.iters if self.ms is None else 1 << 62
+        return self.hooks.iters * self.scale if self.ms is None else 1 << 62
 
     def rollout_policy(self) -> Policy | None:
         """The policy of rollouts (and of the rest of a turn in a trial): the game's hook, the
@@ -521,6 +530,7 @@ def parse_options(text: str) -> dict[str, Any]:
     kinds: dict[str, Callable[[str], Any]] = {
         "iters": int, "ms": float, "c": float, "depth": int, "worlds": int, "rollout": str,
         "prior": int, "bias": int, "top": int, "reply": int, "expand": str, "widen": float,
+        "scale": int,
     }
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):

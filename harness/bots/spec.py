@@ -79,6 +79,7 @@ BUILTIN_OPTIONS: dict[str, dict[str, Option]] = {
         "reply": Option(int, lambda v: v in (0, 1), "1 (the reply ply) or 0 (the tree)"),
         "expand": _choice("order", "random"),
         "widen": Option(float, lambda v: v >= 0, "a number >= 0 (0: no widening)"),
+        "scale": _POSITIVE_INT,
     },
 }
 

@@ -169,8 +169,9 @@ def ladder_cmd(
     limits: LimitChoice = NO_LIMITS,
     quiet: QuietOpt = False,
 ) -> None:
-    """Place a bot on the ladder: a gauntlet against random, greedy and mcts, then its batch
-    Elo (greedy = 0) with intervals, its rank and its points against each rung."""
+    """Place a bot on the ladder: a gauntlet against random, greedy, mcts and mcts-x4 (mcts at
+    four times its budget), then its batch Elo (greedy = 0) with intervals, its rank and its
+    points against each rung."""
     from harness.league.ladder import RUNGS, default_out, placement_of, rungs_for
     from harness.league.service import bot_ref
 

@@ -1,11 +1,13 @@
 """The ladder: where a bot places among the built-in rungs, with intervals.
 
 ``tourney ladder GAME BOT`` plays a gauntlet of ``BOT`` against the rungs (by default
-:data:`RUNGS`: ``random``, ``greedy``, ``mcts``) in duplicate pairs, then fits batch Elo
-(:func:`harness.stats.elo.fit_elo`) over the stored games, anchored at ``greedy`` = 0 when it
-takes part (the middle rung: a rung that wins or loses every game gets a wide interval, and the
-anchor's uncertainty would spread to everyone), and reports the bot's rank, its neighbours with
-the likelihood of superiority, and its points against each rung with a Wilson interval.
+:data:`RUNGS`: ``random``, ``greedy``, ``mcts`` and ``mcts-x4``, the search at four times its
+default budget: the rung above ``mcts`` for a bot that beats it) in duplicate pairs, then fits
+batch Elo (:func:`harness.stats.elo.fit_elo`) over the stored games, anchored at ``greedy`` = 0
+when it takes part (the middle rung: a rung that wins or loses every game gets a wide interval,
+and the anchor's uncertainty would spread to everyone), and reports the bot's rank, its
+neighbours with the likelihood of superiority, and its points against each rung with a Wilson
+interval.
 
 >>> wilson(15, 20)
 (0.75, 0.531, 0.888)
@@ -23,7 +25,7 @@ from typing import Any
 from harness.stats.elo import EloFit, fit_elo, z_value
 from harness.stats.outcome import Result, points
 
-RUNGS = ("random", "greedy", "mcts")
+RUNGS = ("random", "greedy", "mcts", "mcts-x4=mcts:scale=4")
 ANCHOR = "greedy"
 DEFAULT_GAMES = 20  # per rung: 10 duplicate pairs
 
@@ -46,8 +48,9 @@ def default_out(game: str, bot: str) -> Path:
 
 
 def rungs_for(bot: str, rungs: Sequence[str] = RUNGS) -> list[str]:
-    """The rungs ``bot`` plays: all but one that is the bot itself."""
-    return [r for r in rungs if r != bot]
+    """The rungs ``bot`` (a name) plays: all but one that is the bot itself (a rung written
+    ``NAME=SPEC`` is named NAME)."""
+    return [r for r in rungs if r != bot and r.partition("=")[0] != bot]
 
 
 def results_of(rows: Iterable[dict[str, Any]]) -> list[Result]:

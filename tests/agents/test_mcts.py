@@ -78,6 +78,9 @@ def test_the_file_is_an_ordinary_bot_file_with_exactly_one_bot() -> None:
     for game, reply, budget in (("battleline", True, 128), ("warchest", False, 200)):
         bot.start({"game": game, "seat": 0, "rng_seed": 0})
         assert (bot.hooks.reply, bot.budget()) == (reply, budget)
+        scaled = MctsBot(**parse_options("scale=4"))  # the ladder's mcts-x4 rung
+        scaled.start({"game": game, "seat": 0, "rng_seed": 0})
+        assert scaled.budget() == 4 * budget
 
 
 class _Counting(MctsBot):
@@ -237,6 +240,11 @@ def test_options_parse_and_bad_ones_name_the_fix() -> None:
         MctsBot(rollout="smart")
     with pytest.raises(ValueError, match="1 for the reply ply or 0 for the tree"):
         MctsBot(reply=2)
+    with pytest.raises(ValueError, match="at least 1"):
+        MctsBot(scale=0)
+    for other in ({"iters": 50}, {"ms": 100.0}):
+        with pytest.raises(ValueError, match="leave out iters and ms"):
+            MctsBot(scale=4, **other)
 
 
 def test_the_answer_is_one_of_the_offered_actions_even_when_the_world_allows_more() -> None:

@@ -62,7 +62,8 @@ def test_a_bot_with_no_games_is_a_league_error() -> None:
 
 
 def test_rungs_skip_the_bot_itself_and_folders_are_per_bot() -> None:
-    assert rungs_for("greedy") == ["random", "mcts"]
+    assert rungs_for("greedy") == ["random", "mcts", "mcts-x4=mcts:scale=4"]
+    assert rungs_for("mcts-x4") == ["random", "greedy", "mcts"]  # a rung NAME=SPEC is NAME
     assert default_out("battleline", "greedy:p=0.3") == Path(
         "results/ladder/battleline-greedy_p=0.3")
 

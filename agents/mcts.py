@@ -170,7 +170,7 @@ class MctsBot:
                              f"at least 1")
         if scale != 1 and (iters is not None or ms is not None):
             raise ValueError(f"mcts scale={scale}: scale multiplies the game's default budget; "
-                             f"leave out iters and ms (or give iters alone)")
+                             f"leave out iters and ms, or give them without scale")
         if ms is not None and ms <= 0:
             raise ValueError(f"mcts ms={ms}: give a positive time per decision")
         if rollout not in ("policy", "random", "greedy"):

@@ -58,6 +58,7 @@ from games.warchest.ops import (
 from games.warchest.units import (
     COIN_BY_NAME,
     COIN_NAMES,
+    NEEDS_BOLSTERED,
     NUM_COINS,
     NUM_TYPES,
     ROYAL,
@@ -71,7 +72,6 @@ MAX_DECISIONS: Final = 1000
 #: Control markers per team (2 players: 6 each; 4 players: 8 per team).
 MARKERS: Final = {2: 6, 4: 8}
 
-_NEEDS_BOLSTERED: Final = tuple(u.needs_bolstered_attacker for u in UNITS)
 _NORMAL_ATTACK: Final = tuple(u.normal_attack for u in UNITS)
 _MAX_UNITS: Final = tuple(u.max_units for u in UNITS)
 _DEPLOY_NEXT_TO_FRIEND: Final = tuple(u.deploy_next_to_friend for u in UNITS)
@@ -136,8 +136,9 @@ Perform = Callable[["WarChestState", int, int, Args], None]
 class Parts:
     """The functions of the modules above this one that a state's methods hand work to.
 
-    :mod:`codec`, :mod:`observe`, :mod:`explain`, :mod:`render`, :mod:`setup` and
-    :mod:`tactics` import the state, so the state does not import them (the arrows point one
+    :mod:`codec`, :mod:`observe`, :mod:`explain`, :mod:`render`, :mod:`tactics` and the
+    package's game (a new game, for :meth:`WarChestState.replay`) import the state, so the
+    state does not import them (the arrows point one
     way, tests/harness/test_arrows.py): the package (``games/warchest/__init__.py``) hands them
     over once, with :meth:`assemble`, when it is imported, which is before any state exists
     (importing this module imports its package first).
@@ -225,11 +226,6 @@ def _with_args(prefix: str, names: tuple[str, ...], args: Args) -> str:
     for a in args:
         out += names[a]
     return out
-
-
-def _count(pile: list[int]) -> int:
-    """The coins in a pile."""
-    return sum(pile)
 
 
 def _holds_any(pile: list[int]) -> bool:
@@ -348,7 +344,7 @@ class WarChestState:
         self.init_changed = False
         for seat in range(self.n):
             hand = self.hand[seat]
-            want = 3 - _count(hand)
+            want = 3 - sum(hand)
             if want > 0:
                 self._draw_to_hand(seat, want)
         self.turn = self.initiative
@@ -357,7 +353,7 @@ class WarChestState:
         """:meth:`draw` ``count`` coins into ``seat``'s hand (fewer if none are left), in one
         loop: the same draws from the generator, without a call and a bag count per coin."""
         bag, hand = self.bag[seat], self.hand[seat]
-        total = _count(bag)
+        total = sum(bag)
         x = self.rng
         for _ in range(count):
             if total == 0:
@@ -376,7 +372,7 @@ class WarChestState:
     def draw(self, seat: int) -> int:
         """Draw one coin from ``seat``'s bag (refilled from the discards if empty); -1: none."""
         bag = self.bag[seat]
-        total = _count(bag)
+        total = sum(bag)
         if total == 0:
             total = _refill(bag, self.faceup[seat], self.facedown[seat])
             if total == 0:
@@ -463,7 +459,7 @@ class WarChestState:
 
     def can_hit(self, height: int, target: int) -> bool:
         """Whether an attacker of that stack height may attack the unit on ``target`` (Knight)."""
-        return height >= 2 or not _NEEDS_BOLSTERED[self.cell_unit[target]]
+        return height >= 2 or not NEEDS_BOLSTERED[self.cell_unit[target]]
 
     def units_of(self, seat: int, t: int) -> tuple[int, ...]:
         """The hexes of ``seat``'s units of type ``t``, ascending."""
@@ -633,7 +629,7 @@ class WarChestState:
                 u = cu[d]
                 if u < 0:
                     out.append(move)
-                elif (co[d] - seat) % 2 == 1 and (height >= 2 or not _NEEDS_BOLSTERED[u]):
+                elif (co[d] - seat) % 2 == 1 and (height >= 2 or not NEEDS_BOLSTERED[u]):
                     out.append(attack)
         if moves_only:
             return

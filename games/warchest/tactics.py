@@ -13,10 +13,7 @@ from typing import Final
 
 from games.warchest.ops import Args
 from games.warchest.state import Options, Perform, WarChestState
-from games.warchest.units import UNITS
-
-#: Per unit type: only a bolstered attacker may attack it (Knight).
-_NEEDS_BOLSTERED: Final = tuple(u.needs_bolstered_attacker for u in UNITS)
+from games.warchest.units import NEEDS_BOLSTERED, UNITS
 
 # The options below test "an enemy the attacker may hit" inline: a unit of the other team
 # (``state.is_enemy_at``) that is not a Knight unless the attacker is bolstered
@@ -28,7 +25,7 @@ def _archer_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
     cu, co = s.cell_unit, s.cell_owner
     for t in s.board.ring2[h]:
         u = cu[t]
-        if u >= 0 and (co[t] - seat) % 2 == 1 and (bolstered or not _NEEDS_BOLSTERED[u]):
+        if u >= 0 and (co[t] - seat) % 2 == 1 and (bolstered or not NEEDS_BOLSTERED[u]):
             yield (t,)
 
 
@@ -45,7 +42,7 @@ def _cavalry_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
             for t in nb[m]:
                 u = cu[t]
                 if t != h and u >= 0 and (co[t] - seat) % 2 == 1 and (
-                        bolstered or not _NEEDS_BOLSTERED[u]):
+                        bolstered or not NEEDS_BOLSTERED[u]):
                     yield (m, t)
 
 
@@ -62,7 +59,7 @@ def _crossbow_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
         if m >= 0 and cu[m] < 0:
             t = line[m]
             if t >= 0 and cu[t] >= 0 and (co[t] - seat) % 2 == 1 and (
-                    bolstered or not _NEEDS_BOLSTERED[cu[t]]):
+                    bolstered or not NEEDS_BOLSTERED[cu[t]]):
                 yield (t,)
 
 
@@ -76,7 +73,7 @@ def _lancer_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
                 break
             t = line[m]
             if t >= 0 and cu[t] >= 0 and (co[t] - seat) % 2 == 1 and (
-                    bolstered or not _NEEDS_BOLSTERED[cu[t]]):
+                    bolstered or not NEEDS_BOLSTERED[cu[t]]):
                 yield (m, t)
             m = t
 
@@ -134,7 +131,7 @@ def _marshall_options(s: WarChestState, seat: int, h: int) -> Iterator[Args]:
             for t in b.neighbours[u]:
                 k = cu[t]
                 if k >= 0 and (co[t] - owner) % 2 == 1 and (
-                        bolstered or not _NEEDS_BOLSTERED[k]):
+                        bolstered or not NEEDS_BOLSTERED[k]):
                     yield (u, t)
 
 

@@ -66,6 +66,8 @@ UNITS: Final[tuple[UnitSpec, ...]] = (
 )
 
 NUM_TYPES: Final = len(UNITS)
+#: Per unit type: only a bolstered attacker may attack it (Knight).
+NEEDS_BOLSTERED: Final = tuple(u.needs_bolstered_attacker for u in UNITS)
 #: The Royal Coin's coin number.
 ROYAL: Final = NUM_TYPES
 NUM_COINS: Final = NUM_TYPES + 1

@@ -158,14 +158,15 @@ def calibrate(game: str, variant: dict[str, str], options: str, ms: float = 50.0
     return _within(game, positions(game, variant, count), options, ms)
 
 
-def headroom(game: str, states: list[State], move_time: float = 1.0) -> tuple[float, float]:
-    """The slowest default decision over ``states`` in seconds (one core, as loaded as the
-    machine is now), and how many times slower the machine could run before that decision
-    reached the safety net at ``move_time`` (the point past which a fixed budget stops being
-    reproducible from its seed)."""
+def headroom(game: str, states: list[State], move_time: float = 1.0,
+             scale: int = 1) -> tuple[float, float]:
+    """The slowest decision at ``scale`` times the default budget over ``states`` in seconds
+    (one core, as loaded as the machine is now), and how many times slower the machine could
+    run before that decision reached the safety net at ``move_time`` (the point past which a
+    fixed budget stops being reproducible from its seed)."""
     slowest = 0.0
     for i, state in enumerate(states):
-        bot = MctsBot()
+        bot = MctsBot(scale=scale)
         seat = state.current_player
         bot.start({"game": game, "seat": seat, "rng_seed": i,
                    "limits": {"move_time": 600.0, "overage": 0.0}})
@@ -199,6 +200,11 @@ def run(quick: bool) -> None:
         figure(f"{label} mcts slowest default decision", 1000 * slowest, "ms",
                f"the safety net at 1 s move time is {factor:.1f} times that: a machine that much "
                f"slower cuts it (load {os.getloadavg()[0]:.1f})")
+        if not quick:  # the ladder's mcts-x4 rung, at the 4 s move time the ladder gives it
+            slowest, factor = headroom(game, states, 4.0, scale=4)
+            figure(f"{label} mcts:scale=4 slowest decision", 1000 * slowest, "ms",
+                   f"the safety net at the rung's 4 s move time is {factor:.1f} times that "
+                   f"(load {os.getloadavg()[0]:.1f})")
         sampler = registry.get(game)
         rng = random.Random(0)
         reps = 50 if quick else 300

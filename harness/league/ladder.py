@@ -2,7 +2,8 @@
 
 ``tourney ladder GAME BOT`` plays a gauntlet of ``BOT`` against the rungs (by default
 :data:`RUNGS`: ``random``, ``greedy``, ``mcts`` and ``mcts-x4``, the search at four times its
-default budget: the rung above ``mcts`` for a bot that beats it) in duplicate pairs, then fits
+default budget with four times the move time, so its safety net stays as far away as the
+default's: the rung above ``mcts`` for a bot that beats it) in duplicate pairs, then fits
 batch Elo (:func:`harness.stats.elo.fit_elo`) over the stored games, anchored at ``greedy`` = 0
 when it takes part (the middle rung: a rung that wins or loses every game gets a wide interval,
 and the anchor's uncertainty would spread to everyone), and reports the bot's rank, its
@@ -25,7 +26,7 @@ from typing import Any
 from harness.stats.elo import EloFit, fit_elo, z_value
 from harness.stats.outcome import Result, points
 
-RUNGS = ("random", "greedy", "mcts", "mcts-x4=mcts:scale=4")
+RUNGS = ("random", "greedy", "mcts", "mcts-x4=mcts:scale=4@move-time=4")
 ANCHOR = "greedy"
 DEFAULT_GAMES = 20  # per rung: 10 duplicate pairs
 

@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
-from harness.league.ladder import default_out, place, results_of, rungs_for, wilson
+from harness.league.ladder import RUNGS, default_out, place, results_of, rungs_for, wilson
+from harness.league.limits import split_limits
 from harness.league.service import LeagueError
 from harness.stats.outcome import Result
 
@@ -62,8 +63,16 @@ def test_a_bot_with_no_games_is_a_league_error() -> None:
 
 
 def test_rungs_skip_the_bot_itself_and_folders_are_per_bot() -> None:
-    assert rungs_for("greedy") == ["random", "mcts", "mcts-x4=mcts:scale=4"]
+    assert rungs_for("greedy") == ["random", "mcts", "mcts-x4=mcts:scale=4@move-time=4"]
     assert rungs_for("mcts-x4") == ["random", "greedy", "mcts"]  # a rung NAME=SPEC is NAME
+
+
+def test_the_rung_with_four_times_the_budget_has_four_times_the_move_time() -> None:
+    """Its slowest Battle Line decisions come near the default 1 s (1.05 s on a busy machine
+    in the 400-game duel of docs/mcts.md): at 1 s the safety net would cut its fixed budget
+    short, and its games would no longer be the ones their seeds give."""
+    spec, limits = split_limits(RUNGS[-1])
+    assert spec == "mcts-x4=mcts:scale=4" and limits == {"move_time": 4.0}
     assert default_out("battleline", "greedy:p=0.3") == Path(
         "results/ladder/battleline-greedy_p=0.3")
 

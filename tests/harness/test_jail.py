@@ -3,10 +3,13 @@ the runner reads from inside (and bubblewrap reports), compared with the referee
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -197,3 +200,73 @@ def test_in_a_users_jail_pid_1_has_the_bots_limits() -> None:
         assert own == init and "unlimited" not in own.split("|")[0], (own, init)
     else:  # as root, PID 1 is root's: the bot can neither read nor write its memory
         assert sandbox.sandbox_user() is not None or sandbox.report()["engine"] != "bubblewrap"
+
+
+def _state(pid: int) -> str:
+    """A process's state letter ("" once it is gone; "Z" until its new parent reaps it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0].decode()
+    except OSError:
+        return ""
+
+
+def _hold_at_the_race(program: list[str]) -> tuple[subprocess.Popen[bytes], int, int]:
+    """Start bubblewrap as a referee does (its own session) and hold its outer process in the
+    window where the jail's init is cloned but not yet told to go on (``--userns-block-fd``
+    stops it just there): the outer process, the init's pid and the descriptor that holds it."""
+    path = jail.bwrap()
+    assert path is not None
+    info_r, info_w = os.pipe()
+    block_r, block_w = os.pipe()
+    proc = subprocess.Popen(
+        [path, "--unshare-user", "--unshare-pid", "--die-with-parent", "--info-fd", str(info_w),
+         "--userns-block-fd", str(block_r), "--ro-bind", "/", "/", "--", *program],
+        pass_fds=(info_w, block_r), start_new_session=True, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    os.close(info_w)
+    os.close(block_r)
+    with os.fdopen(info_r, "rb") as info:  # written once the init is cloned, then it blocks
+        text = info.read()
+    child = int(text.split(b'"child-pid":')[1].split(b",")[0].split(b"}")[0])
+    return proc, child, block_w
+
+
+def test_a_jail_stranded_by_a_referee_killed_while_starting_it_is_cleared() -> None:
+    """Bubblewrap's init arms its death signal only after the outer process tells it to go on
+    (bubblewrap issue #633): a referee killed in that window (its outer bubblewrap dies with it)
+    leaves the init waiting forever, with the bot's memory files open. The next process that
+    starts a jail kills such strays, and only them: a jail whose outer process lives, or a
+    process without tourney's runner in its command line, is left alone. (Where bubblewrap
+    cannot build jails, a user without user namespaces, bots run without one: nothing to
+    strand, and nothing is killed.)"""
+    if sandbox.report()["engine"] != "bubblewrap":
+        assert jail.clear_stranded() == []
+        return
+    program = [sys.executable, "-c", "pass", jail.RUNNER]
+    stranded, init, hold = _hold_at_the_race(program)
+    live, live_init, live_hold = _hold_at_the_race(program)
+    other, other_init, other_hold = _hold_at_the_race([sys.executable, "-c", "pass"])
+    try:
+        for proc in (stranded, other):
+            proc.kill()  # as the referee's death does to it
+            proc.wait()
+        time.sleep(0.3)
+        assert _state(init) not in ("", "Z")  # the bug: the init outlives its jail's start
+        assert _state(other_init) not in ("", "Z")
+        killed = jail.clear_stranded()
+        assert init in killed
+        assert live_init not in killed and live.pid not in killed and other_init not in killed
+        deadline = time.monotonic() + patience(10)
+        while _state(init) not in ("", "Z") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _state(init) in ("", "Z")
+        assert _state(live_init) not in ("", "Z") and live.poll() is None
+    finally:
+        for fd in (hold, live_hold, other_hold):
+            os.close(fd)
+        live.kill()
+        live.wait()
+        for pid in (init, live_init, other_init):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

@@ -168,7 +168,8 @@ def _is_stopped(pid: int) -> bool:
     return state in (b"T", b"t", b"Z", b"X")
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -189,7 +190,7 @@ def _clear_stale(base: Path) -> None:
         if not name.startswith(PREFIX):
             continue
         owner = name.removeprefix(PREFIX).split("-")[0]
-        if owner.isdigit() and not _pid_alive(int(owner)):
+        if owner.isdigit() and not pid_alive(int(owner)):
             _kill_members(entry)
             _rmdir(entry, 0.05)
 

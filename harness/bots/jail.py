@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from harness.bots.cgroups import pid_alive
+
 # where the runner lies inside the jail (no host path): compiled, so that no bot start pays
 # for compiling it (~5 ms), with its source beside it for tracebacks
 RUNNER = "/tourney/runner.pyc"
@@ -258,16 +260,6 @@ class Jail:
         self._fds, self._child_ends = [], []
 
 
-def _session_alive(sid: int) -> bool:
-    try:
-        os.kill(sid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def clear_stranded() -> list[int]:
     """Kill the jails stranded by a referee that died while starting one; the pids killed.
 
@@ -293,7 +285,7 @@ def clear_stranded() -> list[int]:
             sid = os.getsid(pid)
         except OSError:  # gone meanwhile, or not ours to read
             continue
-        if marker not in argv or sid == pid or _session_alive(sid):
+        if marker not in argv or sid == pid or pid_alive(sid):
             continue
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)

@@ -451,7 +451,7 @@ def _clear_stale_copies() -> None:
     with contextlib.suppress(OSError):
         for entry in base.glob(f"{FALLBACK_PREFIX}*"):
             owner = entry.name.removeprefix(FALLBACK_PREFIX).split("-")[0]
-            if owner.isdigit() and not cgroups._pid_alive(int(owner)):
+            if owner.isdigit() and not cgroups.pid_alive(int(owner)):
                 shutil.rmtree(entry, ignore_errors=True)
 
 

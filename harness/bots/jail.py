@@ -293,15 +293,10 @@ def clear_stranded() -> list[int]:
     return killed
 
 
-_swept = False
-
-
+@cache
 def clear_stranded_once() -> None:
     """:func:`clear_stranded`, the first time a process starts a jail."""
-    global _swept
-    if not _swept:
-        _swept = True
-        clear_stranded()
+    clear_stranded()
 
 
 def _parents(path: str) -> list[str]:

@@ -65,6 +65,8 @@ def test_a_bot_with_no_games_is_a_league_error() -> None:
 def test_rungs_skip_the_bot_itself_and_folders_are_per_bot() -> None:
     assert rungs_for("greedy") == ["random", "mcts", "mcts-x4=mcts:scale=4@move-time=4"]
     assert rungs_for("mcts-x4") == ["random", "greedy", "mcts"]  # a rung NAME=SPEC is NAME
+    assert default_out("battleline", "greedy:p=0.3") == Path(
+        "results/ladder/battleline-greedy_p=0.3")
 
 
 def test_the_rung_with_four_times_the_budget_has_four_times_the_move_time() -> None:
@@ -73,8 +75,6 @@ def test_the_rung_with_four_times_the_budget_has_four_times_the_move_time() -> N
     short, and its games would no longer be the ones their seeds give."""
     spec, limits = split_limits(RUNGS[-1])
     assert spec == "mcts-x4=mcts:scale=4" and limits == {"move_time": 4.0}
-    assert default_out("battleline", "greedy:p=0.3") == Path(
-        "results/ladder/battleline-greedy_p=0.3")
 
 
 def test_tourney_ladder_plays_the_rungs_and_prints_the_placement(tmp_path: Path) -> None:

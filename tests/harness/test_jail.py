@@ -4,6 +4,7 @@ the runner reads from inside (and bubblewrap reports), compared with the referee
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -227,8 +228,7 @@ def _hold_at_the_race(program: list[str]) -> tuple[subprocess.Popen[bytes], int,
     os.close(info_w)
     os.close(block_r)
     with os.fdopen(info_r, "rb") as info:  # written once the init is cloned, then it blocks
-        text = info.read()
-    child = int(text.split(b'"child-pid":')[1].split(b",")[0].split(b"}")[0])
+        child = int(json.loads(info.read())["child-pid"])
     return proc, child, block_w
 
 

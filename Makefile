@@ -7,7 +7,7 @@ NATIVE := $(VENV)/.native
 ENGINE_SOURCES := $(wildcard games/*.py games/battleline/*.py games/warchest/*.py)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup native compiler browser test test-user test-slow league league-warchest bench golden docs lint screenshots clean
+.PHONY: help setup native compiler browser test test-user test-slow league league-warchest bench learn golden docs lint screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -72,6 +72,9 @@ league-warchest: $(STAMP) $(NATIVE) ## the same demo on War Chest (results/demo-
 
 bench: $(STAMP) $(NATIVE) ## print the benchmark figures (engines, sandbox, leagues, start-up)
 	$(BIN)/tourney bench
+
+learn: $(STAMP) $(NATIVE) ## fit Battle Line's learned judgement (mcts-x4's) from 1,000 self-play games into agents/battleline_value.json
+	$(BIN)/python -m agents.learn_battleline
 
 golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/
 	$(BIN)/python -m tests.golden_gen

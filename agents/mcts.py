@@ -46,11 +46,15 @@ walking into an attack, the counter-attack unseen.
 What the reply ply can afford to consider depends on how hard its evaluation is to fool.
 Battle Line's evaluation judges each open flag by its *chance*: in each of 32 fixed futures
 the unseen troops are dealt out, each to one side of the flag with probability 0.3, and the
-flag goes to the side whose best reachable formation is higher (:func:`flag_edge`). The older
+flag goes to the side whose best reachable formation is higher
+(:func:`agents.battleline_value.flag_edge`). The older
 judgement, each side's best formation with *every* unseen troop at hand, rated a side one
 specific card away from a straight flush as good as one holding it; a search among more moves
 found the moves it overrated (greedy's best 10 scored 62.5 % against its best 6's 70 %). With
-the chances, the best 16 score 78 % at the same 120 trials.
+the chances, the best 16 score 78 % at the same 120 trials. A larger budget buys a finer
+judgement (the game's ``learned`` hook; Battle Line's reads the searcher's own hand too, with
+weights fit from self-play games: :mod:`agents.battleline_value`), which costs about four
+default trials per trial: ``scale=4`` judges the default's number of trials with it.
 
 Any number of seats works, and team games too: a seat's result is its own entry of
 ``returns()`` or of the evaluation, which in a team game is its team's, so it plays for its team.
@@ -63,6 +67,11 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
   whatever the machine's load; the clock is only a safety net (below).
 * ``scale``: the game's default budget times this (``scale=4``: four times the default, on
   any game; the ladder's ``mcts-x4`` rung), still a fixed budget; not with ``iters`` or ``ms``.
+  Where the game has a learned judgement (Battle Line), a scale of at least its ``learned_from``
+  (4) buys it, at the default's trials times the scale over that (``scale=4``: 128 trials).
+* ``learned``: 1 for the game's learned judgement at any budget (``learned=1`` is
+  ``scale=4`` on Battle Line), 0 for its default judgement at any scale (default: from the
+  scale that buys it); no effect on a game without one.
 * ``ms``: time per decision in milliseconds instead of a fixed budget (``ms=200``).
 * ``reply``: 1 for the reply ply, 0 for the tree (default: the game's hook; a game without an
   evaluation always searches the tree).
@@ -102,15 +111,15 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from agents import battleline_value
 from agents.greedy import chooser_for, ranker_for
 from agents.greedy_warchest import evaluate as warchest_score
 from agents.greedy_warchest import quick_best_action
 from games import registry
-from games.battleline.cards import NUM_CARDS
-from games.battleline.formations import best_rank, complete_rank
+from games.battleline.cards import ALL_TACTICS
 from games.battleline.state import BattleLineState
 from games.protocol import State
 from games.warchest.state import WarChestState
@@ -141,6 +150,12 @@ class Hooks:
     order: Policy | None = None  # which untried action a node expands first (None: at random)
     widen: float = 0.0  # progressive widening: a node of n visits has 1 + widen * sqrt(n) children
     iters: int = DEFAULT_ITERS  # the default budget: tree iterations, or reply-ply trials
+    #: a finer judgement for the reply ply that a larger budget buys (made per decision, as
+    #: ``evaluator``), the scale from which it is bought (a trial with it costs about that
+    #: many of the default's), and the policy for the rest of a turn in its trials
+    learned: Callable[[State], Evaluate] | None = None
+    learned_from: int = 0
+    learned_policy: Policy | None = None
 
 
 class _Node:
@@ -162,7 +177,8 @@ class MctsBot:
                  depth: int | None = None, worlds: int = 0, rollout: str = "policy",
                  prior: int = 4, bias: int | None = None, top: int | None = None,
                  reply: int | None = None, expand: str = "order",
-                 widen: float | None = None, scale: int = 1) -> None:
+                 widen: float | None = None, scale: int = 1,
+                 learned: int | None = None) -> None:
         if iters is not None and iters < 1:
             raise ValueError(f"mcts iters={iters}: give at least 1 iteration")
         if scale < 1:
@@ -179,6 +195,9 @@ class MctsBot:
             raise ValueError(f"mcts expand={expand!r}: choose order or random")
         if widen is not None and widen < 0:
             raise ValueError(f"mcts widen={widen}: give 0 (no widening) or a positive factor")
+        if learned not in (None, 0, 1):
+            raise ValueError(f"mcts learned={learned}: write 1 for the game's learned judgement "
+                             f"or 0 for its default one")
         if reply not in (None, 0, 1):
             raise ValueError(f"mcts reply={reply}: write 1 for the reply ply or 0 for the tree")
         self.iters = iters  # None: the game's default budget, unless ``ms`` is given
@@ -194,6 +213,8 @@ class MctsBot:
         self.reply = reply
         self.expand = expand
         self.widen = widen
+        self.learned = learned  # None: the learned judgement from the scale that buys it
+        self.learning = False  # whether it judges with the game's learned judgement
         self.rng = random.Random(0)
         self.move_time = 1.0
         self.game_name = ""
@@ -211,8 +232,22 @@ class MctsBot:
 
     def _load(self, game: str) -> None:
         self.game_name = game
-        self.hooks = hooks_for(game)
+        hooks = hooks_for(game)
+        self.learning = self._learns(hooks)
+        if self.learning:
+            hooks = replace(hooks, evaluator=hooks.learned,
+                            policy=hooks.learned_policy or hooks.policy)
+        self.hooks = hooks
         registry.get(game)  # import the engine now, not inside the first decision's time
+
+    def _learns(self, hooks: Hooks) -> bool:
+        """Whether this bot judges with the game's learned judgement: ``learned=1``, or by
+        default a fixed budget of at least the scale that buys it (Battle Line: ``scale=4``)."""
+        if hooks.learned is None or self.learned == 0:
+            return False
+        if self.learned == 1:
+            return True
+        return (self.iters is None and self.ms is None and self.scale >= hooks.learned_from)
 
     def time_allowed(self) -> float:
         """Seconds this decision may search. With a fixed budget (the default) this is only the
@@ -263,7 +298,12 @@ class MctsBot:
         game's default, else (with ``ms``) as many as the time allows."""
         if self.iters is not None:
             return self.iters
-        return self.hooks.iters * self.scale if self.ms is None else 1 << 62
+        if self.ms is not None:
+            return 1 << 62
+        if self.learning and self.scale >= self.hooks.learned_from:
+            # a learned trial costs about ``learned_from`` default ones
+            return self.hooks.iters * self.scale // self.hooks.learned_from
+        return self.hooks.iters * self.scale
 
     def rollout_policy(self) -> Policy | None:
         """The policy of rollouts (and of the rest of a turn in a trial): the game's hook, the
@@ -530,7 +570,7 @@ def parse_options(text: str) -> dict[str, Any]:
     kinds: dict[str, Callable[[str], Any]] = {
         "iters": int, "ms": float, "c": float, "depth": int, "worlds": int, "rollout": str,
         "prior": int, "bias": int, "top": int, "reply": int, "expand": str, "widen": float,
-        "scale": int,
+        "scale": int, "learned": int,
     }
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -560,133 +600,21 @@ def _battleline_policy(state: State, legal: list[str], rng: random.Random) -> st
     return rng.choice(legal)
 
 
-_TACTIC_VALUE = 0.25  # of a flag
-_FUTURES = 32  # futures in which Battle Line's evaluation reads each open flag
-_SHARE = 0.3  # of the unseen troops, what each side of a flag receives in a future
-_MEMO_CAP = 50_000  # entries a memo keeps before it starts afresh (bounds its memory)
-
-
-def _deal_futures(count: int, share: float) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """``count`` fixed futures for a flag: the troops its first side could still receive, those
-    its second side could, each troop to one side with probability ``share`` (to neither with
-    the rest: it is drawn too late, or spent elsewhere); and per future a coin for a tie
-    between two sides equally far from complete."""
-    rng = random.Random(12345)
-    first: list[int] = []
-    second: list[int] = []
-    for _ in range(count):
-        a = b = 0
-        # every card draws (only troops are ever read): the futures the README's figures used
-        for card in range(NUM_CARDS):
-            u = rng.random()
-            if u < share:
-                a |= 1 << card
-            elif u < 2 * share:
-                b |= 1 << card
-        first.append(a)
-        second.append(b)
-    coins = 0
-    for future in range(count):
-        if rng.random() < 0.5:
-            coins |= 1 << future
-    return tuple(first), tuple(second), coins
-
-
-_FIRST, _SECOND, _COINS = _deal_futures(_FUTURES, _SHARE)
-#: a side's best rank in each future: (side, cards, unseen troops, size, Fog, which side)
-_RANKS: dict[tuple[int, int, int, int, bool, int], tuple[int, ...]] = {}
-#: a flag's edge for its first side: (the two sides, unseen troops, size, Fog); a search meets
-#: the same flag again and again (every world, every answer elsewhere)
-_CHANCES: dict[tuple[int, int, int, int, bool], float] = {}
-
-
-def _ranks(side: int, count: int, avail: int, n: int, foggy: bool, which: int
-           ) -> tuple[int, ...]:
-    """The best rank ``side`` reaches in each future with the troops it receives there (-1:
-    none completes it)."""
-    key = (side, count, avail, n, foggy, which)
-    hit = _RANKS.get(key)
-    if hit is not None:
-        return hit
-    if count > n:
-        out: tuple[int, ...] = (-1,) * _FUTURES
-    elif count == n:
-        out = (complete_rank(side, n, foggy),) * _FUTURES
-    else:
-        free = n - count
-        out = tuple([best_rank(side, free, avail & dealt, n, foggy)
-                     for dealt in (_SECOND if which else _FIRST)])
-    if len(_RANKS) >= _MEMO_CAP:
-        _RANKS.clear()
-    _RANKS[key] = out
-    return out
-
-
-def flag_edge(first: int, first_count: int, second: int, second_count: int, avail: int,
-              n: int, foggy: bool) -> float:
-    """The first side's chance of the flag, less one half (-0.5 .. 0.5): in how many of the
-    fixed futures its best formation beats the second side's (a tie in rank to the side with
-    more cards down, which completes first, and between equals to the future's coin)."""
-    mine = _ranks(first, first_count, avail, n, foggy, 0)
-    theirs = _ranks(second, second_count, avail, n, foggy, 1)
-    wins = 0
-    for future in range(_FUTURES):
-        x, y = mine[future], theirs[future]
-        if x > y or (x == y and (first_count > second_count or (
-                first_count == second_count and _COINS >> future & 1))):
-            wins += 1
-    return wins / _FUTURES - 0.5
-
-
-def _battleline_evaluate(state: State, unseen: int | None = None) -> list[float]:
-    """Flags won, and each open flag's chance (:func:`flag_edge`) from the troops not yet face
-    up (what every seat can see: the same judgement in every world; ``unseen``: those of the
-    decision instead, see :func:`_battleline_evaluator`), for any number of seats: each seat's
-    tally against the mean of the others'."""
-    assert isinstance(state, BattleLineState)
-    avail = state.troop_all & ~state.gone if unseen is None else unseen
-    smask, sides, claimed, mud, fog = state.smask, state.sides, state.claimed, state.mud, state.fog
-    players = state.n
-    tally = [0.0] * players
-    memo = _CHANCES
-    for flag, (a, b) in enumerate(state.layout.seats_at):
-        owner = claimed[flag]
-        if owner >= 0:
-            tally[owner] += 1.0
-            continue
-        first, second = smask[a * 9 + flag], smask[b * 9 + flag]
-        if not (first or second):
-            continue  # an empty flag is even
-        n = 4 if mud[flag] >= 0 else 3
-        foggy = fog[flag] >= 0
-        key = (first, second, avail, n, foggy)
-        edge = memo.get(key)
-        if edge is None:
-            edge = flag_edge(first, len(sides[a * 9 + flag]), second, len(sides[b * 9 + flag]),
-                             avail & ~(first | second), n, foggy)
-            if len(memo) >= _MEMO_CAP:
-                memo.clear()
-            memo[key] = edge
-        tally[a] += edge
-        tally[b] -= edge
-    for seat, spent in enumerate(state.tactics_played):
-        tally[seat] -= _TACTIC_VALUE * spent  # a tactic kept is worth something
-    total = sum(tally)
-    return [math.tanh((t - (total - t) / (players - 1)) / 3.0) for t in tally]
-
-
-def _battleline_evaluator(world: State) -> Evaluate:
-    """The evaluation for one decision: every flag read against the troops unseen at the
-    decision (``world`` is any of its sampled worlds: the board is public). A troop played
-    elsewhere during a trial still counts as unseen at other flags; in exchange every flag an
-    answer leaves alone keeps its memoised chance, which buys about a fifth more trials."""
-    assert isinstance(world, BattleLineState)
-    unseen = world.troop_all & ~world.gone
-
-    def evaluate(state: State) -> list[float]:
-        return _battleline_evaluate(state, unseen)
-
-    return evaluate
+def _battleline_learned_policy(state: State, legal: list[str], rng: random.Random) -> str:
+    """The rest of a turn in the learned judgement's trials: claims first, the draw by
+    ``greedy``'s rule (troops, unless the hand holds no tactics and fewer than 20 troops are
+    left), else a uniformly random action. The judgement reads the hand the draw fills, so the
+    draw follows a rule rather than a coin."""
+    first = legal[0]
+    if first.startswith("claim"):
+        return first
+    if first.startswith("draw"):
+        assert isinstance(state, BattleLineState)
+        seat = state.current_player
+        want = ("draw tactics" if not state.hands[seat] & ALL_TACTICS
+                and len(state.decks[0]) < 20 else "draw troops")
+        return want if want in legal else first
+    return rng.choice(legal)
 
 
 def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:
@@ -706,9 +634,10 @@ def _warchest_evaluate(state: State) -> list[float]:
 
 
 _HOOKS: dict[str, Hooks] = {
-    "battleline": Hooks(policy=_battleline_policy, evaluate=_battleline_evaluate,
-                        evaluator=_battleline_evaluator, depth=4, c=0.1, bias=20, top=16,
-                        reply=True, iters=128),
+    "battleline": Hooks(policy=_battleline_policy, evaluate=battleline_value.evaluate,
+                        evaluator=battleline_value.evaluator, depth=4, c=0.1, bias=20, top=16,
+                        reply=True, iters=128, learned=battleline_value.learned_evaluator,
+                        learned_from=4, learned_policy=_battleline_learned_policy),
     "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=3, c=0.1,
                       top=5, order=_warchest_policy, widen=0.25),
 }

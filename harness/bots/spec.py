@@ -80,6 +80,8 @@ BUILTIN_OPTIONS: dict[str, dict[str, Option]] = {
         "expand": _choice("order", "random"),
         "widen": Option(float, lambda v: v >= 0, "a number >= 0 (0: no widening)"),
         "scale": _POSITIVE_INT,
+        "learned": Option(int, lambda v: v in (0, 1),
+                          "1 (the game's learned judgement) or 0 (its default one)"),
     },
 }
 

@@ -17,11 +17,10 @@ from typing import Any
 import pytest
 
 import agents.mcts as mcts
+from agents import battleline_value
 from agents.mcts import MctsBot, parse_options
 from agents.random import RandomBot
 from games import registry
-from games.battleline.cards import CARD_IDS
-from games.battleline.formations import best_rank
 from games.battleline.state import BattleLineState
 from harness.bots.runner import load_bot_file
 from tests.harness import toygame
@@ -77,10 +76,50 @@ def test_the_file_is_an_ordinary_bot_file_with_exactly_one_bot() -> None:
     assert bot.iters is None and bot.ms is None  # the game's default budget
     for game, reply, budget in (("battleline", True, 128), ("warchest", False, 200)):
         bot.start({"game": game, "seat": 0, "rng_seed": 0})
-        assert (bot.hooks.reply, bot.budget()) == (reply, budget)
+        assert (bot.hooks.reply, bot.budget(), bot.learning) == (reply, budget, False)
         scaled = MctsBot(**parse_options("scale=4"))  # the ladder's mcts-x4 rung
         scaled.start({"game": game, "seat": 0, "rng_seed": 0})
-        assert scaled.budget() == 4 * budget
+        if game == "warchest":  # no learned judgement: four times the iterations
+            assert (scaled.budget(), scaled.learning) == (4 * budget, False)
+
+
+def _started(spec: str, game: str = "battleline") -> MctsBot:
+    bot = MctsBot(**parse_options(spec))
+    bot.start({"game": game, "seat": 0, "rng_seed": 0})
+    return bot
+
+
+def test_four_times_the_budget_buys_battle_line_s_learned_judgement() -> None:
+    """A learned trial costs about four default ones, so from ``scale=4`` the budget buys the
+    learned judgement at the default's trials times the scale over 4; ``learned=1`` asks for
+    it at any budget and ``learned=0`` keeps the flags' chances at any scale."""
+    cases = {"scale=4": (128, True), "scale=8": (256, True), "learned=1": (128, True),
+             "learned=1,iters=40": (40, True), "scale=2": (256, False),
+             "scale=4,learned=0": (512, False), "iters=300": (300, False), "": (128, False)}
+    for spec, (budget, learning) in cases.items():
+        bot = _started(spec)
+        assert (bot.budget(), bot.learning) == (budget, learning), spec
+        judge = battleline_value.learned_evaluator if learning else battleline_value.evaluator
+        assert bot.hooks.evaluator is judge, spec
+    assert _started("learned=1", "warchest").learning is False  # War Chest has none
+    with pytest.raises(ValueError, match="1 for the game's learned judgement or 0"):
+        MctsBot(learned=2)
+
+
+def test_the_learned_judgement_s_trials_draw_by_greedy_s_rule() -> None:
+    """In its trials the rest of a turn draws troops, unless the hand holds no tactics and
+    fewer than 20 troops are left: the judgement reads the hand the draw fills."""
+    policy = _started("scale=4").hooks.policy
+    assert policy is not None
+    state = registry.get("battleline").new_game(3)
+    state.apply(state.legal_actions()[0])
+    assert isinstance(state, BattleLineState)
+    draws = state.legal_actions()
+    assert draws == ["draw tactics", "draw troops"]
+    rng = random.Random(0)
+    assert {policy(state, draws, rng) for _ in range(20)} == {"draw troops"}
+    state.decks[0][:] = state.decks[0][:19]
+    assert policy(state, draws, rng) == "draw tactics"
 
 
 class _Counting(MctsBot):
@@ -330,105 +369,6 @@ def test_the_reply_ply_compares_actions_on_the_same_worlds() -> None:
                 decided += 1
             state.apply(rng.choice(legal))
     assert decided == 60 and differs > 0
-
-
-@pytest.mark.parametrize("variant", [{}, {"rules": "schotten-totten"}, {"players": "3"}])
-def test_the_battle_line_evaluation_judges_only_what_every_seat_sees(
-        variant: dict[str, str]) -> None:
-    """It reads the world directly (no observation is built), yet scores only public facts:
-    every world sampled from any seat's observation of a position gets the position's own
-    score, and the seats' scores are those of a zero-sum game for two players."""
-    game = registry.get("battleline")
-    rng = random.Random(5)
-    checked = 0
-    for seed in range(6):
-        state = game.new_game(seed, **variant)
-        while not state.is_terminal():
-            score = mcts._battleline_evaluate(state)
-            mcts._CHANCES.clear()  # the memos of flag judgements only save time
-            mcts._RANKS.clear()
-            assert mcts._battleline_evaluate(state) == score
-            for seat in range(state.num_players):
-                world = game.sample_state(state.observation(seat), rng)
-                assert mcts._battleline_evaluate(world) == score
-            if state.num_players == 2:
-                assert score[0] == pytest.approx(-score[1])
-            checked += 1
-            state.apply(rng.choice(state.legal_actions()))
-    assert checked > 100
-
-
-def _mask(*names: str) -> int:
-    return sum(1 << CARD_IDS[name] for name in names)
-
-
-def test_a_flag_s_chance_in_hand_checked_positions() -> None:
-    """Red 8-9-10 is the best wedge there is: against an empty side (any three troops, in any
-    future) it wins or ties in rank, and a tie goes to the side with more cards down, so the
-    flag is certain. A complete phalanx of 2s cannot catch a red 8-9 with red 10 or 7 unseen in
-    a future where the first side receives one, and wins the rest; with no red 7 or 10 unseen
-    the phalanx is certain."""
-    troops = sum(1 << card for card in range(60))
-    wedge = _mask("r8", "r9", "r10")
-    assert mcts.flag_edge(wedge, 3, 0, 0, troops & ~wedge, 3, False) == 0.5
-    assert mcts.flag_edge(0, 0, wedge, 3, troops & ~wedge, 3, False) == -0.5
-    twos = _mask("r2", "o2", "y2")
-    start = _mask("r8", "r9")
-    unseen = troops & ~twos & ~start
-    futures = sum(1 for dealt in mcts._FIRST if dealt & unseen & _mask("r7", "r10"))
-    assert 0 < futures < mcts._FUTURES
-    assert mcts.flag_edge(start, 2, twos, 3, unseen, 3, False) == futures / mcts._FUTURES - 0.5
-    assert mcts.flag_edge(start, 2, twos, 3, unseen & ~_mask("r7", "r10"), 3, False) == -0.5
-
-
-def _naive_edge(first: int, first_count: int, second: int, second_count: int, avail: int,
-                n: int, foggy: bool) -> float:
-    """A flag's chance the obvious way: every future, both best ranks computed afresh."""
-    wins = 0
-    for future, (mine, theirs) in enumerate(zip(mcts._FIRST, mcts._SECOND, strict=True)):
-        x = -1 if first_count > n else best_rank(first, n - first_count, avail & mine, n, foggy)
-        y = -1 if second_count > n else best_rank(second, n - second_count, avail & theirs, n,
-                                                  foggy)
-        if x > y or (x == y and (first_count > second_count or (
-                first_count == second_count and mcts._COINS >> future & 1))):
-            wins += 1
-    return wins / mcts._FUTURES - 0.5
-
-
-@pytest.mark.parametrize("variant", [{}, {"rules": "schotten-totten"}, {"players": "3"}])
-def test_the_battle_line_evaluation_equals_the_naive_one(variant: dict[str, str]) -> None:
-    """The memoised evaluation against flags judged the obvious way (empty flags even), on
-    positions of random play; and the decision's evaluation (the troops unseen at the
-    decision) equals the plain one on the decision's own world."""
-    game = registry.get("battleline")
-    rng = random.Random(11)
-    flags = 0
-    for seed in range(4):
-        state = game.new_game(seed, **variant)
-        assert isinstance(state, BattleLineState)
-        while not state.is_terminal():
-            avail = state.troop_all & ~state.gone
-            tally = [0.0] * state.n
-            for flag, (a, b) in enumerate(state.layout.seats_at):
-                if state.claimed[flag] >= 0:
-                    tally[state.claimed[flag]] += 1.0
-                    continue
-                first, second = state.smask[a * 9 + flag], state.smask[b * 9 + flag]
-                if first or second:
-                    edge = _naive_edge(first, len(state.sides[a * 9 + flag]), second,
-                                       len(state.sides[b * 9 + flag]), avail,
-                                       4 if state.mud[flag] >= 0 else 3, state.fog[flag] >= 0)
-                    tally[a] += edge
-                    tally[b] -= edge
-                    flags += 1
-            for seat, spent in enumerate(state.tactics_played):
-                tally[seat] -= 0.25 * spent
-            total = sum(tally)
-            naive = [math.tanh((t - (total - t) / (state.n - 1)) / 3.0) for t in tally]
-            assert mcts._battleline_evaluate(state) == pytest.approx(naive)
-            assert mcts._battleline_evaluator(state)(state) == pytest.approx(naive)
-            state.apply(rng.choice(state.legal_actions()))
-    assert flags > 500
 
 
 def _toy_evaluate(state: Any) -> list[float]:

@@ -36,7 +36,8 @@ words = st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_chara
 
 OPTION_VALUES = {"p": ".25", "iters": "300", "ms": "50.0", "c": "0.5", "depth": "2",
                  "worlds": "0", "rollout": "greedy", "prior": "4", "bias": "20", "top": "3",
-                 "reply": "1", "expand": "random", "widen": "0.5", "scale": "4"}
+                 "reply": "1", "expand": "random", "widen": "0.5", "scale": "4",
+                 "learned": "1"}
 
 
 def test_the_round_trip_has_a_value_for_every_builtin_option() -> None:

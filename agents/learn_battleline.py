@@ -9,8 +9,8 @@ for that bot's strength. At each play decision it records the mover's
 :data:`agents.battleline_value.FEATURES` and whether the mover won (a draw counts one half),
 fits a logistic model with numpy (Newton's method, a small ridge penalty, every weight free to
 change with the stage of the game), and writes the weights with the figures of the fit to
-``agents/battleline_value.json`` (``--out``). The same command on any machine writes the same
-file: the games are seeded and fixed-budget, and the weights are rounded.
+``agents/battleline_value.json`` (``--out``). The same command writes the same file again:
+the games are seeded and fixed-budget, and the weights are rounded to four places.
 
 It prints the held-out log loss (every fifth game left out of a first fit) of the learned
 judgement beside that of the flags' chances alone, by stage of the game.

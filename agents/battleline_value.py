@@ -80,9 +80,9 @@ _RANKS: dict[tuple[int, int, int, int, int, bool, int], tuple[int, ...]] = {}
 #: a flag's edge for its first side: (the two sides, unseen troops, size, Fog); a search meets
 #: the same flag again and again (every world, every answer elsewhere)
 CHANCES: dict[tuple[int, int, int, int, bool], float] = {}
-#: the same with the mover's hand certain: (the two sides and their sizes, unseen troops, hand,
-#: size, Fog, whether the hand's side is the first)
-_HAND_CHANCES: dict[tuple[int, int, int, int, int, int, int, bool, bool], float] = {}
+#: the same with the mover's hand certain: (the two sides, unseen troops, hand, size, Fog,
+#: whether the hand's side is the first)
+_HAND_CHANCES: dict[tuple[int, int, int, int, int, bool, bool], float] = {}
 
 
 def _ranks(side: int, count: int, avail: int, n: int, foggy: bool, which: int,
@@ -133,7 +133,7 @@ def hand_edge(first: int, first_count: int, second: int, second_count: int, avai
     """:func:`flag_edge` with the troops of ``hand`` certain to reach one side (the first if
     ``hand_first``) and out of the other's reach: what the searcher's own hand, which it knows,
     makes of the flag."""
-    key = (first, first_count, second, second_count, avail, hand, n, foggy, hand_first)
+    key = (first, second, avail, hand, n, foggy, hand_first)  # a side's mask gives its count
     hit = _HAND_CHANCES.get(key)
     if hit is not None:
         return hit

@@ -49,10 +49,16 @@ def ranked(observation: Observation, legal_actions: list[str], rng: random.Rando
     return [pick, *rest]
 
 
+def deck_to_draw(tactics_in_hand: int, troops_left: int) -> str:
+    """The deck greedy draws from: ``"tactics"`` when the hand holds none and fewer than 20
+    troops are left, else ``"troops"`` (``mcts``'s learned trials draw by the same rule)."""
+    return "tactics" if tactics_in_hand == 0 and troops_left < 20 else "troops"
+
+
 def _pick_deck(observation: Observation, legal: list[str]) -> str:
     tactics_in_hand = sum(1 for n in observation["hand"] if n in CARD_IDS and
                           CARD_IDS[n] >= NUM_TROOPS)
-    want = "tactics" if tactics_in_hand == 0 and observation["decks"]["troops"] < 20 else "troops"
+    want = deck_to_draw(tactics_in_hand, observation["decks"]["troops"])
     for action in legal:
         if action.endswith(want):
             return action

@@ -116,6 +116,7 @@ from typing import Any
 
 from agents import battleline_value
 from agents.greedy import chooser_for, ranker_for
+from agents.greedy_battleline import deck_to_draw
 from agents.greedy_warchest import evaluate as warchest_score
 from agents.greedy_warchest import quick_best_action
 from games import registry
@@ -601,20 +602,17 @@ def _battleline_policy(state: State, legal: list[str], rng: random.Random) -> st
 
 
 def _battleline_learned_policy(state: State, legal: list[str], rng: random.Random) -> str:
-    """The rest of a turn in the learned judgement's trials: claims first, the draw by
-    ``greedy``'s rule (troops, unless the hand holds no tactics and fewer than 20 troops are
-    left), else a uniformly random action. The judgement reads the hand the draw fills, so the
-    draw follows a rule rather than a coin."""
-    first = legal[0]
-    if first.startswith("claim"):
-        return first
-    if first.startswith("draw"):
+    """The rest of a turn in the learned judgement's trials: :func:`_battleline_policy`, but
+    the draw by ``greedy``'s rule (troops, unless the hand holds no tactics and fewer than 20
+    troops are left). The judgement reads the hand the draw fills, so the draw follows a rule
+    rather than a coin."""
+    if legal[0].startswith("draw"):
         assert isinstance(state, BattleLineState)
         seat = state.current_player
-        want = ("draw tactics" if not state.hands[seat] & ALL_TACTICS
-                and len(state.decks[0]) < 20 else "draw troops")
-        return want if want in legal else first
-    return rng.choice(legal)
+        want = "draw " + deck_to_draw((state.hands[seat] & ALL_TACTICS).bit_count(),
+                                      len(state.decks[0]))
+        return want if want in legal else legal[0]
+    return _battleline_policy(state, legal, rng)
 
 
 def _warchest_policy(state: State, legal: list[str], rng: random.Random) -> str:

@@ -4,7 +4,9 @@ a round robin on a small synthetic field, determinism; and Kendall's tau."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
+import statistics
 from pathlib import Path
 
 import pytest
@@ -107,16 +109,27 @@ def test_every_bot_keeps_its_minimum_share() -> None:
 
 
 def test_adaptive_beats_round_robin_with_the_same_games() -> None:
+    """Over 160 fields, the adaptive scheme's final tau is higher than the round robin's with the
+    same number of games, by more than three standard errors of the mean difference.
+
+    One field's difference is noise (a standard deviation of about 0.035 against a mean of about
+    0.016), and which field comes out ahead can turn on the last bits of a float: the choices
+    hinge on argmaxes over fitted ratings, which differ in their last bits between CPUs, numpy
+    builds and BLAS libraries. A count of fields won, or the mean of a few, then depends on the
+    machine (eight fields won 5 of 8 on one machine and 6 on another); the mean of many, judged
+    by its own standard error, does not. Measured: mean +0.016, standard error 0.0027 (t = 5.9),
+    the same with one BLAS thread; with numpy's AVX2 and AVX-512 paths switched off, other
+    fields win and lose, and the mean is +0.022 (t = 8.2)."""
     bots, pairs = 30, 30 * 29 // 2
-    tau_rr, tau_ad = [], []
-    for seed in range(1, 9):
+    gains = []
+    for seed in range(1, 161):
         truth = field(bots, seed)
         rr = round_robin(sorted(truth), random.Random(seed + 7))
-        tau_rr.append(simulate(truth, rr, pairs, [pairs], seed + 100)[-1][1])
-        tau_ad.append(simulate(truth, adaptive, pairs, [pairs], seed + 100)[-1][1])
-    # measured: 0.894 against 0.860 on these seeds
-    assert sum(tau_ad) / 8 >= sum(tau_rr) / 8 + 0.02
-    assert sum(a > r for a, r in zip(tau_ad, tau_rr, strict=True)) >= 6
+        tau_rr = simulate(truth, rr, pairs, [pairs], seed + 100)[-1][1]
+        tau_ad = simulate(truth, adaptive, pairs, [pairs], seed + 100)[-1][1]
+        gains.append(tau_ad - tau_rr)
+    mean, error = statistics.mean(gains), statistics.stdev(gains) / math.sqrt(len(gains))
+    assert mean > 3 * error, f"adaptive gains {mean:+.4f} ± {error:.4f} in tau"
 
 
 def test_same_seed_same_choices() -> None:

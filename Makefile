@@ -4,21 +4,41 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NATIVE := $(VENV)/.native
+# uv installs .venv exactly as uv.lock pins it (every package, version and file hash; the build of
+# tourney itself is pinned in pyproject.toml's [tool.uv]). uv lives in a small environment of its
+# own, .tools, made with $(PY)'s venv and pip; it never downloads a Python.
+UV_VERSION := 0.13.9
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+UV_STAMP := $(TOOLS)/.uv-$(UV_VERSION)
+export UV_PYTHON_DOWNLOADS := never
+LOCK_STALE := uv.lock does not match pyproject.toml: run 'make lock' and commit uv.lock
 ENGINE_SOURCES := $(wildcard games/*.py games/battleline/*.py games/warchest/*.py)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup native compiler browser test test-user test-slow league league-warchest bench learn golden docs lint screenshots clean
+.PHONY: help setup lock lock-check native compiler browser test test-user test-slow league league-warchest bench learn golden docs lint screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
-$(STAMP): pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
+$(UV_STAMP):
+	$(PY) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	touch $(UV_STAMP)
+
+$(STAMP): pyproject.toml uv.lock $(UV_STAMP)
+	@$(UV) lock --check --quiet || { echo "$(LOCK_STALE)" >&2; exit 1; }
+	$(UV) sync --locked --quiet --extra dev --extra dask --python $(PY)
 	touch $(STAMP)
 
-setup: $(STAMP) $(NATIVE) browser ## create .venv, install tourney with its development extras, compile the engines, and Chromium
+setup: $(STAMP) $(NATIVE) browser ## create .venv with exactly the versions of uv.lock, install tourney in it, compile the engines, and Chromium
+
+lock: $(UV_STAMP) ## bring uv.lock in line with pyproject.toml, keeping its other pins (UPGRADE=1: the newest versions allowed)
+	$(UV) lock $(if $(UPGRADE),--upgrade)
+
+lock-check: $(UV_STAMP) ## fail unless uv.lock matches pyproject.toml (CI runs it)
+	@$(UV) lock --check --quiet || { echo "$(LOCK_STALE)" >&2; exit 1; }
+	@echo "uv.lock matches pyproject.toml"
 
 # The engines' hot modules compiled with mypyc (games/native.py): the same games, 2-3x faster.
 # Rebuilt when an engine source changes; an engine whose build fails runs from its sources, and
@@ -90,5 +110,5 @@ screenshots: $(STAMP) browser ## photograph the report, the replay viewers and t
 	$(BIN)/python -m tests.report.screenshots
 	$(BIN)/python -m tests.serve.test_browser
 
-clean: ## remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+clean: ## remove the virtual environment, uv's environment and the caches
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache

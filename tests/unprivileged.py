@@ -40,9 +40,9 @@ def copy_clone(home: Path) -> Path:
     clone = home / "tourney"
     listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
                             capture_output=True, check=True).stdout.split(b"\0")
-    keep = clone / ".venv"
+    keep = {clone / ".venv", clone / ".tools"}
     for entry in clone.iterdir() if clone.exists() else []:
-        if entry != keep:  # the environment is kept between runs (make reinstalls on change)
+        if entry not in keep:  # the environments are kept between runs (make syncs on change)
             shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
     for raw in filter(None, listed):
         source = ROOT / os.fsdecode(raw)

@@ -99,9 +99,12 @@ load. The clock stops a decision only when its next iteration would pass 90 % of
 overage bank: at the default budgets a decision takes about a tenth of the default 1 s move
 time on an idle core, so the net fires only on a machine slowed several times over. When it
 fires, the decision keeps to the move time and plays on what it has searched, the bot counts
-it (``clock_cuts``; ``last_cut``), and the first of a game is logged as a warning: from there
-that game is no longer the one its seed gives elsewhere. With ``ms`` the clock is the budget
-(capped by the same net), so a timed bot's strength follows the machine's load.
+it (``clock_cuts``; ``last_cut``), and it logs a warning at the first cut of a game and the
+game's count at its end: from there that game is no longer the one its seed gives elsewhere.
+(The referee keeps an in-process bot's log records in its seat's log, as a sandboxed bot's
+stderr; a league counts, per bot, the decisions that reached the net, :func:`safety_net`, and
+sums them up once at its end.) With ``ms`` the clock is the budget (capped by the same net),
+so a timed bot's strength follows the machine's load.
 """
 
 from __future__ import annotations
@@ -132,6 +135,13 @@ DEFAULT_ITERS = 200
 _NET_FRACTION = 0.9  # of move_time: the clock's safety net (a normal decision never reaches it)
 _SAFETY_FLOOR = 0.02  # seconds of the move time always left unused (the wire, the referee)
 _log = logging.getLogger(__name__)
+
+
+def safety_net(move_time: float) -> float:
+    """Seconds a decision of a fixed budget may search before the clock stops it: 90 % of the
+    move time, at least the floor short of it (none under the floor). The harness reads it
+    too, to count the decisions that reached it (``harness.league.clock_cuts``)."""
+    return max(0.0, min(move_time * _NET_FRACTION, move_time - _SAFETY_FLOOR))
 
 
 @dataclass(frozen=True)
@@ -255,7 +265,7 @@ class MctsBot:
         safety net, 90 % of the move time (at least the floor short of it), which a normal
         decision never reaches: the budget, not the clock, ends the search, so the game is the
         same whatever the load. With ``ms``, that time, capped by the same net."""
-        net = max(0.0, min(self.move_time * _NET_FRACTION, self.move_time - _SAFETY_FLOOR))
+        net = safety_net(self.move_time)
         if self.ms is not None:
             return min(self.ms / 1000.0, net)
         return net
@@ -263,7 +273,8 @@ class MctsBot:
     def _finished(self, done: int, budget: int, started: float) -> None:
         """Count the decision, and whether the safety net cut a fixed budget short (the search
         set ``last_cut``; counted per game in ``clock_cuts``; the first of a game is logged, as
-        from there the game is no longer the one its seed gives on an unloaded machine)."""
+        from there the game is no longer the one its seed gives on an unloaded machine, and the
+        game's count at its end)."""
         self.decisions += 1
         self.last_cut = self.last_cut and self.ms is None
         if self.last_cut:
@@ -274,6 +285,11 @@ class MctsBot:
                     "after %.0f ms (move time %.0f ms): the machine is too loaded for this "
                     "budget, and this game is no longer reproducible from its seed", done,
                     budget, 1000 * (time.perf_counter() - started), 1000 * self.move_time)
+
+    def end(self, result: dict[str, Any]) -> None:
+        if self.clock_cuts:
+            _log.warning("mcts: the clock's safety net cut %d of its %d decisions in this game "
+                         "short of the budget", self.clock_cuts, self.decisions)
 
     def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
         started = time.perf_counter()

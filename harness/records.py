@@ -326,6 +326,10 @@ class PackedRecord:
     def termination(self) -> Termination:
         return _TERMINATIONS[self.row[_TERMINATION]]
 
+    def think_times(self) -> list[float]:
+        """Each move's think time, in seconds (the fifth of the move buffers)."""
+        return _values("d", self.moves[4])
+
     @property
     def void(self) -> bool:
         """:func:`is_void`, read from the flat row without building the termination."""

@@ -33,6 +33,6 @@ def open_agent(source: BotSpec, limits: Limits) -> Agent:
     except BotLoadError as exc:
         raise AgentCrash(f"could not load bot: {exc}") from None
     try:
-        return InProcessAgent(factory(**source.kwargs()))
+        return InProcessAgent(factory(**source.kwargs()), limits.log_bytes)
     except Exception as exc:
         raise AgentCrash(f"creating the bot raised {type(exc).__name__}: {exc}") from None

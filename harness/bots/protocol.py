@@ -75,8 +75,32 @@ class Agent(Protocol):
         ...
 
     def logs(self) -> str:
-        """The bot's own captured output (its tail), empty for in-process bots."""
+        """The bot's own captured output (its tail): a sandboxed bot's stdout and stderr, an
+        in-process bot's log records (:mod:`harness.bots.inprocess`)."""
         ...
+
+
+class LogTail:
+    """A bot's log as the referee keeps it: its last ``limit`` bytes (``Limits.log_bytes``),
+    and how many earlier bytes were dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, data: bytes) -> None:
+        self.data += data
+        excess = len(self.data) - self.limit
+        if excess > 0:
+            del self.data[:excess]
+            self.dropped += excess
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", "replace")
+        if self.dropped:
+            return f"[... {self.dropped} earlier bytes dropped ...]\n{text}"
+        return text
 
 
 def encode(message: JSON) -> bytes:

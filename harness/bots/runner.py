@@ -74,6 +74,9 @@ class FunctionBot:
         return self._act(observation, legal_actions)
 
 
+BOT_MODULE = "tourney_bot_"  # the name of a bot file's module, before a hash of its path
+
+
 def load_bot_file(path: str | os.PathLike[str], entry: str | None = None,
                   module_name: str = "", allowed: str | None = None) -> BotFactory:
     """Execute a bot file as a fresh module and return a factory of fresh bot objects.
@@ -90,7 +93,7 @@ def load_bot_file(path: str | os.PathLike[str], entry: str | None = None,
         raise BotLoadError(
             f"bot file {path!r} cannot be read ({exc.strerror}); check the path"
         ) from None
-    name = module_name or f"tourney_bot_{abs(hash(os.path.abspath(path)))}"
+    name = module_name or f"{BOT_MODULE}{abs(hash(os.path.abspath(path)))}"
     module = ModuleType(name)
     module.__file__ = path
     module.__loader__ = _SourceLoader(source)  # type: ignore[assignment]

@@ -55,6 +55,7 @@ from harness.bots.protocol import (
     AgentError,
     AgentProtocolError,
     AgentTimeout,
+    LogTail,
     decode,
     encode,
     expect,
@@ -473,8 +474,7 @@ class SandboxedAgent:
         self.limits = limits
         self.sandbox: JSON = {}
         self._buf = bytearray()
-        self._log = bytearray()
-        self._log_dropped = 0
+        self._log = LogTail(limits.log_bytes)
         self._closed = False
         self._stopped = False
         self._held: list[int] = []
@@ -740,17 +740,10 @@ class SandboxedAgent:
                 with contextlib.suppress(KeyError, ValueError):
                     self._poll.unregister(self._log_fd)
                 return
-            self._log += data
-            excess = len(self._log) - self.limits.log_bytes
-            if excess > 0:
-                del self._log[:excess]
-                self._log_dropped += excess
+            self._log.add(data)
 
     def logs(self) -> str:
-        text = self._log.decode("utf-8", "replace")
-        if self._log_dropped:
-            return f"[... {self._log_dropped} earlier bytes dropped ...]\n{text}"
-        return text
+        return self._log.text()
 
     # ---------------------------------------------------------------- wire
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harness.league.clock_cuts import ClockCuts
 from harness.league.config import LeagueConfig, StoreError, load_config
 from harness.league.eta import Eta, clock
 from harness.league.forfeits import Forfeits, record_field
@@ -294,6 +295,7 @@ class RunSummary:
     quarantined: list[str] = field(default_factory=list)
     void: int = 0  # games stored void: harness failures, no bot to blame, not rated
     forfeits: Forfeits = field(default_factory=Forfeits)  # of the games played in this run
+    clock_cuts: ClockCuts = field(default_factory=ClockCuts)  # decisions at the safety net
     strict_stop: str = ""  # why --strict stopped the league (empty: it was not stopped)
 
 
@@ -459,6 +461,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                 leader.add(row["bots"], row["result"])
     bar = _progress(len(plan.specs), summary.already, progress)
     eta = Eta(todo)
+    spec_of = {s.game_id: s for s in todo}
     t0 = time.perf_counter()
     last_shown, shown = t0, 0  # the bar is redrawn a few times a second, not per game
 
@@ -477,6 +480,8 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
                 summary.played += 1
                 keep(gate.admit(record) if gate is not None else (record,))
                 forfeit = summary.forfeits.add_record(record)
+                if record.game_id in spec_of:
+                    summary.clock_cuts.add_record(record, spec_of[record.game_id])
                 eta.add(record.seats, record_field(record, "duration"),
                         record_field(record, "think_time"), time.perf_counter())
                 if on_record is not None:
@@ -571,6 +576,7 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
         f"{plan.out}"
     )
     lines.extend(summary.forfeits.summary_lines())
+    lines.extend(summary.clock_cuts.summary_lines())
     if summary.strict_stop:
         lines.append(f"{summary.strict_stop}; resume with: {plan.resume_command}")
     if summary.void:
@@ -588,6 +594,7 @@ def _summary_json(plan: Plan, summary: RunSummary) -> dict[str, Any]:
         "seconds": round(summary.seconds, 3), "void": summary.void,
         "interrupted": summary.interrupted, "stopped": summary.strict_stop,
         "quarantined": summary.quarantined, "forfeits": summary.forfeits.to_json(),
+        "clock_cuts": summary.clock_cuts.to_json(),
         "resume_command": plan.resume_command,
     }
 

@@ -29,7 +29,7 @@ from typing import Any
 from games import registry
 from games.protocol import JSON, GameError, GameInfo, State, winners
 from harness.bots import open_agent
-from harness.bots.inprocess import InProcessAgent
+from harness.bots.inprocess import InProcessAgent, calling, capture_logs
 from harness.bots.protocol import (
     PROTOCOL_VERSION,
     Agent,
@@ -133,13 +133,14 @@ def play_game(
     moves: list[MoveRecord] = []
     forfeit: _Forfeit | None = None
     try:
-        forfeit = _seat_bots(spec, table, variant, n, info.rules_version, log_dir)
-        if forfeit is None:
-            forfeit = _play(state, table, moves, info.max_decisions, on_move)
-        if forfeit is None:  # a limit of a bot's whole tree passed on its last turn
-            forfeit = _suspend_all(table, range(n), final=True)
-        record = _record(spec, state, table, moves, forfeit, variant, info, started)
-        _tell_the_end(table, record)
+        with capture_logs():  # an in-process bot's log records go to its seat's log
+            forfeit = _seat_bots(spec, table, variant, n, info.rules_version, log_dir)
+            if forfeit is None:
+                forfeit = _play(state, table, moves, info.max_decisions, on_move)
+            if forfeit is None:  # a limit of a bot's whole tree passed on its last turn
+                forfeit = _suspend_all(table, range(n), final=True)
+            record = _record(spec, state, table, moves, forfeit, variant, info, started)
+            _tell_the_end(table, record)
     finally:
         for agent in table.agents:
             if agent is not None:
@@ -220,7 +221,8 @@ def _play(
 ) -> _Forfeit | None:
     """Ask, check and apply until the game ends or a bot forfeits.
 
-    Trusted in-process bots are called directly with a :class:`LazyObservation`; every other
+    Trusted in-process bots are called directly with a :class:`LazyObservation` (their log
+    records going to their own log, as :meth:`InProcessAgent.act` would send them); every other
     agent gets the full observation dict through :meth:`Agent.act` (sandboxed bots get it as
     JSON on the wire).
     """
@@ -228,6 +230,8 @@ def _play(
     agents = table.agents
     direct = [_in_process_act(agent) if isinstance(agent, InProcessAgent) else None
               for agent in agents]
+    tails = [agent.log_tail if isinstance(agent, InProcessAgent) else None for agent in agents]
+    calls = calling()
     bank, think_total = table.bank, table.think
     clock = time.perf_counter
     # bound once: the loop runs ~100 times a game and each lookup costs as much as a check
@@ -247,6 +251,7 @@ def _play(
             running = seat
         act = direct[seat]
         if act is not None:
+            calls.tail = tails[seat]
             t0 = clock()
             try:
                 answer = act(LazyObservation(state, seat, decision), legal)
@@ -254,6 +259,8 @@ def _play(
                 think_total[seat] += clock() - t0
                 return _Forfeit(seat, Termination.CRASH,
                                 f"{table.who(seat)} {_act_raised(exc).reason}")
+            finally:
+                calls.tail = None
         else:
             agent = agents[seat]
             assert agent is not None

@@ -216,6 +216,28 @@ def test_the_search_stops_inside_the_move_time(monkeypatch: pytest.MonkeyPatch, 
     assert bot.last_cut and bot.clock_cuts == 1  # the safety net fired, and was counted
 
 
+def test_a_cut_is_logged_at_its_first_decision_and_counted_at_the_end_of_the_game(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The bot's own account of its cuts, which the referee keeps in its seat's log; the
+    harness counts the same decisions from outside, against :func:`mcts.safety_net`."""
+    assert [mcts.safety_net(t) for t in (1.0, 0.1, 0.05, 0.01)] == pytest.approx(
+        [0.9, 0.08, 0.03, 0.0])
+    monkeypatch.setattr(mcts, "time", _FakeClock(0.002))
+    state = registry.get("battleline").new_game(2)
+    bot = MctsBot(iters=100_000, top=6)
+    bot.start({"game": "battleline", "seat": 0, "rng_seed": 0,
+               "limits": {"move_time": 0.2, "overage": 10.0}})
+    assert bot.time_allowed() == mcts.safety_net(0.2)
+    with caplog.at_level("WARNING", logger=mcts.__name__):
+        bot.act(state.observation(0), state.legal_actions())
+        bot.act(state.observation(0), state.legal_actions())
+        bot.end({})
+    first, last = (r.getMessage() for r in caplog.records)  # the first cut's only, and the end
+    assert "stopped a decision at" in first and "(move time 200 ms)" in first
+    assert last == ("mcts: the clock's safety net cut 2 of its 2 decisions in this game short "
+                    "of the budget")
+
+
 @pytest.mark.parametrize("reply", [0, 1])
 def test_a_budget_that_ends_before_the_safety_net_is_never_cut(
         monkeypatch: pytest.MonkeyPatch, reply: int) -> None:

@@ -160,3 +160,86 @@ class Hooks:
     assert info["variant"] == record.variant and info["rng_seed"] == bot_seed(4, 1)
     assert result["returns"] == record.returns
     assert result["termination"] == record.termination.value and result["seat"] == 1
+
+
+LOGGER = """
+import logging
+import threading
+
+_log = logging.getLogger(__name__)
+ASIDE = True  # log from another thread too
+
+
+class Talker:
+    def start(self, info):
+        self.seat = info["seat"]
+        logging.getLogger("some.library").warning("seat %d starts", self.seat)
+
+    def act(self, observation, legal_actions):
+        _log.warning("seat %d thinks", self.seat)
+        _log.info("seat %d: below the root's level, as before", self.seat)
+        if ASIDE:
+            aside = threading.Thread(target=_log.warning, args=("another thread",))
+            aside.start()
+            aside.join()
+        return legal_actions[0]
+
+    def end(self, result):
+        _log.error("seat %d is done", self.seat)
+"""
+
+
+def test_an_in_process_bots_log_records_go_to_its_own_seat_log_only(
+        toy: str, tmp_path: Path, capfd: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a sandboxed bot's stderr: each of two in-process bots' records (start, act, end) in
+    its own seat's log and nowhere else; a record of another thread, or emitted outside a bot's
+    call, goes where it went before (logging's last resort on stderr, pytest's handlers put
+    aside to see it)."""
+    import logging
+
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])
+    talker = write_bot(tmp_path, "talker.py", LOGGER)
+    record = play_game(spec_for(toy, f"inproc:{talker}", f"inproc:{talker}", seed=3),
+                       log_dir=tmp_path / "logs")
+    for seat in (0, 1):
+        lines = record.logs[seat].splitlines()
+        assert lines[0] == f"WARNING some.library: seat {seat} starts"
+        assert lines[-1] == f"ERROR: seat {seat} is done"
+        thinks = sum(1 for m in record.moves if m.seat == seat)
+        assert lines[1:-1] == [f"WARNING: seat {seat} thinks"] * thinks
+        assert (tmp_path / "logs" / f"g3.seat{seat}.log").read_text() == record.logs[seat]
+    logging.getLogger("harness.test").warning("a warning of the harness, after the game")
+    err = capfd.readouterr().err
+    assert err.splitlines() == ["another thread"] * record.decisions + [
+        "a warning of the harness, after the game"]
+    assert not logging.getLogger().handlers  # the handler left with the game
+
+
+def test_an_in_process_bots_log_is_kept_to_its_tail(toy: str, tmp_path: Path) -> None:
+    chatty = write_bot(tmp_path, "chatty.py", "import logging\n\ndef act(o, legal):\n"
+                       "    logging.getLogger('chat').warning('x' * 100)\n"
+                       "    return legal[0]\n")
+    record = play_game(spec_for(toy, "random", f"inproc:{chatty}", seed=2,
+                                limits=Limits(log_bytes=1000)))
+    assert record.logs[0] == ""
+    head, tail = record.logs[1].split("\n", 1)
+    assert head.startswith("[... ") and head.endswith(" earlier bytes dropped ...]")
+    assert len(tail.encode()) == 1000 and tail.endswith("WARNING chat: " + "x" * 100 + "\n")
+
+
+def test_the_command_line_keeps_an_in_process_bots_log_off_the_terminal(
+        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    talker = write_bot(tmp_path, "talker.py", LOGGER.replace("ASIDE = True", "ASIDE = False"))
+    done = subprocess.run(
+        [sys.executable, "-c", "from harness.cli.app import main; main()", "play", "bl",
+         f"inproc:{talker}", "random", "--seed", "5", "--log-dir", str(tmp_path / "logs")],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and "thinks" not in done.stdout
+    log = (tmp_path / "logs" / "play-battleline-5.seat0.log").read_text()
+    assert "WARNING: seat 0 thinks" in log and "ERROR: seat 0 is done" in log
+    assert not (tmp_path / "logs" / "play-battleline-5.seat1.log").exists()

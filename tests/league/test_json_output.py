@@ -20,12 +20,14 @@ def test_the_gauntlet_summary_as_json_counts_forfeits_per_bot_and_kind(tmp_path:
                                  "2", "--out", str(out), "-q", "--workers", "0", "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
+    assert set(summary["clock_cuts"]) <= {"greedy", "random"}  # none, unless the machine stalls
     assert summary == {
         "league": "lg", "out": str(out), "scheduled": 4, "already_stored": 0, "played": 4,
         "stored": 4, "seconds": summary["seconds"], "void": 0, "interrupted": False,
         "stopped": "", "quarantined": [],
         "forfeits": {"total": 2, "per_bot": {"crasher": {"crash": 2}},
                      "failing_before_first_move": []},
+        "clock_cuts": summary["clock_cuts"],
         "resume_command": f"tourney league --resume --out {out}",
     }
 

@@ -4,6 +4,7 @@ under its own limits (``NAME=SPEC@move-time=...``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,10 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
+from harness.league.clock_cuts import NEAR, ClockCuts
 from harness.league.config import LeagueMismatch, load_config
 from harness.league.forfeits import STREAK, Forfeits
 from harness.league.limits import LimitError, split_limits
-from harness.league.service import League
+from harness.league.service import League, RunSummary
+from harness.records import Limits, MoveRecord, PackedRecord
+from tests.league.helpers import record, spec
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,6 +91,63 @@ def test_start_up_failures_in_a_row_are_reported() -> None:
     seen.add(["a", "b"], "illegal", 0, "bad move", "g9", 5)  # a forfeit mid-game: no streak
     assert seen.failing == {"b"} and seen.streak["a"] == 0
     assert seen.to_json()["per_bot"] == {"a": {"illegal": 1}, "b": {"crash": STREAK}}
+
+
+def test_decisions_that_reach_the_safety_net_are_counted_per_bot_from_either_record() -> None:
+    """Each move's think time against its seat's move time (the net at 90 %, 20 ms short of it
+    at least, counted from NEAR of it), from a full record or a packed one alike."""
+    game = record("g1", moves=0)
+    game.moves = [MoveRecord(i, i % 2, f"act{i}", t)
+                  for i, t in enumerate([0.85, 0.5, 0.9, 0.95, 0.01, 0.3])]
+    one_second = spec("g1")  # both seats at the default 1 s: counted from 0.81 s
+    assert ClockCuts().near(1.0) == pytest.approx(NEAR * 0.9)
+    slow_b = dataclasses.replace(one_second, seat_limits=(Limits(), Limits(move_time=2.0)))
+    for game_or_packed in (game, PackedRecord.of(game)):
+        seen = ClockCuts()
+        assert seen.add_record(game_or_packed, one_second) == 3
+        assert (seen.decisions, seen.games) == ({"a": 2, "b": 1}, {"a": 1, "b": 1})
+        assert seen.add_record(game_or_packed, slow_b) == 2  # b's own 2 s: 0.95 s is far off
+        assert (seen.decisions, seen.games) == ({"a": 4, "b": 1}, {"a": 2, "b": 1})
+        assert seen.move_time == {"a": 1.0, "b": 1.0}
+    quick = record("g2")  # every move in 0.1 ms
+    assert ClockCuts().add_record(quick, spec("g2")) == 0
+    assert ClockCuts().add_record(PackedRecord.of(record("g3", moves=0)), spec("g3")) == 0
+    tiny = ClockCuts()  # a 50 ms move time: the net is the 20 ms floor short of it, 30 ms
+    assert tiny.add(["a", "b"], [0.05, 0.05], [0, 1, 0], [0.028, 0.026, 0.03]) == 2
+    assert tiny.to_json() == {"a": {"decisions": 2, "games": 1, "move_time": 0.05}}
+
+
+def test_the_league_summary_sums_up_the_safety_net_once_per_bot(tmp_path: Path) -> None:
+    league = League.prepare("bl", ["random", "mcts"], out=tmp_path / "lg", games=2)
+    summary = RunSummary(scheduled=2, already=0, played=2, stored=2, seconds=1.5)
+    assert not [line for line in league.summary_lines(summary) if line.startswith("clock")]
+    summary.clock_cuts.add(["mcts", "random"], [1.0, 1.0], [0, 1, 0, 1], [0.89, 0.1, 0.88, 0.1])
+    summary.clock_cuts.add(["random", "mcts"], [1.0, 1.0], [1, 0, 1], [0.9, 0.01, 0.2])
+    lines = league.summary_lines(summary)
+    assert lines[0].startswith("lg: played 2 games in 1.5 s")  # the league's real duration
+    assert [line for line in lines if line.startswith("clock")] == [
+        "clock: mcts reached the clock's safety net (0.9 s of its 1 s move time) in 3 decisions "
+        "of 2 games: a fixed-budget search such as mcts stops short of its budget, so those "
+        "games are not the ones their seeds give; use fewer workers (-j) or a longer "
+        "--move-time"]
+    assert league.summary_json(summary)["clock_cuts"] == {
+        "mcts": {"decisions": 3, "games": 2, "move_time": 1.0}}
+
+
+def test_a_league_counts_an_in_process_bot_that_thinks_past_its_safety_net(
+        tmp_path: Path) -> None:
+    """The slow bot, trusted in-process (never stopped at its move time), thinks 0.3 s of its
+    0.2 s on its first decision of each game: past the net whatever the machine's speed."""
+    (tmp_path / "slow.py").write_text(SLEEPER)
+    out = tmp_path / "lg"
+    code, text = tourney("gauntlet", "bl", f"inproc:{tmp_path / 'slow.py'}", "random",
+                         "--games", "2", "--move-time", "0.2", "--out", out, "-q",
+                         "--workers", "0")
+    assert code == 0, text
+    assert "forfeits: none" in text
+    line = next(line for line in text.splitlines() if line.startswith("clock: slow "))
+    assert "(0.18 s of its 0.2 s move time)" in line and " of 2 games:" in line
+    assert "use fewer workers (-j) or a longer --move-time" in line
 
 
 def test_limit_syntax() -> None:

@@ -13,6 +13,8 @@ UV := $(TOOLS)/bin/uv
 UV_STAMP := $(TOOLS)/.uv-$(UV_VERSION)
 export UV_PYTHON_DOWNLOADS := never
 LOCK_STALE := uv.lock does not match pyproject.toml: run 'make lock' and commit uv.lock
+# make test: the suite in one worker process per core (pytest-xdist); TEST_JOBS=1 runs it in one
+TEST_JOBS ?= auto
 ENGINE_SOURCES := $(wildcard games/*.py games/battleline/*.py games/warchest/*.py)
 
 .DEFAULT_GOAL := help
@@ -73,8 +75,8 @@ browser: ## install headless Chromium for the browser tests (apt-get, as root) o
 		echo "warning: no headless Chromium, so the browser tests (report and replay pages) will not run: 'sudo apt-get install chromium chromium-driver' installs it" >&2; \
 	fi
 
-test: $(STAMP) $(NATIVE) browser ## run the test suite (slow soak tests excluded)
-	$(BIN)/python -m pytest -q -m "not slow"
+test: $(STAMP) $(NATIVE) browser ## run the test suite in parallel (slow soak tests excluded), then its ten slowest tests
+	$(BIN)/python -m pytest -q -m "not slow" -n $(TEST_JOBS) --durations=10
 
 test-user: $(STAMP) ## as root: the sandbox and hostile-bot tests again as an unprivileged user
 	$(BIN)/python -m tests.unprivileged

@@ -58,9 +58,9 @@ def _click_card_then_flag(driver: Any) -> bool:
 
 
 def _play(driver: Any, local: LocalServer, moves: int, board_clicks: bool) -> tuple[int, list[
-        tuple[int, str]]]:
-    """Make up to ``moves`` moves by clicking; returns how many were made by clicking the board
-    and what the page showed after each."""
+        tuple[int, str]], str]:
+    """Make up to ``moves`` moves by clicking; returns how many were made by clicking the board,
+    what the page showed after each, and the page's version when the last move was made."""
     seen: list[tuple[int, str]] = []
     clicked = 0
     version = ""
@@ -74,7 +74,7 @@ def _play(driver: Any, local: LocalServer, moves: int, board_clicks: bool) -> tu
         else:
             driver.find_element("css selector", "#all-actions button[data-action]").click()
     seen.append(_snapshot(driver))
-    return clicked, seen
+    return clicked, seen, version
 
 
 def test_a_human_plays_battle_line_by_clicking_the_board(tmp_path: Path) -> None:
@@ -84,7 +84,7 @@ def test_a_human_plays_battle_line_by_clicking_the_board(tmp_path: Path) -> None
     try:
         with chromium() as driver:
             driver.get(local.url)
-            clicked, seen = _play(driver, local, 40, board_clicks=True)
+            clicked, seen, _ = _play(driver, local, 40, board_clicks=True)
             assert clicked >= 5
             assert console_errors(driver) == []
             history = driver.find_element("id", "history").text
@@ -136,11 +136,13 @@ def test_a_human_plays_war_chest_from_the_list_of_moves(tmp_path: Path) -> None:
     try:
         with chromium() as driver:
             driver.get(local.url)
-            _, seen = _play(driver, local, 12, board_clicks=False)
+            _, seen, last = _play(driver, local, 12, board_clicks=False)
             assert len(seen) >= 10
             assert driver.find_elements("css selector", "#board svg[data-game=warchest]")
-            if _wait_turn(driver, driver.execute_script(
-                    "return document.body.dataset.version")) == "you":
+            # the human's next turn after the last move: the page may show it already (the
+            # bot answered, or the move was the first part of a turn), so the version to wait
+            # past is the one the last move was made at, not the one the page shows now
+            if _wait_turn(driver, last) == "you":
                 _click_a_hex(driver)
             history = driver.find_element("id", "history").text
             assert "seat 0 (greedy): " in history and "you: " in history

@@ -12,6 +12,8 @@ TOOLS := .tools
 UV := $(TOOLS)/bin/uv
 UV_STAMP := $(TOOLS)/.uv-$(UV_VERSION)
 export UV_PYTHON_DOWNLOADS := never
+# the system's certificates (a proxy's own authority among them), as pip uses here
+export UV_SYSTEM_CERTS := 1
 LOCK_STALE := uv.lock does not match pyproject.toml: run 'make lock' and commit uv.lock
 # make test: the suite in one worker process per core (pytest-xdist); TEST_JOBS=1 runs it in one
 TEST_JOBS ?= auto

@@ -214,6 +214,8 @@ def report() -> dict[str, Any]:
         "user": bool(achieved.get("unprivileged")),
         "capabilities": achieved.get("capabilities", "unknown"),
         "seccomp": bool(achieved.get("seccomp")),
+        # measured: the socket families the probe could open (AF_UNIX only, under the filter)
+        "sockets": achieved.get("sockets"),
         "freeze": "whole tree" if mechanism != "rlimits" else "process group only",
         # measured by the probe: the process limit counts the bot's processes alone
         "processes_per_bot": mechanism != "rlimits" or (

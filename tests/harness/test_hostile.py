@@ -331,6 +331,28 @@ def test_the_jailbreaker_holds_no_capability_and_every_way_out_is_refused(toy: s
     assert STATE["capabilities"] == "none" and STATE["seccomp"], isolation.describe(STATE)
 
 
+def test_a_bot_opens_sockets_of_af_unix_only(toy: str) -> None:
+    """A network namespace hides the network, not the families no namespace covers: AF_VSOCK
+    (the virtual machine's host), AF_NETLINK, AF_ALG... opened in the jail before. The filter
+    refuses socket() and socketpair() of every family but AF_UNIX with EAFNOSUPPORT, whatever
+    the bits above the 32 the kernel reads, and the report says so, measured."""
+    if not in_force("seccomp"):
+        assert isolation.REQUIRED["seccomp"] in isolation.missing(STATE)
+        return
+    term, reason, logs, _, _ = play(toy, hostile("socket_families.py"), "random")
+    assert not term.is_forfeit, reason
+    lines = logs[0].splitlines()
+    tried = [line.split() for line in lines if line.startswith(("socket ", "socketpair "))]
+    assert len(tried) == 2 * 64 + 1, lines
+    opened = [" ".join(words[:3]) for words in tried if words[3] == "OK"]
+    assert opened == ["socket 1 AF_UNIX", "socketpair 1 AF_UNIX"], lines
+    refused = {words[4] for words in tried if words[3] == "REFUSED"}
+    assert refused == {"EAFNOSUPPORT"}, lines  # the filter's answer, before any kernel's
+    assert lines[-1] == "socket raw AF_INET+high REFUSED EAFNOSUPPORT"
+    assert STATE["sockets"] == ["AF_UNIX"]
+    assert "system-call filter yes (sockets: AF_UNIX only)" in isolation.describe(STATE)
+
+
 def _host_ipc_keys() -> set[int]:
     keys = set()
     for table in ("/proc/sysvipc/shm", "/proc/sysvipc/msg"):
@@ -599,6 +621,7 @@ def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
         left = [f for f in set(os.listdir(tempfile.gettempdir())) - before
                 if f.startswith(f"tourney-bot-{{os.getpid()}}-")]
         print(json.dumps({{"missing": isolation.missing(sandbox.report()),
+                          "sockets": sandbox.report()["sockets"],
                           "offender": record.offender,
                           "log": record.logs[0].splitlines()[0], "left": left}}))
     """)
@@ -610,6 +633,8 @@ def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
     assert seen["offender"] is None and seen["left"] == []
     assert seen["log"] == f"0o400 {bot_user()}"  # its copy: readable by the bot's user only
     assert "the allow-list file system" in seen["missing"]
+    # no network namespace, but the runner's own filter still refuses every family but AF_UNIX
+    assert seen["sockets"] == ["AF_UNIX"]
     assert "per-bot memory, process and CPU limits (cgroup v2 or v1)" in seen["missing"]
     refused = subprocess.run([str(Path(sys.executable).parent / "tourney"), "league", "bl", "a=" +
                               str(bot), "random", "--out", str(tmp_path / "lg"),

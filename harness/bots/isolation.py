@@ -23,9 +23,9 @@ rlimits, as root the switch to ``nobody``):
   ``/var/tmp``, no other bot's files, no ``harness``.
 * **Processes:** new PID, network, mount, IPC and UTS namespaces; as root, the unprivileged
   ``nobody`` user; no capabilities (a user namespace's full set is dropped, bounding set
-  included); ``no_new_privs``; the system-call filter (sockets of ``AF_UNIX`` only). What
-  the runner reports is read back from the kernel (``/proc/self/status``, the sockets it can
-  open), not inferred from what was asked.
+  included); ``no_new_privs``; the system-call filter (sockets of ``AF_UNIX`` only, no
+  questions to the page cache). What the runner reports is read back from the kernel
+  (``/proc/self/status``, the sockets it can open), not inferred from what was asked.
 * **Resources per bot** (the bot and everything it starts, together): memory, process count and
   CPU time through a control group (:mod:`harness.bots.cgroups`), plus per-process rlimits;
   the whole tree stopped between its turns.

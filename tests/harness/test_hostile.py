@@ -9,6 +9,7 @@ system.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import shutil
@@ -351,6 +352,23 @@ def test_a_bot_opens_sockets_of_af_unix_only(toy: str) -> None:
     assert lines[-1] == "socket raw AF_INET+high REFUSED EAFNOSUPPORT"
     assert STATE["sockets"] == ["AF_UNIX"]
     assert "system-call filter yes (sockets: AF_UNIX only)" in isolation.describe(STATE)
+
+
+def test_the_cache_prober_cannot_ask_the_page_cache(toy: str) -> None:
+    """The calls that tell, without reading, which pages of a shared file are in the page cache
+    (what the other bot and the referee read) are refused; the same calls without RWF_NOWAIT
+    still work. (What no filter closes, timing a first read, is in docs/sandbox-engines.md.)"""
+    if not in_force("seccomp"):
+        assert isolation.REQUIRED["seccomp"] in isolation.missing(STATE)
+        return
+    term, reason, logs, _, _ = play(toy, hostile("cache_prober.py"), "random")
+    assert not term.is_forfeit, reason
+    said = dict(line.split(" ", 1) for line in logs[0].splitlines())
+    unsupported = f"REFUSED {errno.errorcode[errno.EOPNOTSUPP]}"
+    assert said == {"mincore": "REFUSED EPERM", "cachestat": "REFUSED ENOSYS",
+                    "preadv2-nowait": unsupported, "preadv2-nowait-hipri": unsupported,
+                    "preadv2-plain": "OK", "pwritev2-nowait": unsupported,
+                    "pwritev2-dsync": "OK", "io_setup": "REFUSED ENOSYS"}, said
 
 
 def _host_ipc_keys() -> set[int]:

@@ -462,6 +462,60 @@ def test_the_source_thief_and_seed_hunter_read_nothing_foreign(toy: str,
         assert "league.json" not in log, log
 
 
+def _shown_folder(where: str) -> Path:
+    """A new folder's path inside a directory every bot is shown: tourney's ``agents`` package
+    or the virtual environment (skipped where there is none, or it is not ours to write)."""
+    if where == "environment" and sys.prefix == sys.base_prefix:
+        pytest.skip("tourney runs in no virtual environment here")
+    parent = isolation.PROJECT_ROOT / "agents" if where == "agents" else Path(sys.prefix)
+    if not os.access(parent, os.W_OK):
+        pytest.skip(f"{parent} is not writable by this user")
+    return parent / f"tourney-test-league-{os.urandom(6).hex()}"
+
+
+@pytest.mark.parametrize("where", ["agents", "environment"])
+def test_a_league_folder_in_a_directory_shown_to_bots_plays_and_stays_hidden(
+        toy: str, where: str) -> None:
+    """--out inside a directory every bot sees: bubblewrap made the league folder's cover,
+    read-only, then could not make the mount point of the logs/ folder inside it, so every
+    sandboxed bot forfeited at its start. Now the folder is covered once, with all it holds: the
+    league plays with no forfeit (through the real CLI), and the source thief reads neither
+    league.json nor its key, even made readable by all. The control: the thief does read such a
+    file there when no league hides it."""
+    shown = _shown_folder(where)
+    token = os.urandom(8).hex()
+    try:
+        shown.mkdir(mode=0o755)
+        (shown / "league.json").write_text(json.dumps({"key": f"SECRET-KEY-{token}"}))
+        (shown / "league.json").chmod(0o644)
+        term, reason, logs, _, _ = play(toy, hostile("source_thief.py"), "random")
+        assert not term.is_forfeit, reason
+        assert f"/{shown.name}/league.json" in logs[0] and token in logs[0], logs[0]
+    finally:
+        shutil.rmtree(shown, ignore_errors=True)
+    out = _shown_folder(where)
+    command = [str(Path(sys.executable).parent / "tourney"), "league", "bl",
+               f"thief={hostile('source_thief.py')}", "sandbox:random", "--out", str(out),
+               "-q", "--json", "-j", "0"]
+    try:
+        first = subprocess.run([*command, "--games", "2"], capture_output=True, text=True,
+                               timeout=patience(600), check=False)
+        assert first.returncode == 0, first.stdout + first.stderr
+        (out / "league.json").chmod(0o644)  # readable by all: only the cover keeps it hidden
+        second = subprocess.run([*command, "--games", "4"], capture_output=True, text=True,
+                                timeout=patience(600), check=False)
+        assert second.returncode == 0, second.stdout + second.stderr
+        for done in (first, second):
+            summary = json.loads(done.stdout)
+            assert summary["played"] == 2 and summary["forfeits"]["total"] == 0, summary
+        key = json.loads((out / "league.json").read_text())["key"]
+        said = "".join(path.read_text() for path in sorted((out / "logs").glob("*.log")))
+        assert said.count("HUNT OVER") == 4, said
+        assert key not in said and "league.json" not in said, said
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def test_the_var_tmp_writer_finds_nothing_in_its_next_game(toy: str) -> None:
     name = "tourney-var-tmp-writer.txt"
     before = {p for p in ("/var/tmp", "/dev/shm", "/tmp") if os.path.exists(f"{p}/{name}")}

@@ -23,8 +23,9 @@ rlimits, as root the switch to ``nobody``):
   ``/var/tmp``, no other bot's files, no ``harness``.
 * **Processes:** new PID, network, mount, IPC and UTS namespaces; as root, the unprivileged
   ``nobody`` user; no capabilities (a user namespace's full set is dropped, bounding set
-  included); ``no_new_privs``; the system-call filter. What the runner reports is read back
-  from the kernel (``/proc/self/status``), not inferred from what was asked.
+  included); ``no_new_privs``; the system-call filter (sockets of ``AF_UNIX`` only, no
+  questions to the page cache). What the runner reports is read back from the kernel
+  (``/proc/self/status``, the sockets it can open), not inferred from what was asked.
 * **Resources per bot** (the bot and everything it starts, together): memory, process count and
   CPU time through a control group (:mod:`harness.bots.cgroups`), plus per-process rlimits;
   the whole tree stopped between its turns.
@@ -318,9 +319,18 @@ def describe(state: dict[str, Any]) -> str:
              f"own IPC namespace {'yes' if state.get('ipc_namespace') else 'NO'}",
              f"unprivileged {'yes' if state['user'] else 'NO'}",
              f"capabilities {state.get('capabilities', 'unknown')}",
-             f"system-call filter {'yes' if state.get('seccomp') else 'NO'}",
+             f"system-call filter {'yes' if state.get('seccomp') else 'NO'}"
+             f"{_sockets(state.get('sockets'))}",
              f"stopped between turns: {state['freeze']}"]
     return ", ".join(parts)
+
+
+def _sockets(opened: Any) -> str:
+    """The socket families a bot can open, as measured, for :func:`describe` (nothing where
+    they were not measured)."""
+    if not isinstance(opened, list):
+        return ""
+    return f" (sockets: {'AF_UNIX only' if opened == ['AF_UNIX'] else ', '.join(opened)})"
 
 
 def read_probe(proc: subprocess.Popen[bytes]) -> dict[str, Any]:

@@ -110,7 +110,8 @@ class Jail:
     ``binds``: (host path, path in the jail) pairs bound read-only (files or directories; those
     ``reachable`` says the bot's user cannot reach are left out); ``bot``: the bot's own files,
     written under ``/bot`` (read-only, the bot user's only); ``hide``: directories covered by an
-    empty read-only directory where a bind would show them.
+    empty read-only directory where a bind would show them (wherever they lie in it; one inside
+    another is covered with it).
     """
 
     def __init__(self, *, links: dict[str, str], binds: Sequence[tuple[str, str]],
@@ -166,10 +167,16 @@ class Jail:
         if bot is not None:
             args += ["--perms", dir_mode, "--dir", "/bot"]
             args += self._files([(f"/bot/{rel}", data) for rel, data in bot], dir_mode=dir_mode)
-        for path in hide:
+        covered: list[str] = []
+        for path in sorted(hide):  # a folder before what lies in it
+            if any(path == c or path.startswith(c.rstrip("/") + "/") for c in covered):
+                # hidden with the folder it lies in (a league's logs/ in its results folder),
+                # and bubblewrap could not make its mount point in that read-only cover
+                continue
             if any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound):
                 args += ["--size", "4096", "--perms", "0555", "--tmpfs", path,
                          "--remount-ro", path]
+                covered.append(path)
         if cwd != "/":  # a command's working directory: its relative arguments resolve there
             args += ["--perms", "0755", "--dir", cwd]
         args += ["--remount-ro", "/", "--chdir", cwd]

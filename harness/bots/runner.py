@@ -396,6 +396,27 @@ def _measured() -> dict[str, Any]:
             "seccomp": status.get("Seccomp", "").strip() == "2"}
 
 
+def _socket_families() -> list[str]:
+    """The address families, of those a bot could reach something with, that this process can
+    open a socket of (the probe's measure of the filter's socket rule): ``["AF_UNIX"]`` under
+    tourney's filter."""
+    import _socket
+
+    opened = []
+    for name, kind in (("AF_UNIX", _socket.SOCK_STREAM), ("AF_INET", _socket.SOCK_DGRAM),
+                       ("AF_INET6", _socket.SOCK_DGRAM), ("AF_NETLINK", _socket.SOCK_RAW),
+                       ("AF_VSOCK", _socket.SOCK_STREAM)):
+        family = getattr(_socket, name, None)
+        if family is None:
+            continue
+        try:
+            _socket.socket(family, kind).close()
+        except OSError:
+            continue
+        opened.append(name)
+    return opened
+
+
 BotFiles = list[tuple[str, bytes]]  # (path relative to the bot's folder, content)
 
 
@@ -676,10 +697,11 @@ def main(argv: list[str]) -> None:
             os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
             os._exit(71)
         args = args[2:]
-    report = json.dumps({"type": "confined", **sandbox}).encode() + b"\n"
     if args[:1] == ["--probe"]:
-        os.write(1, report)
+        sandbox["sockets"] = _socket_families()
+        os.write(1, json.dumps({"type": "confined", **sandbox}).encode() + b"\n")
         os._exit(0)
+    report = json.dumps({"type": "confined", **sandbox}).encode() + b"\n"
     if args[:1] == ["--exec"]:
         os.write(1, report)
         try:

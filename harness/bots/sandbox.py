@@ -214,6 +214,8 @@ def report() -> dict[str, Any]:
         "user": bool(achieved.get("unprivileged")),
         "capabilities": achieved.get("capabilities", "unknown"),
         "seccomp": bool(achieved.get("seccomp")),
+        # measured: the socket families the probe could open (AF_UNIX only, under the filter)
+        "sockets": achieved.get("sockets"),
         "freeze": "whole tree" if mechanism != "rlimits" else "process group only",
         # measured by the probe: the process limit counts the bot's processes alone
         "processes_per_bot": mechanism != "rlimits" or (
@@ -402,13 +404,16 @@ def _probe_jailed() -> JSON:
 
 
 def probe_runner() -> JSON:
-    """Confine a runner alone (no jail) exactly as for a bot, without a bot; what it achieved."""
+    """Confine a runner alone (no jail) exactly as for a bot, without a bot; what it achieved.
+    It runs the bots' interpreter (:func:`bot_python`), as a bot's runner does: as root, one
+    under a private directory such as ``/root`` cannot import its standard library once it has
+    become ``nobody``, and the probe would fail where the bots' runners do not."""
     user = sandbox_user()
     cfg: JSON = {"parent": os.getpid(), **_filter()}
     if user is not None:
         cfg["uid"], cfg["gid"] = user
     try:
-        proc = start_runner([sys.executable, "-P", "-s"], cfg, ["--probe"], env=_env(),
+        proc = start_runner([bot_python(), "-P", "-S"], cfg, ["--probe"], env=_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError:
         return {}

@@ -7,14 +7,26 @@ bytes with ``prctl(PR_SET_SECCOMP)`` as the last step of its confinement, after
 or executes. Every other system call is allowed: the filter removes what a bot could use to leave
 its sandbox, to inspect other processes, or to keep state on the host, and nothing a game needs.
 
-A refused call fails with ``EPERM`` (``ENOSYS`` for ``clone3``, whose flags a filter cannot read,
-so the C library falls back to ``clone``, whose flags it can). Where libseccomp is missing the
-filter is ``None``: bots run without it and :func:`harness.bots.isolation.missing` says so.
+A refused call fails with ``EPERM`` (:data:`REFUSED`), or as a kernel without it would, so that
+the C library and runtimes take the path they have for such a kernel (:data:`ABSENT`,
+``ENOSYS``); some calls are refused only with some arguments (:data:`REFUSED_WITH`): sockets of
+any family but ``AF_UNIX``, reads and writes that ask not to wait for the disk, ``clone`` with a
+namespace flag. Where libseccomp is missing the filter is ``None``: bots run without it and
+:func:`harness.bots.isolation.missing` says so.
+
+What no filter closes, measured on Linux 6.18 and documented in docs/sandbox-engines.md: a bot
+can still tell whether a page of a file it may read was in the page cache by the time its
+first read of it takes, by its count of major faults, or (``/proc/self/pagemap``) by the
+neighbouring pages the kernel maps with a fault. The files it shares with anyone are the
+environment's (the system, the interpreter, the installed packages, ``games`` and
+``agents``), which every process reads the same way whatever the deal; the deal and the league's
+key are in no file a bot can open, and each bot's own files are private copies in its own root.
 """
 
 from __future__ import annotations
 
 import errno
+import socket
 import tempfile
 from functools import cache
 
@@ -62,7 +74,40 @@ REFUSED = {
     "clock_settime": "the host's clock",
     "clock_adjtime": "the host's clock",
     "adjtimex": "the host's clock",
+    "mincore": "which pages of a file it maps are in the page cache (the kernel answers for the "
+               "files the bot's user owns: a normal user's virtual environment and tourney's "
+               "packages), that is which of them others on the machine read lately; no bot "
+               "needs it",
 }
+# name -> why it is refused with ENOSYS, as a kernel without it answers (libraries fall back)
+ABSENT = {
+    "clone3": "its flags lie in memory, where a filter cannot read them: the C library falls "
+              "back to clone, whose flags it can",
+    "cachestat": "the page-cache state of a file (as mincore; Linux 6.5 on)",
+    "io_setup": "kernel AIO, whose reads may ask not to wait (RWF_NOWAIT, in memory, out of a "
+                "filter's sight) and so tell which pages of a file are in the page cache",
+    "io_submit": "kernel AIO (see io_setup)",
+}
+# calls refused only with some arguments: name -> what is refused, with which error, and why
+REFUSED_WITH = {
+    "socket": "every address family but AF_UNIX, with EAFNOSUPPORT (what a kernel built without "
+              "that family answers, so libraries take their no-such-family path). A network "
+              "namespace hides the network, not these: AF_VSOCK reaches the virtual machine's "
+              "host; AF_NETLINK, AF_ALG, AF_KEY, AF_PACKET and AF_XDP are kernel interfaces, and "
+              "the rarer families (AF_TIPC, AF_RDS...) kernel code that a kernel may load on "
+              "demand; AF_INET and AF_INET6 would reach only the bot's own loopback. A bot's "
+              "processes talk over AF_UNIX (socketpair, multiprocessing's pipes, asyncio); "
+              "nothing in the runner or the interpreter's start opens a socket, and without "
+              "AF_NETLINK glibc's getaddrinfo answers as on a host without network, as the jail "
+              "already is",
+    "socketpair": "every address family but AF_UNIX, with EAFNOSUPPORT (see socket)",
+    "preadv2": "with RWF_NOWAIT, with EOPNOTSUPP (what a file that cannot read without waiting "
+               "answers, so the caller reads as usual): it tells, without reading, whether a "
+               "page of a shared file is in the page cache",
+    "pwritev2": "with RWF_NOWAIT, with EOPNOTSUPP (see preadv2)",
+    "clone": "with a flag that makes a namespace (NAMESPACE_FLAGS), with EPERM, as unshare",
+}
+RWF_NOWAIT = 0x00000008
 # clone() with any of these flags makes a namespace: refused like unshare()
 NAMESPACE_FLAGS = {
     "CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
@@ -85,10 +130,22 @@ def bot_filter() -> bytes | None:
             rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
         except (ValueError, RuntimeError, OSError):
             continue  # a call this kernel's architecture does not have
+    for name in ABSENT:
+        try:
+            rules.add_rule(seccomp.ERRNO(errno.ENOSYS), name)
+        except (ValueError, RuntimeError, OSError):
+            continue  # a call this libseccomp or architecture does not know
     for flag in NAMESPACE_FLAGS.values():
         rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone",
                        seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
-    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    # the family is an int, compared here as the whole register: a family with bits set above
+    # the 32 the kernel reads is refused too, never taken for AF_UNIX
+    for name in ("socket", "socketpair"):
+        rules.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), name,
+                       seccomp.Arg(0, seccomp.NE, socket.AF_UNIX))
+    for name in ("preadv2", "pwritev2"):  # (fd, iov, count, offset low, offset high, flags)
+        rules.add_rule(seccomp.ERRNO(errno.EOPNOTSUPP), name,
+                       seccomp.Arg(5, seccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)

@@ -9,6 +9,7 @@ system.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import shutil
@@ -331,6 +332,45 @@ def test_the_jailbreaker_holds_no_capability_and_every_way_out_is_refused(toy: s
     assert STATE["capabilities"] == "none" and STATE["seccomp"], isolation.describe(STATE)
 
 
+def test_a_bot_opens_sockets_of_af_unix_only(toy: str) -> None:
+    """A network namespace hides the network, not the families no namespace covers: AF_VSOCK
+    (the virtual machine's host), AF_NETLINK, AF_ALG... opened in the jail before. The filter
+    refuses socket() and socketpair() of every family but AF_UNIX with EAFNOSUPPORT, whatever
+    the bits above the 32 the kernel reads, and the report says so, measured."""
+    if not in_force("seccomp"):
+        assert isolation.REQUIRED["seccomp"] in isolation.missing(STATE)
+        return
+    term, reason, logs, _, _ = play(toy, hostile("socket_families.py"), "random")
+    assert not term.is_forfeit, reason
+    lines = logs[0].splitlines()
+    tried = [line.split() for line in lines if line.startswith(("socket ", "socketpair "))]
+    assert len(tried) == 2 * 64 + 1, lines
+    opened = [" ".join(words[:3]) for words in tried if words[3] == "OK"]
+    assert opened == ["socket 1 AF_UNIX", "socketpair 1 AF_UNIX"], lines
+    refused = {words[4] for words in tried if words[3] == "REFUSED"}
+    assert refused == {"EAFNOSUPPORT"}, lines  # the filter's answer, before any kernel's
+    assert lines[-1] == "socket raw AF_INET+high REFUSED EAFNOSUPPORT"
+    assert STATE["sockets"] == ["AF_UNIX"]
+    assert "system-call filter yes (sockets: AF_UNIX only)" in isolation.describe(STATE)
+
+
+def test_the_cache_prober_cannot_ask_the_page_cache(toy: str) -> None:
+    """The calls that tell, without reading, which pages of a shared file are in the page cache
+    (what the other bot and the referee read) are refused; the same calls without RWF_NOWAIT
+    still work. (What no filter closes, timing a first read, is in docs/sandbox-engines.md.)"""
+    if not in_force("seccomp"):
+        assert isolation.REQUIRED["seccomp"] in isolation.missing(STATE)
+        return
+    term, reason, logs, _, _ = play(toy, hostile("cache_prober.py"), "random")
+    assert not term.is_forfeit, reason
+    said = dict(line.split(" ", 1) for line in logs[0].splitlines())
+    unsupported = f"REFUSED {errno.errorcode[errno.EOPNOTSUPP]}"
+    assert said == {"mincore": "REFUSED EPERM", "cachestat": "REFUSED ENOSYS",
+                    "preadv2-nowait": unsupported, "preadv2-nowait-hipri": unsupported,
+                    "preadv2-plain": "OK", "pwritev2-nowait": unsupported,
+                    "pwritev2-dsync": "OK", "io_setup": "REFUSED ENOSYS"}, said
+
+
 def _host_ipc_keys() -> set[int]:
     keys = set()
     for table in ("/proc/sysvipc/shm", "/proc/sysvipc/msg"):
@@ -420,6 +460,60 @@ def test_the_source_thief_and_seed_hunter_read_nothing_foreign(toy: str,
         assert "HUNT OVER" in log
         assert token not in log, log
         assert "league.json" not in log, log
+
+
+def _shown_folder(where: str) -> Path:
+    """A new folder's path inside a directory every bot is shown: tourney's ``agents`` package
+    or the virtual environment (skipped where there is none, or it is not ours to write)."""
+    if where == "environment" and sys.prefix == sys.base_prefix:
+        pytest.skip("tourney runs in no virtual environment here")
+    parent = isolation.PROJECT_ROOT / "agents" if where == "agents" else Path(sys.prefix)
+    if not os.access(parent, os.W_OK):
+        pytest.skip(f"{parent} is not writable by this user")
+    return parent / f"tourney-test-league-{os.urandom(6).hex()}"
+
+
+@pytest.mark.parametrize("where", ["agents", "environment"])
+def test_a_league_folder_in_a_directory_shown_to_bots_plays_and_stays_hidden(
+        toy: str, where: str) -> None:
+    """--out inside a directory every bot sees: bubblewrap made the league folder's cover,
+    read-only, then could not make the mount point of the logs/ folder inside it, so every
+    sandboxed bot forfeited at its start. Now the folder is covered once, with all it holds: the
+    league plays with no forfeit (through the real CLI), and the source thief reads neither
+    league.json nor its key, even made readable by all. The control: the thief does read such a
+    file there when no league hides it."""
+    shown = _shown_folder(where)
+    token = os.urandom(8).hex()
+    try:
+        shown.mkdir(mode=0o755)
+        (shown / "league.json").write_text(json.dumps({"key": f"SECRET-KEY-{token}"}))
+        (shown / "league.json").chmod(0o644)
+        term, reason, logs, _, _ = play(toy, hostile("source_thief.py"), "random")
+        assert not term.is_forfeit, reason
+        assert f"/{shown.name}/league.json" in logs[0] and token in logs[0], logs[0]
+    finally:
+        shutil.rmtree(shown, ignore_errors=True)
+    out = _shown_folder(where)
+    command = [str(Path(sys.executable).parent / "tourney"), "league", "bl",
+               f"thief={hostile('source_thief.py')}", "sandbox:random", "--out", str(out),
+               "-q", "--json", "-j", "0"]
+    try:
+        first = subprocess.run([*command, "--games", "2"], capture_output=True, text=True,
+                               timeout=patience(600), check=False)
+        assert first.returncode == 0, first.stdout + first.stderr
+        (out / "league.json").chmod(0o644)  # readable by all: only the cover keeps it hidden
+        second = subprocess.run([*command, "--games", "4"], capture_output=True, text=True,
+                                timeout=patience(600), check=False)
+        assert second.returncode == 0, second.stdout + second.stderr
+        for done in (first, second):
+            summary = json.loads(done.stdout)
+            assert summary["played"] == 2 and summary["forfeits"]["total"] == 0, summary
+        key = json.loads((out / "league.json").read_text())["key"]
+        said = "".join(path.read_text() for path in sorted((out / "logs").glob("*.log")))
+        assert said.count("HUNT OVER") == 4, said
+        assert key not in said and "league.json" not in said, said
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def test_the_var_tmp_writer_finds_nothing_in_its_next_game(toy: str) -> None:
@@ -599,6 +693,7 @@ def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
         left = [f for f in set(os.listdir(tempfile.gettempdir())) - before
                 if f.startswith(f"tourney-bot-{{os.getpid()}}-")]
         print(json.dumps({{"missing": isolation.missing(sandbox.report()),
+                          "sockets": sandbox.report()["sockets"],
                           "offender": record.offender,
                           "log": record.logs[0].splitlines()[0], "left": left}}))
     """)
@@ -610,6 +705,8 @@ def test_where_the_kernel_refuses_bots_still_play_and_organisers_can_insist(
     assert seen["offender"] is None and seen["left"] == []
     assert seen["log"] == f"0o400 {bot_user()}"  # its copy: readable by the bot's user only
     assert "the allow-list file system" in seen["missing"]
+    # no network namespace, but the runner's own filter still refuses every family but AF_UNIX
+    assert seen["sockets"] == ["AF_UNIX"]
     assert "per-bot memory, process and CPU limits (cgroup v2 or v1)" in seen["missing"]
     refused = subprocess.run([str(Path(sys.executable).parent / "tourney"), "league", "bl", "a=" +
                               str(bot), "random", "--out", str(tmp_path / "lg"),

@@ -1,14 +1,18 @@
 """Hunts for other bots' source files and for leagues' ``league.json`` (their secret keys):
 scans the temporary directories (where bot files used to be copied, world-readable), the
-homes, the project trees and other processes' views, and prints every foreign file it could
-read, with its lines that mention a secret."""
+homes, the project trees, the directories every bot is shown (tourney's packages and
+environment under /tourney, the interpreter's installation) and other processes' views, and
+prints every foreign file it could read, with its lines that mention a secret."""
 
 import glob
 import os
+import sys
 
 PATTERNS = ["/tmp/**/*.py", "/tmp/**/league.json", "/var/tmp/**/*.py", "/dev/shm/**/*",
             "/home/**/*.py", "/root/*/*.py", "/work/*/*/results/*/league.json",
-            "/work/*/results/*/league.json", "/proc/*/cwd/*.py", "/proc/*/root/tmp/**/*.py"]
+            "/work/*/results/*/league.json", "/proc/*/cwd/*.py", "/proc/*/root/tmp/**/*.py",
+            "/tourney/*/*/league.json", "/tourney/*/*/*/league.json",
+            f"{sys.prefix}/*/league.json", f"{sys.prefix}/*/*/league.json"]
 
 
 def _text(path):

@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Final
 
 PREFIX = "tourney-"
 _V1_CONTROLLERS = ("memory", "pids", "cpuacct")
@@ -224,28 +225,36 @@ def _rmdir(path: Path, wait: float) -> bool:
 
 # Groups are reused within a process: the first process to join a fresh memory group costs
 # ~10 ms of kernel bookkeeping, a later one ~0.1 ms. A closed group drains (its killed members
-# exit) and, once empty and holding none of its last bot's memory that the kernel cannot
-# reclaim (:func:`_leftover_bytes`), is handed to the next bot with its counters taken as the
-# new zero; one that still holds some is retired (removed), never reused.
+# exit) and, once empty and holding no more than LEFTOVER_ALLOWED of its last bot's memory
+# (:func:`_leftover_bytes`), is handed to the next bot with its counters taken as the new zero;
+# one that holds more is retired (removed), never reused.
 _free: list[dict[str, Path]] = []
 _draining: list[dict[str, Path]] = []
-# memory.stat lines (v1, v2) of memory no process holds that the kernel cannot reclaim
-_LEFTOVER = ("rss", "shmem", "swap", "anon", "unevictable")
+# what an empty group may still hold and be reused: the kernel's own memory of a bot's start
+# (page tables, dentries and inodes of what it opened): 170-200 KB measured after a Python
+# process that imported numpy; a bot that looked up a million missing paths left 300 MB of
+# dentries, which the next bot would find counted against its limit
+LEFTOVER_ALLOWED: Final = 4 << 20
 
 
 def _leftover_bytes(dirs: dict[str, Path]) -> int:
-    """Memory still charged to an empty group that would count against its next bot: anonymous
-    memory, shared memory (System V segments or tmpfs files that outlived the bot) and swap.
-    Page cache is not counted: the kernel reclaims it before it would refuse the next bot."""
+    """Memory still charged to an empty group that counts against its next bot's limit: what the
+    limit counts (v1 ``memory.usage_in_bytes``, v2 ``memory.current``: anonymous and shared
+    memory, and the kernel's own, dentries and inodes among them) and swap, less the page cache,
+    which the kernel reclaims before it would refuse the next bot."""
     group = dirs.get("memory") or dirs.get("unified")
     if group is None:
         return 0
+    v1 = "memory" in dirs
     try:
+        usage = int((group / ("memory.usage_in_bytes" if v1 else "memory.current")).read_text())
         lines = (group / "memory.stat").read_text().splitlines()
-    except OSError:
+    except (OSError, ValueError):
         return 0
     stat = dict(line.split(" ", 1) for line in lines if " " in line)
-    return sum(int(stat.get(key, "0")) for key in _LEFTOVER)
+    # the page cache of files: both versions count shared memory (tmpfs, System V) in it
+    files = int(stat.get("cache" if v1 else "file", "0")) - int(stat.get("shmem", "0"))
+    return max(0, usage - files) + int(stat.get("swap", "0"))
 
 
 def _drained() -> None:
@@ -255,7 +264,7 @@ def _drained() -> None:
         if any(_members(d) for d in dirs.values()):
             continue
         _draining.remove(dirs)
-        if _leftover_bytes(dirs):
+        if _leftover_bytes(dirs) > LEFTOVER_ALLOWED:
             for path in dirs.values():
                 _rmdir(path, 0.0)
         else:

@@ -120,6 +120,7 @@ class Jail:
         self._fds: list[int] = []
         self._child_ends: list[int] = []
         self._info_r = -1
+        self.info: dict[str, Any] = {}  # bubblewrap's report: the first process, namespaces
         try:
             self._build(links=links, binds=binds, devices=devices, bot=bot, hide=hide,
                         scratch=scratch, cwd=cwd, runner=runner, seccomp=seccomp,
@@ -246,6 +247,8 @@ class Jail:
             info = json.loads(data)
         except ValueError:
             raise JailError("bubblewrap could not build the jail") from None
+        if isinstance(info, dict):
+            self.info = info
         return compare({name: info.get(theirs) for name, (_, theirs) in _NS_KEYS.items()})
 
     def close(self) -> None:

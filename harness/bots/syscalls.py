@@ -15,6 +15,7 @@ filter is ``None``: bots run without it and :func:`harness.bots.isolation.missin
 from __future__ import annotations
 
 import errno
+import signal
 import tempfile
 from functools import cache
 
@@ -71,6 +72,10 @@ NAMESPACE_FLAGS = {
 }
 
 
+PR_SET_PDEATHSIG = 1
+_INT = 0xFFFFFFFF  # an int argument: the kernel reads only the register's low 32 bits
+
+
 @cache
 def bot_filter() -> bytes | None:
     """The filter as BPF bytes for ``prctl(PR_SET_SECCOMP)``, or None without libseccomp."""
@@ -89,6 +94,11 @@ def bot_filter() -> bytes | None:
         rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone",
                        seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    # a death signal other than SIGKILL: the jail's PID 1 (the runner, then the bot) must die
+    # with bubblewrap's outer process, which dies with the referee; its death ends the jail
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl",
+                   seccomp.Arg(0, seccomp.MASKED_EQ, _INT, PR_SET_PDEATHSIG),
+                   seccomp.Arg(1, seccomp.NE, signal.SIGKILL))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)

@@ -248,58 +248,76 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
     """Inside bubblewrap's jail (:mod:`harness.bots.jail`): namespaces, root, capabilities and
-    the filter are in place already; set the per-process limits and measure what holds."""
+    the filter are in place already; set the per-process limits, fork the jail's init off
+    (:func:`_split_init`), and in the child that becomes the bot, as root, switch to the bots'
+    user; then measure what holds."""
     _set_limits(cfg)
-    uid = cfg.get("uid")
-    if uid is not None and os.geteuid() == 0:  # root's jail: become the bots' user, for good
-        libc = _libc()
-        _drop_bounding_set(libc)
-        os.setgroups([])
-        os.setgid(int(cfg.get("gid", uid)))
-        os.setuid(int(uid))
-        _drop_capabilities(libc)  # the inheritable set survives the switch
-        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-        # the switch cleared the death signal bubblewrap armed (SIGKILL when its outer process
-        # dies, which dies with the referee): the runner is the jail's PID 1, whose death ends
-        # every process of the namespace, so it must keep it
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     nproc = int(cfg.get("nproc", 0))
     if nproc > 0:  # counted per user namespace (Linux 5.14+): in the bot's own, per bot
         import resource
 
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     _die_with_referee()
+    libc = _libc()
+    _split_init(libc)
+    uid = cfg.get("uid")
+    if uid is not None and os.geteuid() == 0:  # root's jail: become the bots' user, for good
+        _drop_bounding_set(libc)
+        os.setgroups([])
+        os.setgid(int(cfg.get("gid", uid)))
+        os.setuid(int(uid))
+        _drop_capabilities(libc)  # the inheritable set survives the switch
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     achieved: dict[str, Any] = {"uid": os.getuid(), "bot_path": cfg.get("bot_path", ""),
                                 "filesystem": "host"}
     achieved.update(_measured())
     achieved["unprivileged"] = os.getuid() != 0 and achieved.get("capabilities") == "none"
     achieved.update(_measured_space())
-    _split_init()
     return achieved
 
 
-def _split_init() -> None:
+def _die_with_referee() -> None:
+    """In a jail the runner is its PID namespace's first process, and stays its init: when it
+    dies, every process of the namespace dies. It dies when bubblewrap's outer process dies
+    (which dies with the referee), by a death signal bubblewrap arms only late, just before it
+    runs the runner: a referee that died before that would leave it running. So a runner whose
+    referee is gone already (the protocol's input has no writer left) exits at once."""
+    import select
+
+    waiting = select.poll()
+    waiting.register(0, select.POLLIN)
+    if any(events & (select.POLLHUP | select.POLLERR) for _, events in waiting.poll(0)):
+        os._exit(70)
+
+
+def _split_init(libc: Any) -> None:
     """Fork the jail's PID 1 off the bot: this process stays PID 1 and the child returns, to be
     the bot.
 
     PID 1 is the namespace's init: its death ends every process of the namespace, so it must be
-    out of the bot's reach. It has the bot's uid (in a normal user's jail; nobody's in root's), so
-    it is made non-dumpable first, before the fork (so there is no moment where a bot could reach
-    it; the child is then made as dumpable as it was): a process of the same uid without
-    CAP_SYS_PTRACE in its user namespace (the bot holds no capability) may then neither read nor
-    write its memory (``/proc/1/mem``), nor read ``/proc/1/syscall``, ``maps``, its descriptors.
-    It holds nothing (every descriptor closed, the protocol's among them, so that the referee sees
-    the bot close it), ignores every signal the bot may send (the kernel drops the others for a
-    namespace's init), reaps every process the bot orphans, and when the bot's first process
-    exits it exits with that status (``128 + N`` for signal N, as bubblewrap reports it),
-    which ends the rest."""
-    libc = _libc()
+    out of the bot's reach. It is made non-dumpable first, before the fork (so there is no
+    moment where a bot could reach it; the child is then made as dumpable as it was): a process
+    of the same uid without CAP_SYS_PTRACE in its user namespace (the bot holds no capability)
+    may then neither read nor write its memory (``/proc/1/mem``), nor read ``/proc/1/syscall``,
+    ``maps``, its descriptors. In a normal user's jail it has the bot's uid; in root's it keeps
+    root's, without a capability (its bounding set emptied, ``no_new_privs``), while the bot
+    becomes nobody: the death signal bubblewrap armed (SIGKILL when its outer process dies)
+    comes from that outer process, root's without capabilities, which the kernel lets signal
+    only a process of its own uid. It holds nothing (every descriptor closed, the protocol's
+    among them, so that the referee sees the bot close it), ignores every signal the bot may
+    send (the kernel drops the others for a namespace's init), reaps every process the bot
+    orphans, and when the bot's first process exits it exits with that status (``128 + N``
+    for signal N, as bubblewrap reports it), which ends the rest."""
     dumpable = libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     bot = os.fork()
-    if bot == 0:  # the bot as it was (as root, the switch to nobody made it non-dumpable)
+    if bot == 0:  # the bot, as dumpable as it was (as root, the switch to nobody clears that)
         libc.prctl(_PR_SET_DUMPABLE, max(dumpable, 0), 0, 0, 0)
         return
+    if os.geteuid() == 0:  # root's jail: what bubblewrap left it to switch users with
+        _drop_bounding_set(libc)
+        _drop_capabilities(libc)
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the one signal Python handles by default
     import resource
 
@@ -312,21 +330,6 @@ def _split_init() -> None:
         if pid == bot:
             code = os.waitstatus_to_exitcode(status)
             os._exit(128 - code if code < 0 else code)
-
-
-def _die_with_referee() -> None:
-    """In a jail the runner is its PID namespace's first process: when it dies, every process of
-    the namespace dies. It dies when bubblewrap's outer process dies (which dies with the
-    referee), by a death signal armed only late (bubblewrap arms it just before running the
-    runner, and the switch to the bots' user clears it, so the runner arms it again): a referee
-    that died before that would leave it running. So once it is armed, a runner whose referee is
-    gone (the protocol's input has no writer left) exits at once."""
-    import select
-
-    waiting = select.poll()
-    waiting.register(0, select.POLLIN)
-    if any(events & (select.POLLHUP | select.POLLERR) for _, events in waiting.poll(0)):
-        os._exit(70)
 
 
 def _namespaces() -> dict[str, int]:

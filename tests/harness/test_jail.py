@@ -19,6 +19,7 @@ from harness.bots import isolation, jail, runner, sandbox
 from harness.bots.spec import parse_spec
 from harness.match.referee import play_game
 from harness.records import BotRef, GameSpec, Limits
+from tests.harness.leftovers import Jails
 from tests.patience import patience
 
 
@@ -193,6 +194,26 @@ def test_a_jails_pid_1_has_the_bots_limits() -> None:
     own, init = record.logs[0].splitlines()[:2]
     if sandbox.report()["engine"] == "bubblewrap":
         assert own == init and "unlimited" not in own.split("|")[0], (own, init)
+
+
+@pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
+def test_a_jail_ends_when_its_bubblewrap_dies(stopped: bool, jails: Jails) -> None:
+    """A referee killed outright takes bubblewrap's outer process with it, whose death signal
+    kills the jail's PID 1, which ends every process of the namespace: running, or stopped
+    between its turns. As root too, where the bot is nobody: PID 1 keeps root's uid (without a
+    capability) because the outer process, root's without capabilities, may signal only its
+    own uid (a PID 1 that had become nobody outlived it)."""
+    if sandbox.report()["engine"] != "bubblewrap":
+        return
+    agent = sandbox.SandboxedAgent(parse_spec("sandbox:random"), Limits())
+    try:
+        agent.start({"game": "battleline", "seat": 0, "rng_seed": 1}, patience(30))
+        if not stopped:
+            agent.resume()
+        os.kill(agent.proc.pid, signal.SIGKILL)  # as the referee's death does to it
+        assert not jails.left(patience(10))
+    finally:
+        agent.close()
 
 
 def _state(pid: int) -> str:

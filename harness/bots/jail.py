@@ -10,7 +10,12 @@ starts every sandboxed bot's runner with, before any of its code runs:
   size-limited ``/tmp``, and the bot's own copy of its files at ``/bot`` (written from the
   referee's descriptors: the bot's files are never bound, so nothing links back to the host);
 * every capability dropped, ``no_new_privs``, and tourney's system-call filter
-  (:mod:`harness.bots.syscalls`, loaded by bubblewrap itself with ``--seccomp``).
+  (:mod:`harness.bots.syscalls`, loaded by bubblewrap itself with ``--seccomp``);
+* no init of bubblewrap's (``--as-pid-1``): the runner is the PID namespace's first process,
+  and once confined it forks the bot off itself and stays PID 1, non-dumpable, out of the
+  bot's reach (:func:`harness.bots.runner._split_init`). The referee keeps a pidfd of it
+  (:func:`hold`) and kills it at the end (:func:`end`), which ends every process of the
+  namespace.
 
 Run by a normal user, bubblewrap makes a user namespace and binds only what that user may read;
 the bot holds no capability in it. Run by root, it needs no user namespace: it builds the jail
@@ -48,7 +53,11 @@ _NS_KEYS = {"ipc": ("ipc_namespace", "ipc-namespace"), "net": ("network", "net-n
             "pid": ("pid_namespace", "pid-namespace"), "uts": ("uts_namespace", "uts-namespace"),
             "mnt": ("mount_namespace", "mnt-namespace"),
             "cgroup": ("cgroup_namespace", "cgroup-namespace")}
-_UNSHARE = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+# --as-pid-1: the runner itself is the PID namespace's first process, not bubblewrap's own init
+# (which, in a normal user's jail, had the bot's uid: the bot could write code into it through
+# /proc/1/mem and keep the namespace alive after its game); when it dies the kernel ends every
+# process of the namespace
+_UNSHARE = ["--unshare-pid", "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "bot"]
 # a normal user: bubblewrap needs a user namespace, in which the bot holds nothing
 _AS_USER = ["--unshare-user", "--disable-userns"]
@@ -121,6 +130,7 @@ class Jail:
         self._fds: list[int] = []
         self._child_ends: list[int] = []
         self._info_r = -1
+        self.info: dict[str, Any] = {}  # bubblewrap's report: the first process, namespaces
         try:
             self._build(links=links, binds=binds, devices=devices, bot=bot, hide=hide,
                         scratch=scratch, cwd=cwd, runner=runner, seccomp=seccomp,
@@ -253,6 +263,8 @@ class Jail:
             info = json.loads(data)
         except ValueError:
             raise JailError("bubblewrap could not build the jail") from None
+        if isinstance(info, dict):
+            self.info = info
         return compare({name: info.get(theirs) for name, (_, theirs) in _NS_KEYS.items()})
 
     def close(self) -> None:
@@ -267,16 +279,45 @@ class Jail:
         self._fds, self._child_ends = [], []
 
 
+def hold(info: dict[str, Any]) -> int | None:
+    """A pidfd of the jail's first process (its PID 1, the runner), from bubblewrap's report
+    ``info`` (``child-pid``, ``pid-namespace``): killing it ends every process of the jail's PID
+    namespace, wherever they are (sessions of their own, no parent-death signal). None where it
+    is gone already, and with it the namespace (or the pid names another process by now: the
+    pidfd is kept only if that process is in the namespace bubblewrap reported)."""
+    try:
+        pid, namespace = int(info["child-pid"]), int(info["pid-namespace"])
+        fd = os.pidfd_open(pid)
+    except (KeyError, TypeError, ValueError, OSError):
+        return None
+    try:
+        same = os.stat(f"/proc/{pid}/ns/pid").st_ino == namespace
+    except OSError:
+        same = False
+    if not same:
+        os.close(fd)
+        return None
+    return fd
+
+
+def end(init: int) -> None:
+    """Kill the jail's first process through its pidfd ``init`` (:func:`hold`): the kernel then
+    kills every other process of its PID namespace."""
+    with contextlib.suppress(OSError):
+        signal.pidfd_send_signal(init, signal.SIGKILL)
+
+
 def clear_stranded() -> list[int]:
     """Kill the jails stranded by a referee that died while starting one; the pids killed.
 
-    Bubblewrap's outer process clones the jail's init, then tells it through an eventfd to go
-    on; the init arms its death signal only after that. A referee killed in between takes the
-    outer process with it (each bot's outer bubblewrap leads a session of its own, and dies
-    with the referee), and the init then waits on the eventfd forever, holding the bot's
-    memory files (bubblewrap issue #633). Such a process is recognised by tourney's runner in
-    its command line and a session whose leader, its outer bubblewrap, is gone: a live jail's
-    outer process leads its session for as long as the jail runs, so no running bot matches.
+    Bubblewrap's outer process clones the jail's first process (which becomes the runner),
+    then tells it through an eventfd to go on; that process arms its death signal only after
+    that. A referee killed in between takes the outer process with it (each bot's outer
+    bubblewrap leads a session of its own, and dies with the referee), and the clone then
+    waits on the eventfd forever, holding the bot's memory files (bubblewrap issue #633). Such
+    a process is recognised by tourney's runner in its command line and a session whose leader,
+    its outer bubblewrap, is gone: a live jail's outer process leads its session for as long as
+    the jail runs, so no running bot matches.
     Processes of other users are left alone (the kernel refuses the signal)."""
     killed: list[int] = []
     marker = RUNNER.encode()

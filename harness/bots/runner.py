@@ -12,12 +12,14 @@ Start-up, in order, before any bot code runs:
    host's paths or the referee's pid). In bubblewrap's jail (:mod:`harness.bots.jail`, the
    usual case: ``jailed``) the namespaces, the bot's own root, its control groups, the dropped
    capabilities and the system-call filter are in place already; the runner sets the
-   per-process resource limits (address space, CPU, file size, no core dumps) and measures what
-   holds. Where no jail is possible (no user namespaces, no bubblewrap), the runner does what
-   it can alone: joins the bot's control groups (``cgroups``), reads the bot's files with its
-   owner's rights, sets the limits, as root switches to the unprivileged user, then
-   ``no_new_privs``, a parent-death signal, a private copy of the bot's files in a directory
-   named by the referee, no capabilities and the filter.
+   per-process resource limits (address space, CPU, file size, no core dumps), measures what
+   holds, and forks: this process stays the jail's PID 1, an idle init out of the bot's reach,
+   and the child goes on to be the bot (:func:`_split_init`). Where no jail is possible (no
+   user namespaces, no bubblewrap), the runner does what it can alone: joins the bot's control
+   groups (``cgroups``), reads the bot's files with its owner's rights, sets the limits, as
+   root switches to the unprivileged user, then ``no_new_privs``, a parent-death signal, a
+   private copy of the bot's files in a directory named by the referee, no capabilities and
+   the filter.
 2. The first protocol line is the runner's own ``confined`` report (what step 1 achieved).
 3. The protocol moves to private file descriptors; the bot's ``stdout``/``stderr`` (fd 1 and 2)
    both go to the log pipe the referee drains, and its ``stdin`` is ``/dev/null``, so nothing the
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
     BotFactory = Callable[[], Any]
 
 _PR_SET_PDEATHSIG = 1
+_PR_GET_DUMPABLE = 3
+_PR_SET_DUMPABLE = 4
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_CAPBSET_DROP = 24
 _PR_SET_SECCOMP = 22
@@ -244,36 +248,88 @@ def confine(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
     """Inside bubblewrap's jail (:mod:`harness.bots.jail`): namespaces, root, capabilities and
-    the filter are in place already; set the per-process limits and measure what holds."""
+    the filter are in place already; set the per-process limits, fork the jail's init off
+    (:func:`_split_init`), and in the child that becomes the bot, as root, switch to the bots'
+    user; then measure what holds."""
     _set_limits(cfg)
+    nproc = int(cfg.get("nproc", 0))
+    if nproc > 0:  # counted per user namespace (Linux 5.14+): in the bot's own, per bot
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    _die_with_referee()
+    libc = _libc()
+    _split_init(libc)
     uid = cfg.get("uid")
     if uid is not None and os.geteuid() == 0:  # root's jail: become the bots' user, for good
-        libc = _libc()
         _drop_bounding_set(libc)
         os.setgroups([])
         os.setgid(int(cfg.get("gid", uid)))
         os.setuid(int(uid))
         _drop_capabilities(libc)  # the inheritable set survives the switch
         libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    nproc = int(cfg.get("nproc", 0))
-    if nproc > 0:  # counted per user namespace (Linux 5.14+): in the bot's own, per bot
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        # a normal user's jail: bubblewrap's init (PID 1) has the bot's uid, so the bot could
-        # write into its memory; give it the bot's limits, so that nothing run there escapes them
-        for kind in (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE,
-                     resource.RLIMIT_NPROC, resource.RLIMIT_CORE):
-            try:
-                resource.prlimit(1, kind, resource.getrlimit(kind))
-            except OSError:
-                continue
     achieved: dict[str, Any] = {"uid": os.getuid(), "bot_path": cfg.get("bot_path", ""),
                                 "filesystem": "host"}
     achieved.update(_measured())
     achieved["unprivileged"] = os.getuid() != 0 and achieved.get("capabilities") == "none"
     achieved.update(_measured_space())
     return achieved
+
+
+def _die_with_referee() -> None:
+    """In a jail the runner is its PID namespace's first process, and stays its init: when it
+    dies, every process of the namespace dies. It dies when bubblewrap's outer process dies
+    (which dies with the referee), by a death signal bubblewrap arms only late, just before it
+    runs the runner: a referee that died before that would leave it running. So a runner whose
+    referee is gone already (the protocol's input has no writer left) exits at once."""
+    import select
+
+    waiting = select.poll()
+    waiting.register(0, select.POLLIN)
+    if any(events & (select.POLLHUP | select.POLLERR) for _, events in waiting.poll(0)):
+        os._exit(70)
+
+
+def _split_init(libc: Any) -> None:
+    """Fork the jail's PID 1 off the bot: this process stays PID 1 and the child returns, to be
+    the bot.
+
+    PID 1 is the namespace's init: its death ends every process of the namespace, so it must be
+    out of the bot's reach. It is made non-dumpable first, before the fork (so there is no
+    moment where a bot could reach it; the child is then made as dumpable as it was): a process
+    of the same uid without CAP_SYS_PTRACE in its user namespace (the bot holds no capability)
+    may then neither read nor write its memory (``/proc/1/mem``), nor read ``/proc/1/syscall``,
+    ``maps``, its descriptors. In a normal user's jail it has the bot's uid; in root's it keeps
+    root's, without a capability (its bounding set emptied, ``no_new_privs``), while the bot
+    becomes nobody: the death signal bubblewrap armed (SIGKILL when its outer process dies)
+    comes from that outer process, root's without capabilities, which the kernel lets signal
+    only a process of its own uid. It holds nothing (every descriptor closed, the protocol's
+    among them, so that the referee sees the bot close it), ignores every signal the bot may
+    send (the kernel drops the others for a namespace's init), reaps every process the bot
+    orphans, and when the bot's first process exits it exits with that status (``128 + N``
+    for signal N, as bubblewrap reports it), which ends the rest."""
+    dumpable = libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    bot = os.fork()
+    if bot == 0:  # the bot, as dumpable as it was (as root, the switch to nobody clears that)
+        libc.prctl(_PR_SET_DUMPABLE, max(dumpable, 0), 0, 0, 0)
+        return
+    if os.geteuid() == 0:  # root's jail: what bubblewrap left it to switch users with
+        _drop_bounding_set(libc)
+        _drop_capabilities(libc)
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the one signal Python handles by default
+    import resource
+
+    os.closerange(0, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(70)
+        if pid == bot:
+            code = os.waitstatus_to_exitcode(status)
+            os._exit(128 - code if code < 0 else code)
 
 
 def _namespaces() -> dict[str, int]:

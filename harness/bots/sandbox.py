@@ -370,7 +370,7 @@ def _jail_cfg(limits: Limits) -> JSON:
     where there is none, the control group counts them)."""
     user = sandbox_user()
     if user is None:
-        return {"jailed": True, "nproc": limits.max_processes + 1}  # + bubblewrap's init
+        return {"jailed": True, "nproc": limits.max_processes + 1}  # + the jail's init
     return {"jailed": True, "uid": user[0], "gid": user[1]}
 
 
@@ -394,7 +394,12 @@ def _probe_jailed() -> JSON:
         proc.communicate()
         group.close()
         return {}
-    achieved = isolation.read_probe(proc)
+    waiting, proc.stdin = proc.stdin, None  # kept open: a runner without a referee exits
+    try:
+        achieved = isolation.read_probe(proc)
+    finally:
+        if waiting is not None:
+            waiting.close()
     group.close()
     if not achieved:
         return {}
@@ -485,6 +490,7 @@ class SandboxedAgent:
         self._held: list[int] = []
         self._suspends = 0
         self._spaces: JSON = {}
+        self._init: int | None = None  # a pidfd of the jail's PID 1 (the runner)
         self._trace = tracer()  # tourney play --trace: every wire line (None: off)
         self._who = source.label
         own_root = _own_root_works()
@@ -492,7 +498,9 @@ class SandboxedAgent:
             _clear_stale_copies()
         token = os.urandom(6).hex()
         self.fallback_dir = Path(tempfile.gettempdir()) / f"{FALLBACK_PREFIX}{os.getpid()}-{token}"
-        self.group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
+        # in a jail, + its init (PID 1, idle: the runner forks the bot off it)
+        processes = limits.max_processes + (1 if own_root else 0)
+        self.group = cgroups.BotGroup(limits.memory_bytes, processes)
         self.spawned = time.perf_counter()
         try:
             self.proc = self._spawn(own_root)
@@ -592,6 +600,7 @@ class SandboxedAgent:
                             **popen)
         try:
             self._spaces = cage.namespaces(30)
+            self._init = jail.hold(cage.info)
         except (JailError, OSError) as exc:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
@@ -639,8 +648,8 @@ class SandboxedAgent:
             raise AgentCrash(f"could not load bot: {exc}") from None
 
     def _kill(self) -> None:
-        """Kill the whole tree (its control group, else its process group), then reap the
-        leader.
+        """Kill the whole tree (its control group; in a jail its PID 1, which ends every process
+        of its PID namespace; else its process group), then reap the leader.
 
         Only while the leader is unreaped (alive or a zombie) does its id still name this bot's
         group; once reaped the id may be reused, so a second call does nothing.
@@ -648,6 +657,8 @@ class SandboxedAgent:
         if self.proc.returncode is not None:
             return
         self.group.kill()
+        if self._init is not None:
+            jail.end(self._init)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -723,6 +734,9 @@ class SandboxedAgent:
                     stream.close()
         with contextlib.suppress(OSError):
             os.close(self._log_fd)
+        if self._init is not None:
+            os.close(self._init)
+            self._init = None
         self.group.close()
         if self.fallback_dir.exists():
             shutil.rmtree(self.fallback_dir, ignore_errors=True)

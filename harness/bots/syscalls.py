@@ -26,6 +26,7 @@ key are in no file a bot can open, and each bot's own files are private copies i
 from __future__ import annotations
 
 import errno
+import signal
 import socket
 import tempfile
 from functools import cache
@@ -116,6 +117,10 @@ NAMESPACE_FLAGS = {
 }
 
 
+PR_SET_PDEATHSIG = 1
+_INT = 0xFFFFFFFF  # an int argument: the kernel reads only the register's low 32 bits
+
+
 @cache
 def bot_filter() -> bytes | None:
     """The filter as BPF bytes for ``prctl(PR_SET_SECCOMP)``, or None without libseccomp."""
@@ -146,6 +151,11 @@ def bot_filter() -> bytes | None:
     for name in ("preadv2", "pwritev2"):  # (fd, iov, count, offset low, offset high, flags)
         rules.add_rule(seccomp.ERRNO(errno.EOPNOTSUPP), name,
                        seccomp.Arg(5, seccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
+    # a death signal other than SIGKILL: the jail's PID 1 (the runner, then the bot) must die
+    # with bubblewrap's outer process, which dies with the referee; its death ends the jail
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl",
+                   seccomp.Arg(0, seccomp.MASKED_EQ, _INT, PR_SET_PDEATHSIG),
+                   seccomp.Arg(1, seccomp.NE, signal.SIGKILL))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)

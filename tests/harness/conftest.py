@@ -1,4 +1,5 @@
-"""Fixtures for the harness tests: the toy game registered for the duration of a test."""
+"""Fixtures for the harness tests: the toy game registered for the duration of a test, and
+after every test, the check that no process of a game it played is left."""
 
 from __future__ import annotations
 
@@ -6,11 +7,15 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from games import registry
+from harness.bots import jail
 from tests.harness import toygame
+from tests.harness.leftovers import Jails
+from tests.patience import patience
 
 
 @pytest.fixture
@@ -29,3 +34,24 @@ def shared_dir() -> Iterator[Path]:
     path.chmod(0o755)
     yield path
     shutil.rmtree(path)
+
+
+@pytest.fixture(autouse=True)
+def jails(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jails]:
+    """Every jail this process starts during the test (:class:`Jails`); after the test, none of
+    their processes may be left (a test may also ask earlier, through this fixture)."""
+    watched = Jails()
+    reported = jail.Jail.namespaces
+
+    def namespaces(self: jail.Jail, timeout: float) -> dict[str, Any]:
+        found = reported(self, timeout)
+        watched.add(self.info)
+        return found
+
+    monkeypatch.setattr(jail.Jail, "namespaces", namespaces)
+    try:
+        yield watched
+        left = watched.left(patience(10))
+        assert not left, f"processes of a game outlived it: {left}"
+    finally:
+        watched.close()

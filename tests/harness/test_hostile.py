@@ -28,6 +28,7 @@ from harness.cli.app import app
 from harness.match.placement import pinned_here
 from harness.match.referee import play_game
 from harness.records import BotRef, GameSpec, Limits, Termination
+from tests.harness.leftovers import Jails
 from tests.patience import patience
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -369,6 +370,26 @@ def test_the_cache_prober_cannot_ask_the_page_cache(toy: str) -> None:
                     "preadv2-nowait": unsupported, "preadv2-nowait-hipri": unsupported,
                     "preadv2-plain": "OK", "pwritev2-nowait": unsupported,
                     "pwritev2-dsync": "OK", "io_setup": "REFUSED ENOSYS"}, said
+
+
+def test_the_init_taker_finds_no_init_to_take_and_leaves_nothing_running(
+        toy: str, jails: Jails) -> None:
+    """In a normal user's jail bubblewrap's init (PID 1) had the bot's uid: the bot could write
+    code into it through /proc/1/mem (the init_taker makes it leave the referee's session and
+    forget to die with its parent) and leave a daemon that outlived the game with it. Now PID 1
+    is tourney's own init, forked off the runner before any bot code and non-dumpable, for
+    every user: the bot can neither write nor read its memory, its program counter or its map;
+    and the close kills PID 1 (through a pidfd), which ends every process of the namespace (a
+    daemon in a session of its own, without a parent-death signal, among them)."""
+    term, reason, logs, _, _ = play(toy, hostile("init_taker.py"), "random")
+    assert not term.is_forfeit, reason
+    seen = dict(line.split(" ", 1) for line in logs[0].splitlines() if " " in line)
+    left = jails.left(patience(10))
+    assert not left, (seen, left)
+    assert seen["daemon"].startswith("setsid "), seen  # the daemon was started
+    assert (seen["pids"], seen["self"]) == ("1 2", "2"), seen  # the init and the bot
+    refused = f"REFUSED {errno.EACCES}"
+    assert seen["mem"] == seen["syscall"] == seen["maps"] == seen["init"] == refused, seen
 
 
 def _host_ipc_keys() -> set[int]:

@@ -19,6 +19,7 @@ from harness.bots import isolation, jail, runner, sandbox
 from harness.bots.spec import parse_spec
 from harness.match.referee import play_game
 from harness.records import BotRef, GameSpec, Limits
+from tests.harness.leftovers import Jails
 from tests.patience import patience
 
 
@@ -182,25 +183,37 @@ def test_results_inside_a_directory_shown_under_tourney_stay_hidden(tmp_path: Pa
     assert "SECRET" not in done.stdout and "FOUND" not in done.stdout, done.stdout
 
 
-def test_in_a_users_jail_pid_1_has_the_bots_limits() -> None:
-    """In a normal user's jail bubblewrap's init (PID 1) has the bot's uid, so the bot could
-    write into its memory: it gets the bot's limits, so nothing run there escapes them."""
-    agent = sandbox.SandboxedAgent(parse_spec("sandbox:random"), Limits())
-    try:
-        agent.start({}, 30)
-        in_user_jail = agent.sandbox.get("own_user_namespace") and \
-            sandbox.report()["engine"] == "bubblewrap"
-    finally:
-        agent.close()
+def test_a_jails_pid_1_has_the_bots_limits() -> None:
+    """A jail's PID 1 is tourney's own init, forked off the runner once the bot's limits are set
+    (and out of the bot's reach, tests/harness/hostile/init_taker.py): nothing run there could
+    escape them."""
     probe = Path(__file__).parent / "hostile" / "init_limits.py"
     record = play_game(GameSpec("g", "battleline", {}, 2,
                                 (BotRef("l", str(probe)), BotRef("r", "random"))))
     assert record.offender is None, record.reason
     own, init = record.logs[0].splitlines()[:2]
-    if in_user_jail:
+    if sandbox.report()["engine"] == "bubblewrap":
         assert own == init and "unlimited" not in own.split("|")[0], (own, init)
-    else:  # as root, PID 1 is root's: the bot can neither read nor write its memory
-        assert sandbox.sandbox_user() is not None or sandbox.report()["engine"] != "bubblewrap"
+
+
+@pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
+def test_a_jail_ends_when_its_bubblewrap_dies(stopped: bool, jails: Jails) -> None:
+    """A referee killed outright takes bubblewrap's outer process with it, whose death signal
+    kills the jail's PID 1, which ends every process of the namespace: running, or stopped
+    between its turns. As root too, where the bot is nobody: PID 1 keeps root's uid (without a
+    capability) because the outer process, root's without capabilities, may signal only its
+    own uid (a PID 1 that had become nobody outlived it)."""
+    if sandbox.report()["engine"] != "bubblewrap":
+        return
+    agent = sandbox.SandboxedAgent(parse_spec("sandbox:random"), Limits())
+    try:
+        agent.start({"game": "battleline", "seat": 0, "rng_seed": 1}, patience(30))
+        if not stopped:
+            agent.resume()
+        os.kill(agent.proc.pid, signal.SIGKILL)  # as the referee's death does to it
+        assert not jails.left(patience(10))
+    finally:
+        agent.close()
 
 
 def _state(pid: int) -> str:

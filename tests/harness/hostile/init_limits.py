@@ -1,6 +1,6 @@
-"""Prints its own limits and those of PID 1 (in a jail, bubblewrap's init), one line each:
-the address space, CPU time and process count (a normal user's bot could write into PID 1's
-memory, so PID 1 must not be a way around the bot's limits)."""
+"""Prints its own limits and those of PID 1 (in a jail, tourney's own init), one line each:
+the address space, CPU time and process count (PID 1 must not be a way around the bot's
+limits)."""
 
 
 def _limits(pid):

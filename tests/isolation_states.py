@@ -10,4 +10,4 @@ def everything_in_force() -> dict[str, Any]:
     """A fresh report with every protection of :data:`harness.bots.isolation.REQUIRED` held."""
     return {"mechanism": "cgroup2", "cgroups": True, "pid_namespace": True,
             "ipc_namespace": True, "network": True, "filesystem": True, "user": True,
-            "capabilities": "none", "seccomp": True, "freeze": "whole tree"}
+            "capabilities": "none", "seccomp": True, "freeze": "whole tree (freezer)"}

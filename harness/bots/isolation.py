@@ -284,8 +284,14 @@ FIXES = {
     "capabilities": _USERNS,
     "seccomp": "install libseccomp (Debian and Ubuntu: apt-get install libseccomp2) and "
                "tourney's pyseccomp dependency",
-    "freeze": _CGROUP,
+    "freeze": "install libseccomp (Debian and Ubuntu: apt-get install libseccomp2) and "
+              "tourney's pyseccomp dependency: without a cgroup freezer, the filter keeps a bot "
+              "from waking itself when stopped",
 }
+# what :func:`harness.bots.sandbox.report` says of a stop between turns that holds: the bot's
+# control group frozen, or (no freezer) its whole tree stopped by signals, checked thread by
+# thread, with the filter refusing what would resume it (:mod:`harness.bots.syscalls`)
+FREEZES = ("whole tree (freezer)", "whole tree (signals)")
 
 
 def missing_with_fixes(state: dict[str, Any]) -> list[tuple[str, str]]:
@@ -301,7 +307,7 @@ def missing(state: dict[str, Any]) -> list[str]:
     for key, text in REQUIRED.items():
         value = state.get(key)
         if key == "freeze":
-            value = value == "whole tree"
+            value = value in FREEZES
         elif key == "capabilities":
             value = value == "none"
         if not value:

@@ -216,7 +216,8 @@ def report() -> dict[str, Any]:
         "seccomp": bool(achieved.get("seccomp")),
         # measured: the socket families the probe could open (AF_UNIX only, under the filter)
         "sockets": achieved.get("sockets"),
-        "freeze": "whole tree" if mechanism != "rlimits" else "process group only",
+        "freeze": _freeze(achieved.get("freezer", ""), bool(achieved.get("seccomp")),
+                          mechanism),
         # measured by the probe: the process limit counts the bot's processes alone
         "processes_per_bot": mechanism != "rlimits" or (
             bool(achieved.get("own_user_namespace")) and 0 < int(achieved.get("nproc", -1))
@@ -225,20 +226,34 @@ def report() -> dict[str, Any]:
     }
 
 
+def _freeze(freezer: str, seccomp: bool, mechanism: str) -> str:
+    """How a bot is stopped between its turns, in the report's words: frozen by its control
+    group (nothing it does undoes that); stopped by signals to its whole tree, checked thread by
+    thread, with the filter refusing whatever would have the kernel resume it or take a process
+    out of the tree; or, without the filter, by signals a bot may undo."""
+    if freezer:
+        return "whole tree (freezer)"
+    if seccomp:
+        return "whole tree (signals)"
+    return "process group only" if mechanism == "rlimits" else "signals (undoable: no filter)"
+
+
 def _jail_allowed() -> bool:
     return _namespaces_allowed() and jail.bwrap() is not None
 
 
 @cache
-def _seccomp_program() -> bytes:
-    return syscalls.bot_filter() or b""
+def _seccomp_program(unfrozen: bool) -> bytes:
+    """The filter for a bot that is frozen between its turns, or stopped by signals
+    (``unfrozen``: :data:`harness.bots.syscalls.UNFROZEN` refused too)."""
+    return syscalls.bot_filter(unfrozen) or b""
 
 
 @cache
-def _filter() -> JSON:
+def _filter(unfrozen: bool) -> JSON:
     """The system-call filter for the runner to install where no jail is possible (base64 BPF),
     where libseccomp is; encoded once per process."""
-    program = _seccomp_program()
+    program = _seccomp_program(unfrozen)
     return {"seccomp": base64.b64encode(program).decode()} if program else {}
 
 
@@ -287,10 +302,11 @@ def _jail_view() -> tuple[dict[str, str], tuple[tuple[str, str], ...], tuple[str
     return view["links"], shown, tuple(view["devices"])
 
 
-def make_jail(limits: Limits, *, binds: list[str],
-              bot: list[tuple[str, bytes]] | None, cwd: str = "/") -> jail.Jail:
+def make_jail(limits: Limits, *, binds: list[str], bot: list[tuple[str, bytes]] | None,
+              unfrozen: bool, cwd: str = "/") -> jail.Jail:
     """A jail for one runner: the allow-list view plus ``binds`` (at their own paths), the
-    bot's files at ``/bot``, results folders hidden."""
+    bot's files at ``/bot``, results folders hidden; ``unfrozen``: the filter of a bot stopped
+    between its turns by signals rather than frozen."""
     _room_for_descriptors(len(bot or []))
     user = sandbox_user()
     links, shown, devices = _jail_view()
@@ -298,7 +314,7 @@ def make_jail(limits: Limits, *, binds: list[str],
                      devices=devices, bot=bot,
                      hide=[isolation.in_jail(path) for path in hidden_paths()],
                      scratch=limits.scratch_bytes, cwd=cwd, runner=_runner_files(),
-                     seccomp=_seccomp_program(), as_root=user is not None,
+                     seccomp=_seccomp_program(unfrozen), as_root=user is not None,
                      reachable=lambda path: user is not None or os.access(path, os.R_OK))
 
 
@@ -378,8 +394,9 @@ def _probe_jailed() -> JSON:
     """Start a runner in a jail exactly as for a bot, without a bot; what it achieved, with the
     namespaces bubblewrap made (empty if the jail could not be built)."""
     limits = Limits()
-    cage = make_jail(limits, binds=[], bot=None)
-    group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
+    group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes + 1)
+    cage = make_jail(limits, binds=[], bot=None, unfrozen=not group.freezer)
+    freezer = group.freezer
     try:
         proc = start_jailed(cage, jail_python(), _jail_cfg(limits), ["--probe"],
                             group.join_files, env=_env(jailed=True), stderr=subprocess.PIPE,
@@ -405,7 +422,8 @@ def _probe_jailed() -> JSON:
         return {}
     # the namespaces as the runner measured them from inside; bubblewrap's report as well
     inside = jail.compare(achieved.get("namespaces", {}))
-    return {**achieved, **{key: flag and spaces[key] for key, flag in inside.items()}}
+    return {**achieved, **{key: flag and spaces[key] for key, flag in inside.items()},
+            "freezer": freezer}
 
 
 def probe_runner() -> JSON:
@@ -414,7 +432,8 @@ def probe_runner() -> JSON:
     under a private directory such as ``/root`` cannot import its standard library once it has
     become ``nobody``, and the probe would fail where the bots' runners do not."""
     user = sandbox_user()
-    cfg: JSON = {"parent": os.getpid(), **_filter()}
+    freezer = cgroups.backend().freezer
+    cfg: JSON = {"parent": os.getpid(), **_filter(not freezer)}
     if user is not None:
         cfg["uid"], cfg["gid"] = user
     try:
@@ -422,7 +441,8 @@ def probe_runner() -> JSON:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError:
         return {}
-    return isolation.read_probe(proc)
+    achieved = isolation.read_probe(proc)
+    return {**achieved, "freezer": freezer} if achieved else {}
 
 
 def start_runner(python: list[str], cfg: JSON, args: list[str],
@@ -476,6 +496,51 @@ def _read_available(fd: int) -> bytes:
     return b"".join(chunks)
 
 
+def _jail_proc(init: int) -> int:
+    """A descriptor of a running jail's own /proc (its PID namespace's processes alone), through
+    its PID 1's root; -1 where that is not to be had, or is not a /proc of its own."""
+    try:
+        fd = os.open(f"/proc/{init}/root/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return -1
+    if os.fstat(fd).st_dev == os.stat("/proc").st_dev:  # not mounted yet: the host's
+        os.close(fd)
+        return -1
+    return fd
+
+
+def _any_running(proc: int, group: int | None) -> bool:
+    """Whether a thread of a process in the /proc open as ``proc`` (those of process group
+    ``group`` only, if given) is in a state that runs code (:data:`cgroups.STOPPED`)."""
+    for name in os.listdir(proc):
+        if not name.isdigit():
+            continue
+        try:
+            if group is not None:
+                with open(f"{name}/stat", "rb", opener=_at(proc)) as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                if int(fields[2]) != group:
+                    continue
+            tasks = os.open(f"{name}/task", os.O_RDONLY | os.O_DIRECTORY, dir_fd=proc)
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        try:
+            for tid in os.listdir(tasks):
+                with contextlib.suppress(OSError), \
+                        open(f"{tid}/stat", "rb", opener=_at(tasks)) as f:
+                    state = cgroups.thread_state(f.read())
+                    if state and state not in cgroups.STOPPED:
+                        return True
+        finally:
+            os.close(tasks)
+    return False
+
+
+def _at(folder: int) -> Any:
+    """An ``open`` opener for paths relative to the directory open as ``folder``."""
+    return lambda path, flags: os.open(path, flags | os.O_CLOEXEC, dir_fd=folder)
+
+
 class SandboxedAgent:
     """One bot process for one game (see the module docstring). Raises AgentError subclasses."""
 
@@ -490,7 +555,9 @@ class SandboxedAgent:
         self._held: list[int] = []
         self._suspends = 0
         self._spaces: JSON = {}
-        self._init: int | None = None  # a pidfd of the jail's PID 1 (the runner)
+        self._init: int | None = None  # a pidfd of the jail's PID 1 (tourney's init)
+        self._init_pid = 0  # its pid, and (once the bot runs) its /proc, for the stop's check
+        self._jail_proc = -1
         self._trace = tracer()  # tourney play --trace: every wire line (None: off)
         self._who = source.label
         own_root = _own_root_works()
@@ -527,7 +594,7 @@ class SandboxedAgent:
             "fsize": FILE_SIZE_LIMIT,
             "parent": os.getpid(),
             "cgroups": self.group.join_files,
-            **_filter(),
+            **_filter(not self.group.freezer),
         }
         if self.source.path is not None and not self.source.command:
             cfg["bot"] = {"source": str(self.source.path), "name": self.source.path.name,
@@ -590,7 +657,7 @@ class SandboxedAgent:
             assert self.source.path is not None
             bot = self._bot_files()
             cfg["bot_path"] = "/bot" if self.source.is_directory else f"/bot/{bot[0][0]}"
-        cage = make_jail(self.limits, binds=binds, bot=bot,
+        cage = make_jail(self.limits, binds=binds, bot=bot, unfrozen=not self.group.freezer,
                          cwd=isolation.in_jail(cwd) if cwd != "/" else cwd)
         popen = {k: v for k, v in popen.items() if k not in ("stdin", "stdout")}
         popen["env"] = _env(jailed=True)
@@ -601,6 +668,8 @@ class SandboxedAgent:
         try:
             self._spaces = cage.namespaces(30)
             self._init = jail.hold(cage.info)
+            if self._init is not None:
+                self._init_pid = int(cage.info["child-pid"])
         except (JailError, OSError) as exc:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
@@ -669,22 +738,82 @@ class SandboxedAgent:
     def suspend(self) -> None:
         """Stop the bot's whole tree until its next request (its opponent's turn is not its
         time); then check the limits of the whole tree: :class:`AgentCrash` if one was passed
-        (memory every time, CPU every :data:`CPU_CHECK_EVERY` stops and at the game's end)."""
+        (memory every time, CPU every :data:`CPU_CHECK_EVERY` stops and at the game's end).
+
+        Frozen by its control group where it has a freezer (nothing it does from inside undoes
+        that); else stopped by SIGSTOP to every process (its group's, or its process group,
+        which the filter keeps it in), repeated until every thread of every process reads
+        stopped: :class:`AgentCrash` if that does not happen within
+        :data:`harness.bots.cgroups.STOP_WAIT` seconds."""
         if self._closed or self._stopped:
             return
-        if self.group.active:
-            self._held = self.group.stop_all()
-        elif self.proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGSTOP)
+        if not self._freeze():
+            if self.group.active:
+                self._held, complete = self.group.stop_all()
+            else:
+                complete = self.proc.returncode is not None or self._stop_process_group()
+            if not complete:
+                self._unstoppable()
         self._stopped = True
         self._suspends += 1
         self._check_tree(self._suspends % CPU_CHECK_EVERY == 0)
 
+    def _freeze(self) -> bool:
+        """Freeze the bot's group where it has a freezer; whether it did (a kernel that refused,
+        never seen, leaves the bot to be stopped by signals from then on)."""
+        if not self.group.freezer:
+            return False
+        try:
+            self.group.freeze()
+        except OSError:
+            self.group.freezer = ""
+            return False
+        return True
+
+    def _unstoppable(self) -> None:
+        self._kill()
+        raise AgentCrash(f"kept running between its turns: a thread was still running "
+                         f"{cgroups.STOP_WAIT:g} s after it was stopped; killed")
+
+    def _stop_process_group(self) -> bool:
+        """Without a control group: SIGSTOP the bot's process group (its outer bubblewrap's, or
+        its runner's, which every process of the bot is in: the filter refuses ``setsid`` and
+        ``setpgid`` to a bot that cannot be frozen) until every thread reads stopped; whether
+        they all did within :data:`harness.bots.cgroups.STOP_WAIT` seconds."""
+        deadline = time.monotonic() + cgroups.STOP_WAIT
+        attempt = 0
+        while True:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGSTOP)
+            attempt += 1
+            cgroups.let_run(attempt)
+            if not self._running():
+                return True
+            if time.monotonic() > deadline:
+                return False
+
+    def _running(self) -> bool:
+        """Whether a thread of the bot is not stopped: every process of its jail (read in the
+        jail's own /proc, reached through its PID 1's root), else of its process group."""
+        if self._jail_proc < 0 and self._init is not None:
+            self._jail_proc = _jail_proc(self._init_pid)
+        if self._jail_proc >= 0:
+            return _any_running(self._jail_proc, None)
+        try:
+            host = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            return _any_running(host, self.proc.pid)
+        finally:
+            os.close(host)
+
     def resume(self) -> None:
         if not self._stopped or self._closed:
             return
-        if self.group.active:
+        if self.group.freezer:
+            self.group.thaw()
+        elif self.group.active:
             self.group.continue_all(self._held)
         elif self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -734,9 +863,10 @@ class SandboxedAgent:
                     stream.close()
         with contextlib.suppress(OSError):
             os.close(self._log_fd)
-        if self._init is not None:
-            os.close(self._init)
-            self._init = None
+        for fd in (self._init, self._jail_proc):
+            if fd is not None and fd >= 0:
+                os.close(fd)
+        self._init, self._jail_proc = None, -1
         self.group.close()
         if self.fallback_dir.exists():
             shutil.rmtree(self.fallback_dir, ignore_errors=True)

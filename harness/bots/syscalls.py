@@ -1,8 +1,8 @@
 """The system-call filter every sandboxed bot runs under (seccomp), built by libseccomp.
 
 The filter is compiled here, in the harness, with libseccomp (through its ``pyseccomp``
-bindings), once per process, into the kernel's BPF form; the runner (stdlib only) installs those
-bytes with ``prctl(PR_SET_SECCOMP)`` as the last step of its confinement, after
+bindings), once per process and kind, into the kernel's BPF form; bubblewrap (or, where there
+is no jail, the runner) installs those bytes as the last step of the confinement, after
 ``no_new_privs`` and before any bot code, so they hold for the bot and for everything it starts
 or executes. Every other system call is allowed: the filter removes what a bot could use to leave
 its sandbox, to inspect other processes, or to keep state on the host, and nothing a game needs.
@@ -21,6 +21,14 @@ neighbouring pages the kernel maps with a fault. The files it shares with anyone
 environment's (the system, the interpreter, the installed packages, ``games`` and
 ``agents``), which every process reads the same way whatever the deal; the deal and the league's
 key are in no file a bot can open, and each bot's own files are private copies in its own root.
+
+A bot is stopped between its turns (:meth:`harness.bots.sandbox.SandboxedAgent.suspend`), and a
+SIGCONT resumes a stopped process whoever sends it: every way a bot could send one, or have the
+kernel send one for it, is refused (:data:`SIGNAL_ARGUMENT`, and a child's exit signal, a death
+signal, a file's signal). Where the bot cannot be frozen by its control group and is stopped by
+signals, the filter is built with ``unfrozen``: what the kernel would fire later (timers,
+message-queue notices) and what takes a process out of the process group stopped are refused
+too (:data:`UNFROZEN`).
 """
 
 from __future__ import annotations
@@ -117,22 +125,43 @@ NAMESPACE_FLAGS = {
 }
 
 
-PR_SET_PDEATHSIG = 1
 _INT = 0xFFFFFFFF  # an int argument: the kernel reads only the register's low 32 bits
+SIGCONT = int(signal.SIGCONT)
+PR_SET_PDEATHSIG = 1
+F_SETSIG = 10
+CSIGNAL = 0xFF  # clone's flags: the signal its parent gets when the child exits
+# calls that send a signal, and the argument that names it: refused for SIGCONT, which resumes a
+# stopped process (and all of a bot's are stopped between its turns) whoever sends it
+SIGNAL_ARGUMENT = {"kill": 1, "tkill": 1, "tgkill": 2, "rt_sigqueueinfo": 1,
+                   "rt_tgsigqueueinfo": 2, "pidfd_send_signal": 1}
+# where a bot cannot be frozen between its turns (no cgroup freezer: a normal user's), the stop
+# is SIGSTOP to its process group, so also refused: what has the kernel send SIGCONT later, and
+# what leaves the process group (an orphaned group with a stopped process gets one, too)
+UNFROZEN = {
+    "timer_create": "a kernel timer whose signal (SIGCONT) fires while the bot is stopped",
+    "mq_notify": "a message queue's notification signal (SIGCONT)",
+    "setsid": "leave the process group the referee stops",
+    "setpgid": "leave the process group the referee stops",
+}
 
 
 @cache
-def bot_filter() -> bytes | None:
-    """The filter as BPF bytes for ``prctl(PR_SET_SECCOMP)``, or None without libseccomp."""
+def bot_filter(unfrozen: bool = False) -> bytes | None:
+    """The filter as BPF bytes for ``prctl(PR_SET_SECCOMP)``, or None without libseccomp;
+    ``unfrozen``: for a bot stopped between its turns by signals (:data:`UNFROZEN` refused too).
+
+    Arguments are compared as the kernel reads them (an ``int`` in its register's low 32 bits):
+    a bot cannot slip a SIGCONT past a rule with high bits set."""
     try:
         import pyseccomp as seccomp
 
         rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     except (ImportError, OSError, RuntimeError):  # the bindings or libseccomp.so are missing
         return None
-    for name in REFUSED:
+    refuse = seccomp.ERRNO(errno.EPERM)
+    for name in [*REFUSED, *(UNFROZEN if unfrozen else ())]:
         try:
-            rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
+            rules.add_rule(refuse, name)
         except (ValueError, RuntimeError, OSError):
             continue  # a call this kernel's architecture does not have
     for name in ABSENT:
@@ -141,8 +170,7 @@ def bot_filter() -> bytes | None:
         except (ValueError, RuntimeError, OSError):
             continue  # a call this libseccomp or architecture does not know
     for flag in NAMESPACE_FLAGS.values():
-        rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone",
-                       seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+        rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     # the family is an int, compared here as the whole register: a family with bits set above
     # the 32 the kernel reads is refused too, never taken for AF_UNIX
     for name in ("socket", "socketpair"):
@@ -151,11 +179,16 @@ def bot_filter() -> bytes | None:
     for name in ("preadv2", "pwritev2"):  # (fd, iov, count, offset low, offset high, flags)
         rules.add_rule(seccomp.ERRNO(errno.EOPNOTSUPP), name,
                        seccomp.Arg(5, seccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
-    # a death signal other than SIGKILL: the jail's PID 1 (the runner, then the bot) must die
-    # with bubblewrap's outer process, which dies with the referee; its death ends the jail
-    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl",
-                   seccomp.Arg(0, seccomp.MASKED_EQ, _INT, PR_SET_PDEATHSIG),
-                   seccomp.Arg(1, seccomp.NE, signal.SIGKILL))
+    for name, argument in SIGNAL_ARGUMENT.items():
+        rules.add_rule(refuse, name, seccomp.Arg(argument, seccomp.MASKED_EQ, _INT, SIGCONT))
+    # the kernel's own SIGCONTs on a bot's behalf: a child's exit (clone's exit signal), its
+    # parent's death (any death signal but SIGKILL: the jail's PID 1 must also die with
+    # bubblewrap's outer process, which dies with the referee), a file's I/O readiness (F_SETSIG)
+    rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CSIGNAL, SIGCONT))
+    rules.add_rule(refuse, "prctl", seccomp.Arg(0, seccomp.MASKED_EQ, _INT, PR_SET_PDEATHSIG),
+                   seccomp.Arg(1, seccomp.NE, int(signal.SIGKILL)))
+    rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.MASKED_EQ, _INT, F_SETSIG),
+                   seccomp.Arg(2, seccomp.MASKED_EQ, _INT, SIGCONT))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)

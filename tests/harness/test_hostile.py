@@ -13,6 +13,7 @@ import errno
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -63,22 +64,25 @@ def bot_user() -> int:
 
 def test_everything_is_in_force_here_as_root_and_the_rest_is_said() -> None:
     """As root (CI) the machine gives bots every protection. As a normal user, what is missing
-    is what the kernel gives this user no mechanism for (per-bot limits and the whole-tree
-    freeze need a cgroup this user may write), and the report says so; the tests below assert
-    what holds for the user running them."""
+    is what the kernel gives this user no mechanism for (per-bot limits need a cgroup this user
+    may write), and the report says so; the tests below assert what holds for the user running
+    them."""
     missing = isolation.missing(STATE)
+    described = isolation.describe(STATE)
+    # the stop between turns: the bot's group frozen wherever it has a freezer, else its
+    # whole tree stopped by signals, checked, under the filter that keeps it from waking
+    freezer = cgroups.backend().freezer
+    assert f"stopped between turns: whole tree ({'freezer' if freezer else 'signals'})" \
+        in described, described
     if os.geteuid() == 0:
-        assert missing == [], isolation.describe(STATE)
+        assert missing == [], described
         assert cgroups.mechanism() in ("cgroup1", "cgroup2")
         return
     limits = cgroups.mechanism() != "rlimits"
     # a user namespace gives a normal user everything else (where the kernel allows one)
-    assert set(missing) <= {isolation.REQUIRED["cgroups"], isolation.REQUIRED["freeze"]}
+    assert set(missing) <= {isolation.REQUIRED["cgroups"]}
     assert (isolation.REQUIRED["cgroups"] not in missing) == limits
-    assert (isolation.REQUIRED["freeze"] not in missing) == limits
-    described = isolation.describe(STATE)
     assert f"limits per bot: {cgroups.mechanism()}" in described
-    assert ("stopped between turns: whole tree" in described) == limits
 
 
 # ------------------------------------------------------------------- 1. the deal is computable
@@ -232,23 +236,62 @@ def test_a_cpu_thief_cannot_slow_a_fair_thinker(toy: str, thief: str) -> None:
     """The thief's busy children get CPU only during its own (instant) turns, so the thinker's
     0.3 s of CPU per decision fit its time in every decision (8 spinners sharing its CPU would
     stretch each to ~2.7 s, past the budget, and the thief would have had seconds of CPU). The
-    waker's children also SIGCONT each other while the referee stops them one by one: the
-    freeze repeats until one pass finds every process stopped."""
+    waker's children also try to SIGCONT each other: a frozen group does not wake, the filter
+    refuses the signal, and a stop by signals repeats until every thread reads stopped."""
     limits = Limits(move_time=1.5, overage=3.0, startup_time=30.0, memory_bytes=256 << 20,
                     cpu_seconds=60, log_bytes=4096)
     with pinned_here():  # one CPU for the game and both bots, as play and leagues run
         term, reason, logs, offender, think = play(
             toy, hostile("fair_thinker.py"), hostile(thief), limits=limits)
-    if not in_force("freeze"):  # a normal user without a cgroup: only the group is stopped
-        assert STATE["freeze"] == "process group only"
-        assert offender in (None, 0), reason  # the thinker may be starved; the referee stands
-        return
+    assert in_force("freeze"), STATE["freeze"]  # frozen, or (no cgroup) stopped by signals
     assert offender is None and not term.is_forfeit, reason  # the whole game, in time
     assert len(think) >= 3 and sum(think) >= 0.3 * len(think)
     # unstopped, the 8 children would have had about 8 times the thinker's CPU; stopped, they
     # run only in the thief's own turns (longer on a loaded machine, where the referee waits)
     stolen = float(logs[1].splitlines()[-1].split()[1])
     assert stolen < sum(think), (stolen, think)
+
+
+def test_kernel_timers_cannot_wake_a_bot_stopped_between_its_turns(toy: str) -> None:
+    """One process and a spinning thread, with six kernel timers that send it SIGCONT every 1 to
+    11 ms: stopped by SIGSTOP alone, it is awake again at once and spins through its opponent's
+    turns. Its CPU time in those turns stays a small part of what the opponent thinks (a
+    freezer cannot be undone from inside; without one the timers are refused)."""
+    limits = Limits(move_time=1.5, overage=3.0, startup_time=30.0, memory_bytes=256 << 20,
+                    cpu_seconds=60, log_bytes=8192)
+    with pinned_here():  # one CPU for the game and both bots, as play and leagues run
+        term, reason, logs, offender, think = play(
+            toy, hostile("fair_thinker.py"), hostile("timer_waker.py"), limits=limits)
+    assert offender is None and not term.is_forfeit, reason
+    said = logs[1].splitlines()
+    gaps = [float(line.split()[1]) for line in said if line.startswith("gap ")]
+    assert len(think) >= 3 and len(gaps) >= 3, said
+    assert sum(gaps) < 0.15 * sum(think), (said[0], sum(gaps), sum(think), gaps)
+
+
+SIGCONT_SENDERS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+                   "pidfd_send_signal", "fsetsig", "pdeathsig", "clone")
+UNFROZEN = ("timer", "mq_notify", "setsid", "setpgid")
+
+
+def test_a_bot_cannot_have_a_sigcont_sent_to_itself(toy: str) -> None:
+    """Every way a bot could send its own processes a SIGCONT, or have the kernel send one
+    (high bits in the signal's register included), is refused, for every user; where the bot
+    cannot be frozen (no cgroup freezer) and is stopped by signals, so are kernel timers,
+    message-queue notifications and leaving its process group (what it may do where it is
+    frozen: nothing wakes a frozen group)."""
+    term, reason, logs, _, _ = play(toy, hostile("sigcont_sources.py"), "random")
+    assert not term.is_forfeit, reason
+    if os.uname().machine != "x86_64":
+        return
+    attempts = dict(line.split(" ", 1) for line in logs[0].splitlines())
+    refused = f"REFUSED {errno.EPERM}"
+    assert {name: attempts.get(name) for name in SIGCONT_SENDERS} == \
+        dict.fromkeys(SIGCONT_SENDERS, refused), attempts
+    assert attempts["pdeathsig_kill"] == "OK"
+    frozen = STATE["freeze"] == "whole tree (freezer)"
+    assert {name: attempts.get(name) for name in UNFROZEN} == \
+        dict.fromkeys(UNFROZEN, "OK" if frozen else refused), attempts
 
 
 # ------------------------------------------------------------------ 4. limits per bot
@@ -623,10 +666,11 @@ def test_no_stale_bot_files_after_a_referee_is_killed(toy: str, tmp_path: Path) 
     left = [g for base in cgroups.backend().bases.values()
             for g in base.glob(f"{cgroups.PREFIX}{proc.pid}-*")]
     assert left  # the killed referee could not remove its bots' groups...
-    deadline = time.monotonic() + patience(30)
-    while any(cgroups._members(g) for g in left) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(cgroups._members(g) for g in left)  # ...but its bots died with it
+    if cgroups.backend().freezer != "cgroup1":  # (a process frozen by v1's freezer dies only
+        deadline = time.monotonic() + patience(30)  # once thawed: the next referee thaws it)
+        while any(cgroups._members(g) for g in left) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(cgroups._members(g) for g in left)  # ...but its bots died with it
     for base in cgroups.backend().bases.values():
         cgroups._clear_stale(base)  # what the next referee does when it starts
     assert not any(g.exists() for g in left)
@@ -754,27 +798,42 @@ while True:
 """
 
 
+def _wakers(group: cgroups.BotGroup) -> list[subprocess.Popen[bytes]]:
+    """Four processes on every core in ``group``, each in a session of its own sending SIGCONT
+    to the ones started before it (no filter: what stops them must hold anyway)."""
+    procs: list[subprocess.Popen[bytes]] = []
+    for _ in range(4):
+        join = " ".join(f"echo $$ > {f};" for f in group.join_files)
+        procs.append(subprocess.Popen(
+            ["sh", "-c", f"{join} exec {sys.executable} -c \"$0\" \"$@\"", WAKER,
+             *[str(p.pid) for p in procs]]))
+    deadline = time.monotonic() + patience(30)
+    while len(group.pids()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return procs
+
+
+def _cpu_ticks(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
 def test_processes_that_wake_each_other_are_all_stopped() -> None:
-    """Four processes on every core, each sending SIGCONT to the ones started before it, in one
-    bot group: after stop_all every one is stopped, and stays stopped."""
-    if not in_force("freeze"):  # a normal user without a cgroup: no group to stop
-        assert STATE["freeze"] == "process group only"
+    """Where a group cannot be frozen it is stopped by signals: four processes waking each
+    other in one bot group are every one stopped after stop_all, and stay stopped."""
+    if not in_force("cgroups"):  # a normal user without a cgroup: no group to stop
+        assert STATE["mechanism"] == "rlimits"
         return
     group = cgroups.BotGroup(256 << 20, 16)
-    procs: list[subprocess.Popen[bytes]] = []
+    procs = _wakers(group)
     try:
-        for _ in range(4):
-            join = " ".join(f"echo $$ > {f};" for f in group.join_files)
-            procs.append(subprocess.Popen(
-                ["sh", "-c", f"{join} exec {sys.executable} -c \"$0\" \"$@\"", WAKER,
-                 *[str(p.pid) for p in procs]]))
-        deadline = time.monotonic() + patience(30)
-        while len(group.pids()) < 4 and time.monotonic() < deadline:
-            time.sleep(0.01)
         for _ in range(20):
-            held = group.stop_all()
+            held, complete = group.stop_all()
             time.sleep(0.02)
-            assert sorted(held) == sorted(p.pid for p in procs)
+            assert complete and sorted(held) == sorted(p.pid for p in procs)
             assert all(cgroups._is_stopped(p.pid) for p in procs), [
                 Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
                 for p in procs]
@@ -783,6 +842,38 @@ def test_processes_that_wake_each_other_are_all_stopped() -> None:
         for proc in procs:
             proc.kill()
             proc.wait()
+        group.close()
+
+
+def test_a_frozen_group_stays_frozen_whatever_its_processes_send() -> None:
+    """Where the bot's group has a freezer, it is frozen between its turns: the same four
+    processes waking each other use no CPU while frozen, the kernel says the group is frozen,
+    and they run again once thawed; killed while frozen, they die."""
+    if not in_force("cgroups") or STATE["freeze"] != "whole tree (freezer)":
+        assert STATE["freeze"] in ("whole tree (signals)", "process group only")
+        return
+    group = cgroups.BotGroup(256 << 20, 16)
+    procs = _wakers(group)
+    pids = [p.pid for p in procs]
+    try:
+        assert group.freezer
+        for _ in range(5):
+            group.freeze()
+            deadline = time.monotonic() + patience(5)
+            while not group.frozen() and time.monotonic() < deadline:
+                time.sleep(0.001)
+            assert group.frozen()
+            before = _cpu_ticks(pids)
+            time.sleep(0.3)
+            assert _cpu_ticks(pids) == before
+            group.thaw()
+            time.sleep(0.1)
+            assert _cpu_ticks(pids) > before
+        group.freeze()
+    finally:
+        group.kill()
+        for proc in procs:
+            assert proc.wait(timeout=patience(10)) == -signal.SIGKILL
         group.close()
 
 

@@ -202,7 +202,9 @@ def test_a_jail_ends_when_its_bubblewrap_dies(stopped: bool, jails: Jails) -> No
     kills the jail's PID 1, which ends every process of the namespace: running, or stopped
     between its turns. As root too, where the bot is nobody: PID 1 keeps root's uid (without a
     capability) because the outer process, root's without capabilities, may signal only its
-    own uid (a PID 1 that had become nobody outlived it)."""
+    own uid (a PID 1 that had become nobody outlived it). A bot frozen by the v1 freezer dies
+    only once thawed, which the next tourney process does for the groups of a dead referee
+    (as the test does here)."""
     if sandbox.report()["engine"] != "bubblewrap":
         return
     agent = sandbox.SandboxedAgent(parse_spec("sandbox:random"), Limits())
@@ -211,6 +213,10 @@ def test_a_jail_ends_when_its_bubblewrap_dies(stopped: bool, jails: Jails) -> No
         if not stopped:
             agent.resume()
         os.kill(agent.proc.pid, signal.SIGKILL)  # as the referee's death does to it
+        if stopped and agent.group.freezer == "cgroup1":
+            time.sleep(0.2)
+            assert jails.processes()  # frozen, with SIGKILL pending
+            agent.group.thaw()
         assert not jails.left(patience(10))
     finally:
         agent.close()

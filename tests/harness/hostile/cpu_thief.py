@@ -1,13 +1,13 @@
 """Steals its opponent's CPU: at start it leaves busy children in sessions of their own
-(setsid, so killing its process group misses them), which spin through the opponent's turns.
-At each of its turns it prints how much CPU time its children have had so far (it sees them
-in its own /proc).
+(setsid where allowed, so stopping its process group would miss them), which spin through the
+opponent's turns. At each of its turns it prints how much CPU time its children have had so
+far (it sees them in its own /proc).
 
-``Waker`` (``cpu_thief.py:Waker``) also undoes the freeze between its turns: it first tries to
-widen its CPU set to every core, so its children run beside the referee rather than behind it,
-and its children keep sending SIGCONT to the ones started before them, so a referee that stops
-each process once, in order, finds the earlier ones running again by the time it reaches the
-last."""
+``Waker`` (``cpu_thief.py:Waker``) also tries to undo the stop between its turns: it first
+tries to widen its CPU set to every core, so its children run beside the referee rather than
+behind it, and its children keep sending SIGCONT to the ones started before them (which the
+filter now refuses), so a referee that stopped each process once, in order, would find the
+earlier ones running again by the time it reached the last."""
 
 import contextlib
 import os
@@ -15,13 +15,15 @@ import signal
 
 
 def _spin():
-    os.setsid()
+    with contextlib.suppress(OSError):  # refused where the bot cannot be frozen
+        os.setsid()
     while True:
         pass
 
 
 def _wake(siblings):
-    os.setsid()
+    with contextlib.suppress(OSError):
+        os.setsid()
     while True:
         for pid in siblings:
             with contextlib.suppress(OSError):

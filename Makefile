@@ -78,7 +78,8 @@ browser: ## install headless Chromium for the browser tests (apt-get, as root) o
 	fi
 
 test: $(STAMP) $(NATIVE) browser ## run the test suite in parallel (slow soak tests excluded), then its ten slowest tests
-	$(BIN)/python -m pytest -q -m "not slow" -n $(TEST_JOBS) --durations=10
+	$(BIN)/python -m pytest -q -m "not slow and not serial" -n $(TEST_JOBS) --durations=10
+	$(BIN)/python -m pytest -q -m "serial and not slow"
 
 test-user: $(STAMP) ## as root: the sandbox and hostile-bot tests again as an unprivileged user
 	$(BIN)/python -m tests.unprivileged

@@ -639,6 +639,7 @@ def test_a_failed_import_names_the_module_and_what_a_bot_may_import(toy: str,
     assert f"the packages installed in tourney's Python environment ({sys.prefix})" in reason
 
 
+@pytest.mark.serial  # any process that makes a control group clears a dead referee's
 def test_no_stale_bot_files_after_a_referee_is_killed(toy: str, tmp_path: Path) -> None:
     """SIGKILL the referee mid-game: the bot dies with it and nothing of it stays on disk."""
     script = tmp_path / "referee.py"

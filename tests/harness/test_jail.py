@@ -251,6 +251,7 @@ def _hold_at_the_race(program: list[str]) -> tuple[subprocess.Popen[bytes], int,
     return proc, child, block_w
 
 
+@pytest.mark.serial  # any process's first jail clears the strays of its user, this one too
 def test_a_jail_stranded_by_a_referee_killed_while_starting_it_is_cleared() -> None:
     """Bubblewrap's init arms its death signal only after the outer process tells it to go on
     (bubblewrap issue #633): a referee killed in that window (its outer bubblewrap dies with it)

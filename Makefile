@@ -14,6 +14,11 @@ UV_STAMP := $(TOOLS)/.uv-$(UV_VERSION)
 export UV_PYTHON_DOWNLOADS := never
 # the system's certificates (a proxy's own authority among them), as pip uses here
 export UV_SYSTEM_CERTS := 1
+# installed modules are compiled once, at setup: where PYTHONDONTWRITEBYTECODE is set (CI's
+# images), every tourney command the tests start would otherwise compile them again (0.33 s
+# against 0.19 s for one game); BYTECODE does the same for tourney's own sources before a run
+export UV_COMPILE_BYTECODE := 1
+BYTECODE := $(BIN)/python -m compileall -q -j 0 games harness agents
 LOCK_STALE := uv.lock does not match pyproject.toml: run 'make lock' and commit uv.lock
 # make test: the suite in one worker process per core (pytest-xdist); TEST_JOBS=1 runs it in one
 TEST_JOBS ?= auto
@@ -78,6 +83,7 @@ browser: ## install headless Chromium for the browser tests (apt-get, as root) o
 	fi
 
 test: $(STAMP) $(NATIVE) browser ## run the test suite in parallel (slow soak tests excluded), then its ten slowest tests
+	@$(BYTECODE)
 	$(BIN)/python -m pytest -q -m "not slow and not serial" -n $(TEST_JOBS) --durations=10
 	$(BIN)/python -m pytest -q -m "serial and not slow"
 

@@ -14,15 +14,18 @@ import time
 from typing import Any
 
 
-def _describe(pid: str) -> str:
+def _describe(pid: str) -> str | None:
+    """The process, described; None when it is gone or a zombie: a process that has exited and
+    holds nothing but its pid until its parent, or the host's init, reaps it (some hosts' init
+    reaps orphans only every second or two)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             state = f.read().rsplit(b")", 1)[1].split()[0].decode()
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             cmdline = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
     except (OSError, IndexError):
-        return f"{pid} (gone)"
-    return f"{pid} {state} {cmdline[:100]}"
+        return None
+    return None if state in ("Z", "X") else f"{pid} {state} {cmdline[:100]}"
 
 
 class Jails:
@@ -44,14 +47,16 @@ class Jails:
         self._held[inode] = fd
 
     def processes(self) -> list[str]:
-        """The processes now in any of the namespaces watched, described."""
+        """The processes now alive in any of the namespaces watched, described."""
         found = []
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
             with contextlib.suppress(OSError):
                 if os.stat(f"/proc/{name}/ns/pid").st_ino in self._held:
-                    found.append(_describe(name))
+                    described = _describe(name)
+                    if described is not None:
+                        found.append(described)
         return found
 
     def left(self, wait: float) -> list[str]:

@@ -83,8 +83,8 @@ class ClockCuts:
                 f"clock: {bot} reached the clock's safety net ({_seconds(_net(move_time))} of its "
                 f"{_seconds(move_time)} move time) in {_count(n, 'decision')} of "
                 f"{_count(self.games[bot], 'game')}: a fixed-budget search such as mcts stops "
-                f"short of its budget, so those games are not the ones their seeds give; use "
-                f"fewer workers (-j) or a longer --move-time")
+                f"short of its budget, so the games it was in are not the ones their seeds "
+                f"give; use fewer workers (-j) or a longer --move-time")
         return lines
 
     def to_json(self) -> dict[str, Any]:

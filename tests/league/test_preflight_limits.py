@@ -127,8 +127,8 @@ def test_the_league_summary_sums_up_the_safety_net_once_per_bot(tmp_path: Path) 
     assert lines[0].startswith("lg: played 2 games in 1.5 s")  # the league's real duration
     assert [line for line in lines if line.startswith("clock")] == [
         "clock: mcts reached the clock's safety net (0.9 s of its 1 s move time) in 3 decisions "
-        "of 2 games: a fixed-budget search such as mcts stops short of its budget, so those "
-        "games are not the ones their seeds give; use fewer workers (-j) or a longer "
+        "of 2 games: a fixed-budget search such as mcts stops short of its budget, so the "
+        "games it was in are not the ones their seeds give; use fewer workers (-j) or a longer "
         "--move-time"]
     assert league.summary_json(summary)["clock_cuts"] == {
         "mcts": {"decisions": 3, "games": 2, "move_time": 1.0}}

@@ -1,15 +1,42 @@
-"""Bench section `sandbox`: the cost of a sandboxed decision, games per second in-process and
-sandboxed, and the built-in greedy bot's win rate against random on every registered game."""
+"""Bench section `sandbox`: the cost of a sandboxed decision, of a sandboxed bot's start, games
+per second in-process and sandboxed, and the built-in greedy bot's win rate against random on
+every registered game.
+
+Two figures have targets (issue 44): a sandboxed bot's start-up (launch, confine, start, close)
+at most :data:`START_TARGET_MS`, and a league of two fast bots sandboxed within
+:data:`LEAGUE_TARGET` times the same league trusted, both run as a user runs them
+(``tourney league battleline random greedy --games N -j 1``, then with ``sandbox:random
+sandbox:greedy``), each the best of a few runs, since the machine may be shared."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import statistics
+import subprocess
+import tempfile
 import time
 
 from harness.bench import figure
+from harness.bench.startup import tourney_argv
 from harness.match.placement import pinned_here
 from harness.records import BotRef, GameSpec, Limits
+
+START_TARGET_MS = 15.0
+LEAGUE_TARGET = 4.0
+_RATE = re.compile(r"\(([\d.]+) games/s\)")
+
+
+def _league_rate(seats: list[str], games: int) -> float:
+    """Games per second that ``tourney league battleline SEATS --games N -j 1`` reports."""
+    with tempfile.TemporaryDirectory() as folder:
+        done = subprocess.run([*tourney_argv(), "league", "battleline", *seats, "--games",
+                               str(games), "-j", "1", "--out", f"{folder}/league", "--seed", "1"],
+                              capture_output=True, text=True, check=True)
+    found = _RATE.search(done.stdout + done.stderr)
+    if found is None:
+        raise RuntimeError(f"the league printed no rate: {done.stdout[-300:]}")
+    return float(found.group(1))
 
 
 def _round_trip_us(quick: bool) -> tuple[float, float]:
@@ -110,9 +137,19 @@ def run(quick: bool) -> None:
     figure("sandboxed decision round trip, Battle Line observation (median)", big, "µs")
     figure("sandboxed decision round trip, tiny observation (median)", tiny, "µs")
     start, pause = _startup_and_pause(quick)
-    figure("sandboxed bot start-up: launch, confine, start, close (median)", start, "ms")
+    figure("sandboxed bot start-up: launch, confine, start, close (median)", start, "ms",
+           f"target <= {START_TARGET_MS:g} ms")
     figure("stopping a bot's whole tree between turns and resuming it (median)", pause, "µs",
            "paid once per change of the seat to move")
+    games, runs = (40, 1) if quick else (100, 3)
+    trusted = max(_league_rate(["random", "greedy"], games) for _ in range(runs))
+    boxed = max(_league_rate(["sandbox:random", "sandbox:greedy"], games) for _ in range(runs))
+    figure("league random v greedy, trusted (-j 1)", trusted, "games/s",
+           f"best of {runs}, {games} games")
+    figure("league sandbox:random v sandbox:greedy (-j 1)", boxed, "games/s",
+           f"best of {runs}, {games} games")
+    figure("sandboxed league's cost against trusted", trusted / boxed, "x",
+           f"target <= {LEAGUE_TARGET:g}x")
     n_in, n_box = (100, 10) if quick else (500, 40)
     for name in registry.names():
         rate, mean = _games_per_second(name, ("random", "random"), n_in)

@@ -44,9 +44,9 @@ from typing import Any
 from harness.bots.cgroups import pid_alive
 
 # where the runner lies inside the jail (no host path): compiled, so that no bot start pays
-# for compiling it (~5 ms), with its source beside it for tracebacks
+# for compiling it (~5 ms), with its source beside it (``.py``) for tracebacks
 RUNNER = "/tourney/runner.pyc"
-RUNNER_SOURCE = "/tourney/runner.py"
+FORKSERVER = "/tourney/forkserver.pyc"  # the start-up server's program (harness.bots.starter)
 NAMESPACES = ("ipc", "net", "pid", "uts", "mnt", "cgroup")
 # the report's key for each namespace, and bubblewrap's (``--info-fd``)
 _NS_KEYS = {"ipc": ("ipc_namespace", "ipc-namespace"), "net": ("network", "net-namespace"),
@@ -64,6 +64,11 @@ _AS_USER = ["--unshare-user", "--disable-userns"]
 # root: no user namespace; the runner keeps just what it needs to become the bots' user
 # (and empty its bounding set) before any bot code, which the switch itself then clears
 _AS_ROOT = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+# the start-up server (:mod:`harness.bots.forkserver`): it makes each bot's namespaces and
+# mounts, so it keeps CAP_SYS_ADMIN (in its user namespace, for a normal user), and a normal
+# user's bot process makes a user namespace of its own; the bot gives up every capability and
+# is refused new namespaces by the filter before any of its code
+_FORKING = ["--cap-add", "CAP_SYS_ADMIN"]
 BotFiles = list[tuple[str, bytes]]  # (path relative to the bot's folder, content)
 
 
@@ -103,7 +108,8 @@ def compare(seen: dict[str, Any]) -> dict[str, bool]:
             for name, (ours, _) in _NS_KEYS.items()}
 
 
-def _memfd(name: str, data: bytes) -> int:
+def memfd(name: str, data: bytes) -> int:
+    """A memory file holding ``data``, read from its start."""
     fd = os.memfd_create(name, os.MFD_CLOEXEC)
     view = memoryview(data)
     while view:
@@ -125,25 +131,28 @@ class Jail:
 
     def __init__(self, *, links: dict[str, str], binds: Sequence[tuple[str, str]],
                  devices: Sequence[str], bot: BotFiles | None, hide: Sequence[str], scratch: int,
-                 cwd: str, runner: tuple[bytes, bytes], seccomp: bytes, reachable: Any,
-                 as_root: bool) -> None:
+                 cwd: str, runner: Sequence[tuple[str, bytes]], seccomp: bytes,
+                 reachable: Any, as_root: bool, forking: bool = False) -> None:
         self._fds: list[int] = []
         self._child_ends: list[int] = []
         self._info_r = -1
         self.info: dict[str, Any] = {}  # bubblewrap's report: the first process, namespaces
+        self.forking = forking  # the start-up server's jail, not a bot's
         try:
             self._build(links=links, binds=binds, devices=devices, bot=bot, hide=hide,
                         scratch=scratch, cwd=cwd, runner=runner, seccomp=seccomp,
-                        reachable=reachable, as_root=as_root)
+                        reachable=reachable, as_root=as_root, forking=forking)
         except BaseException:  # e.g. out of descriptors: give back every one taken so far
             self.close()
             raise
 
     def _build(self, *, links: dict[str, str], binds: Sequence[tuple[str, str]],
                devices: Sequence[str], bot: BotFiles | None,
-               hide: Sequence[str], scratch: int, cwd: str, runner: tuple[bytes, bytes],
-               seccomp: bytes, reachable: Any, as_root: bool) -> None:
+               hide: Sequence[str], scratch: int, cwd: str, runner: Sequence[tuple[str, bytes]],
+               seccomp: bytes, reachable: Any, as_root: bool, forking: bool) -> None:
         args = [*_UNSHARE, *(_AS_ROOT if as_root else _AS_USER)]
+        if forking:
+            args = [a for a in args if a != "--disable-userns"] + _FORKING
         # as root the jail is built by root and the bot becomes nobody inside: what it must
         # read is readable by all (only the bot is in its namespaces), /tmp writable by all
         self._file_mode, dir_mode = ("0444", "0555") if as_root else ("0400", "0500")
@@ -173,7 +182,9 @@ class Jail:
                              ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
             args += ["--symlink", target, f"/dev/{name}"]
         args += ["--proc", "/proc"]
-        args += self._files([(RUNNER, runner[0]), (RUNNER_SOURCE, runner[1])], dir_mode="0555")
+        args += self._files(list(runner), dir_mode="0555")
+        if forking:  # where each bot's own files are mounted
+            args += ["--perms", "0555", "--dir", "/bot"]
         if bot is not None:
             args += ["--perms", dir_mode, "--dir", "/bot"]
             args += self._files([(f"/bot/{rel}", data) for rel, data in bot], dir_mode=dir_mode)
@@ -191,11 +202,11 @@ class Jail:
             args += ["--perms", "0755", "--dir", cwd]
         args += ["--remount-ro", "/", "--chdir", cwd]
         if seccomp:
-            args += ["--seccomp", str(self._keep(_memfd("filter", seccomp)))]
+            args += ["--seccomp", str(self._keep(memfd("filter", seccomp)))]
         self._info_r, info_w = os.pipe()
         args += ["--info-fd", str(info_w)]
         self._child_ends = [info_w]
-        self._args_fd = self._keep(_memfd("args", b"".join(a.encode() + b"\0" for a in args)))
+        self._args_fd = self._keep(memfd("args", b"".join(a.encode() + b"\0" for a in args)))
 
     def _keep(self, fd: int) -> int:
         self._fds.append(fd)
@@ -215,7 +226,7 @@ class Jail:
                 parent = os.path.dirname(parent)
             for folder in reversed(parents):
                 args += ["--perms", dir_mode, "--dir", folder]
-            args += ["--perms", self._file_mode, "--file", str(self._keep(_memfd("file", data))),
+            args += ["--perms", self._file_mode, "--file", str(self._keep(memfd("file", data))),
                      path]
         return args
 
@@ -320,7 +331,7 @@ def clear_stranded() -> list[int]:
     the jail runs, so no running bot matches.
     Processes of other users are left alone (the kernel refuses the signal)."""
     killed: list[int] = []
-    marker = RUNNER.encode()
+    markers = (RUNNER.encode(), FORKSERVER.encode())
     try:
         entries = [name for name in os.listdir("/proc") if name.isdigit()]
     except OSError:
@@ -333,7 +344,7 @@ def clear_stranded() -> list[int]:
             sid = os.getsid(pid)
         except OSError:  # gone meanwhile, or not ours to read
             continue
-        if marker not in argv or sid == pid or pid_alive(sid):
+        if not any(m in argv for m in markers) or sid == pid or pid_alive(sid):
             continue
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)

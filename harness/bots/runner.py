@@ -252,14 +252,10 @@ def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
     (:func:`_split_init`), and in the child that becomes the bot, as root, switch to the bots'
     user; then measure what holds."""
     _set_limits(cfg)
-    nproc = int(cfg.get("nproc", 0))
-    if nproc > 0:  # counted per user namespace (Linux 5.14+): in the bot's own, per bot
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     _die_with_referee()
     libc = _libc()
-    _split_init(libc)
+    if not cfg.get("forked"):  # from the start-up server, whose member is PID 1 already
+        _split_init(libc)
     uid = cfg.get("uid")
     if uid is not None and os.geteuid() == 0:  # root's jail: become the bots' user, for good
         _drop_bounding_set(libc)
@@ -314,10 +310,11 @@ def _split_init(libc: Any) -> None:
     if bot == 0:  # the bot, as dumpable as it was (as root, the switch to nobody clears that)
         libc.prctl(_PR_SET_DUMPABLE, max(dumpable, 0), 0, 0, 0)
         return
-    if os.geteuid() == 0:  # root's jail: what bubblewrap left it to switch users with
-        _drop_bounding_set(libc)
-        _drop_capabilities(libc)
-        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    # root's jail: what bubblewrap left it to switch users with; the start-up server's
+    # member, what it made the namespaces and mounts with
+    _drop_bounding_set(libc)
+    _drop_capabilities(libc)
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the one signal Python handles by default
     import resource
 
@@ -369,26 +366,35 @@ def _measured_space() -> dict[str, Any]:
         return {}
     import resource
 
-    return {"filesystem": "allow-list" if own_root else "host", "writable": sorted(writable),
+    # (a mount over another at the same point, as the start-up server's bot's /tmp over the
+    # server's own, is listed once)
+    return {"filesystem": "allow-list" if own_root else "host", "writable": sorted(set(writable)),
             "scratch_bytes": scratch.f_blocks * scratch.f_frsize,
             "own_user_namespace": own_users, "namespaces": _namespaces(),
             "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0]}
 
 
-def _set_limits(cfg: dict[str, Any]) -> None:
-    """Per-process resource limits: address space, CPU, file size, no core dumps."""
+def _set_limits(cfg: dict[str, Any], pid: int = 0) -> None:
+    """Per-process resource limits: address space, CPU, file size, no core dumps, and in a jail
+    the process count; of this process, or of process ``pid`` (the jail's PID 1, made by the
+    start-up server before the bot was known)."""
     import resource
 
+    limits = [(resource.RLIMIT_CORE, (0, 0))]
     memory = int(cfg.get("memory", 0))
     if memory > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        limits.append((resource.RLIMIT_AS, (memory, memory)))
     cpu = int(cfg.get("cpu", 0))
     if cpu > 0:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        limits.append((resource.RLIMIT_CPU, (cpu, cpu + 1)))
     fsize = int(cfg.get("fsize", 0))
     if fsize > 0:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        limits.append((resource.RLIMIT_FSIZE, (fsize, fsize)))
+    nproc = int(cfg.get("nproc", 0))
+    if nproc > 0:  # counted per user namespace (Linux 5.14+): in the bot's own, per bot
+        limits.append((resource.RLIMIT_NPROC, (nproc, nproc)))
+    for which, value in limits:
+        resource.prlimit(pid, which, value)
 
 
 def _drop_bounding_set(libc: Any) -> None:
@@ -740,19 +746,35 @@ def main(argv: list[str]) -> None:
     runner rather than from the bot.
     """
     args = list(argv)
-    sandbox: dict[str, Any] = {}
-    allowed = None
+    cfg = None
     if args[:1] == ["--confine"]:
         try:
             cfg = json.loads(_read_confinement(int(args[1])))
+        except OSError as exc:
+            _cannot_confine(exc)
+        args = args[2:]
+    run(cfg, args)
+
+
+def _cannot_confine(exc: OSError) -> None:
+    """Say why the bot cannot even start confined, as the first line, and exit."""
+    message = f"could not confine the bot: {exc}"
+    os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
+    os._exit(71)
+
+
+def run(cfg: dict[str, Any] | None, args: list[str]) -> None:
+    """Confine this process by ``cfg`` (None: not at all), then run the bot ``args`` name
+    (see :func:`main`); never returns."""
+    sandbox: dict[str, Any] = {}
+    allowed = None
+    if cfg is not None:
+        try:
             sandbox = confine(cfg)
             if sandbox.get("filesystem") == "allow-list":
                 allowed = cfg.get("allowed")
-        except OSError as exc:  # cannot even start confined: say why, as the first line
-            message = f"could not confine the bot: {exc}"
-            os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
-            os._exit(71)
-        args = args[2:]
+        except OSError as exc:
+            _cannot_confine(exc)
     if args[:1] == ["--probe"]:
         sandbox["sockets"] = _socket_families()
         os.write(1, json.dumps({"type": "confined", **sandbox}).encode() + b"\n")

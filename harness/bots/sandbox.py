@@ -40,13 +40,14 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness.bots import cgroups, isolation, jail, syscalls
+from harness.bots import cgroups, isolation, jail, starter, syscalls
 from harness.bots import runner as bot_runner
 from harness.bots.jail import JailError
 from harness.bots.protocol import (
@@ -257,14 +258,29 @@ def _filter(unfrozen: bool) -> JSON:
     return {"seccomp": base64.b64encode(program).decode()} if program else {}
 
 
-@cache
-def _runner_files() -> tuple[bytes, bytes]:
-    """The runner for a jail: compiled by this interpreter (the one the jail runs), as a
-    ``.pyc`` Python runs directly, and its source."""
-    source = Path(bot_runner.__file__).read_bytes()
-    code = compile(source, jail.RUNNER_SOURCE, "exec", dont_inherit=True)
+def _compiled(module: Any, where: str) -> list[tuple[str, bytes]]:
+    """A program for a jail: compiled by this interpreter (the one the jail runs), as a ``.pyc``
+    at ``where`` that Python runs directly, and its source beside it (for tracebacks)."""
+    source = Path(module.__file__).read_bytes()
+    shown = where.removesuffix("c")
+    code = compile(source, shown, "exec", dont_inherit=True)
     header = importlib.util.MAGIC_NUMBER + (2).to_bytes(4, "little")  # hash-based, unchecked
-    return header + importlib.util.source_hash(source) + marshal.dumps(code), source
+    return [(where, header + importlib.util.source_hash(source) + marshal.dumps(code)),
+            (shown, source)]
+
+
+@cache
+def _runner_files() -> tuple[tuple[str, bytes], ...]:
+    """The runner for a jail (:func:`_compiled`)."""
+    return tuple(_compiled(bot_runner, jail.RUNNER))
+
+
+@cache
+def server_files() -> tuple[tuple[str, bytes], ...]:
+    """The start-up server's jail's programs: the runner and the server (:func:`_compiled`)."""
+    from harness.bots import forkserver
+
+    return (*_runner_files(), *_compiled(forkserver, jail.FORKSERVER))
 
 
 def jail_argv(command: Sequence[str], cwd: str) -> list[str]:
@@ -303,18 +319,21 @@ def _jail_view() -> tuple[dict[str, str], tuple[tuple[str, str], ...], tuple[str
 
 
 def make_jail(limits: Limits, *, binds: list[str], bot: list[tuple[str, bytes]] | None,
-              unfrozen: bool, cwd: str = "/") -> jail.Jail:
+              unfrozen: bool, cwd: str = "/", forking: bool = False) -> jail.Jail:
     """A jail for one runner: the allow-list view plus ``binds`` (at their own paths), the
     bot's files at ``/bot``, results folders hidden; ``unfrozen``: the filter of a bot stopped
-    between its turns by signals rather than frozen."""
+    between its turns by signals rather than frozen. ``forking``: the start-up server's jail
+    (:mod:`harness.bots.starter`), without the filter, which each bot's process installs."""
     _room_for_descriptors(len(bot or []))
     user = sandbox_user()
     links, shown, devices = _jail_view()
     return jail.Jail(links=links, binds=[*shown, *((path, path) for path in binds)],
                      devices=devices, bot=bot,
                      hide=[isolation.in_jail(path) for path in hidden_paths()],
-                     scratch=limits.scratch_bytes, cwd=cwd, runner=_runner_files(),
-                     seccomp=_seccomp_program(unfrozen), as_root=user is not None,
+                     scratch=limits.scratch_bytes, cwd=cwd,
+                     runner=server_files() if forking else _runner_files(),
+                     seccomp=b"" if forking else _seccomp_program(unfrozen),
+                     as_root=user is not None, forking=forking,
                      reachable=lambda path: user is not None or os.access(path, os.R_OK))
 
 
@@ -378,6 +397,92 @@ def jail_python() -> str:
     ``bin/python`` is only a link to it, and the environment is shown elsewhere in a jail,
     with its packages on the import path)."""
     return os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+
+
+# what the start-up server imports before it forks any bot: the modules of tourney's engines and
+# of its built-in bots, and the standard modules they and the runner start with
+PRELOAD = ("random", "json", "dataclasses", "pathlib", "games.battleline", "games.warchest",
+           "agents.greedy", "agents.greedy_battleline", "agents.greedy_warchest")
+# the capabilities a root jail's runner keeps to become the bots' user (CAP_SETGID, CAP_SETUID,
+# CAP_SETPCAP), which that switch then clears
+_ROOT_KEEPS = [6, 7, 8]
+_starters: dict[tuple[str, ...], starter.Starter] = {}
+_starter_lock = threading.Lock()
+_starter_trouble: list[str] = []  # why this process has no start-up server, once it failed
+
+
+def _forget_starters() -> None:
+    """In a child forked from a referee: its parent's start-up servers are not its own."""
+    for made in _starters.values():
+        made.forget()
+    _starters.clear()
+
+
+os.register_at_fork(after_in_child=_forget_starters)
+
+
+def bot_starter() -> starter.Starter | None:
+    """This process's start-up server for Python bots (:mod:`harness.bots.starter`), started
+    the first time, again when the folders hidden from bots changed or it ended; None where
+    none can run here (bots then get a jail of their own each; :func:`starter_trouble` says
+    why)."""
+    if _starter_trouble or not _jail_allowed():
+        return None
+    key = tuple(sorted(hidden_paths()))
+    with _starter_lock:
+        found = _starters.get(key)
+        if found is not None and found.alive():
+            return found
+        for stale in _starters.values():
+            stale.close()
+        _starters.clear()
+        made = _start_server()
+        if isinstance(made, str):
+            _starter_trouble.append(made)
+            return None
+        _starters[key] = made
+        return made
+
+
+def _start_server() -> starter.Starter | str:
+    """A new start-up server, or why there is none. It is started from a thread of its own
+    that lives as long as this process: bubblewrap dies with the thread that started it (its
+    death signal follows the parent thread), and games may be played in threads that end (a
+    Dask worker's, a server's)."""
+    made: list[starter.Starter | str] = []
+    ready = threading.Event()
+
+    def start() -> None:
+        try:
+            cage = make_jail(Limits(), binds=[], bot=None, unfrozen=False, forking=True)
+            made.append(starter.Starter(cage, jail_python(), PRELOAD, _env(jailed=True)))
+        except (starter.StarterError, OSError) as exc:
+            made.append(str(exc) or type(exc).__name__)
+        finally:
+            ready.set()
+        threading.Event().wait()  # never set: the thread is the server's parent for good
+
+    threading.Thread(target=start, name="tourney-start-up-server", daemon=True).start()
+    ready.wait()
+    return made[0]
+
+
+def starter_trouble() -> str:
+    """Why this process starts each bot in a jail of its own, or "" (it has a start-up server)."""
+    return _starter_trouble[0] if _starter_trouble else ""
+
+
+def _forked_request(limits: Limits, cfg: JSON, args: list[str],
+                    files: list[tuple[str, bytes]] | None, unfrozen: bool) -> JSON:
+    """What the start-up server's member needs to become this bot
+    (:func:`harness.bots.forkserver._become_bot`)."""
+    root = sandbox_user() is not None
+    return {"cfg": {**cfg, "forked": True}, "args": args,
+            "files": None if files is None else [[rel, len(data)] for rel, data in files],
+            "scratch": limits.scratch_bytes, "as_root": root, "user_namespace": not root,
+            "keep_caps": _ROOT_KEEPS if root else [], **_filter(unfrozen),
+            # the CPUs the referee runs on (a game's, pinned): the server's may be others
+            "cpus": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []}
 
 
 def _jail_cfg(limits: Limits) -> JSON:
@@ -565,8 +670,11 @@ class SandboxedAgent:
             _clear_stale_copies()
         token = os.urandom(6).hex()
         self.fallback_dir = Path(tempfile.gettempdir()) / f"{FALLBACK_PREFIX}{os.getpid()}-{token}"
-        # in a jail, + its init (PID 1, idle: the runner forks the bot off it)
-        processes = limits.max_processes + (1 if own_root else 0)
+        # a Python bot's process comes from the start-up server (its init is not in its
+        # control groups); else in a jail, + its init (PID 1, idle: the runner forks the bot
+        # off it)
+        self._starter = bot_starter() if own_root and not source.command else None
+        processes = limits.max_processes + (1 if own_root and self._starter is None else 0)
         self.group = cgroups.BotGroup(limits.memory_bytes, processes)
         self.spawned = time.perf_counter()
         try:
@@ -625,7 +733,9 @@ class SandboxedAgent:
                                      env=_env(), start_new_session=True, close_fds=True,
                                      bufsize=0)
         try:
-            if own_root:
+            if self._starter is not None:
+                proc = self._spawn_forked(self._starter, argv, log_w)
+            elif own_root:
                 proc = self._spawn_jailed(argv, popen, log_r)
             else:
                 cwd = self._cwd() if self.source.command else "/"
@@ -639,6 +749,36 @@ class SandboxedAgent:
         os.set_blocking(log_r, False)
         self._log_fd = log_r
         return proc
+
+    def _spawn_forked(self, server: starter.Starter, argv: list[str],
+                      log: int) -> subprocess.Popen[bytes]:
+        """The bot's process from the start-up server (:mod:`harness.bots.starter`): a fresh
+        process in namespaces of its own, its files in its own ``/bot``, in the bot's control
+        groups before it runs."""
+        assert self.source.path is not None
+        bot = self._bot_files()
+        cfg: JSON = {**_jail_cfg(self.limits), "memory": self.limits.memory_bytes,
+                     "cpu": self.limits.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
+                     "allowed": isolation.allowed_imports(),
+                     "bot_path": "/bot" if self.source.is_directory else f"/bot/{bot[0][0]}"}
+        request = _forked_request(self.limits, cfg, argv, bot, not self.group.freezer)
+        files = jail.memfd("bot", b"".join(data for _, data in bot))
+        try:
+            try:
+                proc = server.spawn(request, files, self.group.join_files, log)
+            except starter.StarterError:
+                fresh = None if server.alive() else bot_starter()
+                if fresh is None:  # it did not die: the error is this bot's
+                    raise
+                proc = fresh.spawn(request, files, self.group.join_files, log)
+        except starter.StarterError as exc:
+            raise AgentCrash(f"could not start its sandbox: {exc}") from None
+        finally:
+            os.close(files)
+        self._spaces = proc.namespaces()
+        self._init = os.dup(proc.pidfd)
+        self._init_pid = proc.pid
+        return proc  # type: ignore[return-value]  # what the agent uses of a Popen
 
     def _spawn_jailed(self, argv: list[str], popen: dict[str, Any],
                       log: int) -> subprocess.Popen[bytes]:
@@ -723,15 +863,16 @@ class SandboxedAgent:
         Only while the leader is unreaped (alive or a zombie) does its id still name this bot's
         group; once reaped the id may be reused, so a second call does nothing.
         """
-        if self.proc.returncode is not None:
+        if self._reaped():
             return
         self.group.kill()
         if self._init is not None:
             jail.end(self._init)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        self._signal_group(signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             self.proc.kill()
+        if isinstance(self.proc, starter.ForkedBot):
+            return  # the start-up server reaps it (a kill ends the whole namespace)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
 
@@ -783,14 +924,28 @@ class SandboxedAgent:
         deadline = time.monotonic() + cgroups.STOP_WAIT
         attempt = 0
         while True:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGSTOP)
+            self._signal_group(signal.SIGSTOP)
             attempt += 1
             cgroups.let_run(attempt)
             if not self._running():
                 return True
             if time.monotonic() > deadline:
                 return False
+
+    def _reaped(self) -> bool:
+        """Whether the bot's leader is reaped (never by asking: a Popen's ``poll`` reaps)."""
+        if isinstance(self.proc, starter.ForkedBot):
+            return self.proc.poll() is not None
+        return self.proc.returncode is not None
+
+    def _signal_group(self, sig: int) -> None:
+        """Send ``sig`` to the bot's process group (its leader's pid), while the leader is not
+        reaped: only then does that id still name this bot's group. (A process from the
+        start-up server is reaped by the server, as soon as it ends: it is asked first.)"""
+        if self._reaped():
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, sig)
 
     def _running(self) -> bool:
         """Whether a thread of the bot is not stopped: every process of its jail (read in the
@@ -815,9 +970,8 @@ class SandboxedAgent:
             self.group.thaw()
         elif self.group.active:
             self.group.continue_all(self._held)
-        elif self.proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGCONT)
+        else:
+            self._signal_group(signal.SIGCONT)
         self._stopped = False
 
     def final_check(self) -> None:
@@ -861,6 +1015,8 @@ class SandboxedAgent:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+        if isinstance(self.proc, starter.ForkedBot):
+            self.proc.close()
         with contextlib.suppress(OSError):
             os.close(self._log_fd)
         for fd in (self._init, self._jail_proc):
@@ -978,6 +1134,8 @@ class SandboxedAgent:
     def _exit_status(self, timeout: float) -> int | None:
         """The leader's exit code (negative: killed by that signal) without reaping it, or None
         if it is still running after ``timeout`` seconds."""
+        if isinstance(self.proc, starter.ForkedBot):  # reaped by the start-up server
+            return self.proc.exit_status(timeout)
         deadline = time.perf_counter() + timeout
         if not hasattr(os, "waitid"):  # not Linux: reap (the group is gone by then anyway)
             with contextlib.suppress(subprocess.TimeoutExpired):

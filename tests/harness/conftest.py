@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from games import registry
-from harness.bots import jail
+from harness.bots import jail, starter
 from tests.harness import toygame
 from tests.harness.leftovers import Jails
 from tests.patience import patience
@@ -42,13 +42,20 @@ def jails(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jails]:
     their processes may be left (a test may also ask earlier, through this fixture)."""
     watched = Jails()
     reported = jail.Jail.namespaces
+    forked = starter.ForkedBot.namespaces
 
     def namespaces(self: jail.Jail, timeout: float) -> dict[str, Any]:
         found = reported(self, timeout)
-        watched.add(self.info)
+        if not self.forking:  # the start-up server outlives games: it is the process's
+            watched.add(self.info)
         return found
 
+    def forked_namespaces(self: starter.ForkedBot) -> dict[str, bool]:
+        watched.add(self.info)
+        return forked(self)
+
     monkeypatch.setattr(jail.Jail, "namespaces", namespaces)
+    monkeypatch.setattr(starter.ForkedBot, "namespaces", forked_namespaces)
     try:
         yield watched
         left = watched.left(patience(10))

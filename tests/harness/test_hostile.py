@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.bots import cgroups, isolation, sandbox
+from harness.bots import cgroups, isolation, jail, sandbox
 from harness.cli.app import app
 from harness.match.placement import pinned_here
 from harness.match.referee import play_game
@@ -481,7 +481,9 @@ def test_the_mounts_name_no_path_of_the_organisers(toy: str, shared_dir: Path) -
 
 def test_the_command_line_holds_no_host_path_or_referee_pid(toy: str, shared_dir: Path) -> None:
     """The confinement (host paths of the bot and of results folders, the referee's pid) reaches
-    the runner on a pipe it closes, not on the command line the bot can read in /proc."""
+    the runner on a pipe it closes (or, from the start-up server, a socket), not on the command
+    line the bot can read in /proc: that is the runner's, or the start-up server's, naming only
+    modules it imported."""
     path = shared_dir / "snoop.py"
     path.write_text(textwrap.dedent("""
         import os
@@ -498,7 +500,8 @@ def test_the_command_line_holds_no_host_path_or_referee_pid(toy: str, shared_dir
     assert not term.is_forfeit, reason
     lines = logs[0].splitlines()
     seen = " ".join(lines)
-    assert "--confine" in seen and "{" not in seen and str(shared_dir) not in seen, lines
+    assert "--confine" in seen or jail.FORKSERVER in seen, lines
+    assert "{" not in seen and str(shared_dir) not in seen, lines
     assert f"\"parent\": {os.getpid()}" not in seen
     assert [line.split()[0] for line in lines[:2]] == ["self", "1"]
 

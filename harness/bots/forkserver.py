@@ -1,0 +1,385 @@
+"""The jailed start-up server: one per referee process, it forks every Python bot's process.
+
+A bot's start used to be a whole new jail: bubblewrap building the namespaces and the root, a
+new interpreter, the engines imported again (~30 ms, and 140 ms more for a bot that imports an
+engine). This program runs in a jail of bubblewrap's built like a bot's (the same read-only
+view, no network, the results folders hidden; :mod:`harness.bots.starter` starts it), imports
+the interpreter's start-up modules and the game engines once, and never runs a bot's code. For
+each bot it forks a process that has never been used, in namespaces of its own, and only then
+gives it the bot:
+
+* **A member** of its pool is made ahead of time (:func:`_make_member`): a process that is the
+  first of a new PID namespace (this server's ``unshare(CLONE_NEWPID)`` before a fork, undone
+  after), which unshares new mount, network, IPC, UTS and cgroup namespaces, makes every mount
+  private, mounts a ``/proc`` of its PID namespace (with bubblewrap's read-only covers), and
+  forks the bot's process off itself: it stays PID 1, the namespace's idle init, out of the
+  bot's reach (non-dumpable, no capability, every descriptor closed; as in
+  :func:`harness.bots.runner._split_init`), and exits with the bot's status.
+* **The bot's process** waits until the referee asks for a bot (:func:`_become_bot`); then it
+  joins the bot's control groups (through descriptors the referee opened), mounts its own
+  size-limited ``/tmp`` and writes the bot's files into a new in-memory ``/bot``, read-only;
+  takes the protocol's pipes as its standard input and output and the log as its standard
+  error; for a normal user enters a user namespace of its own (so the process limit counts its
+  processes alone); gives up every capability but those the runner needs to become the bots'
+  user as root; sets ``no_new_privs``; installs tourney's system-call filter; and runs the
+  runner (:func:`harness.bots.runner.run`), which sets the limits and reports what holds before
+  any bot code.
+
+The server holds a pidfd of each member, sends the referee a copy with its reply (so the
+referee kills the member, and with it every process of its PID namespace, itself), reaps it and
+writes its exit status on a pipe the referee gave. It is its own jail's PID 1: when it dies
+(its input closed: the referee is gone), every process it started dies with it.
+
+This file, like the runner, imports nothing of tourney's: it runs in the jail from
+``/tourney``, with the runner beside it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import select
+import signal
+import socket
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+RUNNER = "/tourney/runner.pyc"
+POOL = 2  # members made ahead of time: the two seats of a game start without waiting
+MAX_MESSAGE = 1 << 20
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWCGROUP = 0x02000000
+_CLONE_NEWUTS = 0x04000000
+_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
+_CLONE_NEWNET = 0x40000000
+_MS_RDONLY = 1
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_MS_NOEXEC = 8
+_MS_REMOUNT = 32
+_MS_BIND = 4096
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+# what bubblewrap covers read-only in a jail's /proc (its --proc): the kernel's knobs
+_PROC_COVERS = ("sys", "sysrq-trigger", "irq", "bus")
+_CAP_SETGID, _CAP_SETUID, _CAP_SETPCAP = 6, 7, 8
+
+
+def _libc() -> Any:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _check(ok: int, what: str) -> None:
+    if ok != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(libc: Any, source: str | None, target: str, kind: str | None, flags: int,
+           data: str | None = None) -> None:
+    _check(libc.mount(source and source.encode(), target.encode(), kind and kind.encode(),
+                      flags, data and data.encode()), f"mount {target}")
+
+
+def _load_runner() -> ModuleType:
+    """The runner, from its compiled file beside this one (it is on no import path), loaded
+    once."""
+    if "tourney_runner" in sys.modules:
+        return sys.modules["tourney_runner"]
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.SourcelessFileLoader("tourney_runner", RUNNER)
+    spec = importlib.util.spec_from_loader("tourney_runner", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tourney_runner"] = module
+    loader.exec_module(module)
+    return module
+
+
+# ------------------------------------------------------------------------------ the members
+
+
+class Member:
+    """A member of the pool, as the server knows it: its pid (in the server's PID namespace),
+    a pidfd, the socket its bot process waits on, and once given out, the referee's status pipe."""
+
+    def __init__(self, pid: int, pidfd: int, sock: socket.socket) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.sock: socket.socket | None = sock
+        self.status = -1
+
+
+def _make_member(libc: Any, own_pid_ns: int, keep: list[int]) -> Member:
+    """Fork a new member (see the module docstring): the first process of a new PID namespace."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    _check(libc.unshare(_CLONE_NEWPID), "unshare (PID namespace)")
+    try:
+        pid = os.fork()
+    except OSError:
+        pid = -1
+    if pid != 0:  # the next fork's child is again of the server's own PID namespace
+        _check(libc.setns(own_pid_ns, _CLONE_NEWPID), "setns (back to the server's)")
+    if pid < 0:
+        raise OSError("could not fork a process for a bot")
+    if pid == 0:
+        try:
+            ours.close()
+            for fd in keep:
+                os.close(fd)
+            _member(libc, theirs)
+        finally:
+            os._exit(70)
+    theirs.close()
+    return Member(pid, os.pidfd_open(pid), ours)
+
+
+def _member(libc: Any, sock: socket.socket) -> None:
+    """In the member, PID 1 of its namespace: the namespaces, its /proc, then the fork."""
+    _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS
+                        | _CLONE_NEWCGROUP), "unshare")
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+    _mount(libc, "proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    for name in _PROC_COVERS:
+        path = f"/proc/{name}"
+        if os.path.exists(path):
+            _mount(libc, path, path, None, _MS_BIND | _MS_REC)
+            _mount(libc, None, path, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
+    _check(libc.sethostname(b"bot", 3), "sethostname")
+    os.setsid()  # the referee stops the bot by its process group where it cannot freeze it
+    runner = _load_runner()
+    runner._split_init(libc)  # this process stays PID 1; the child goes on
+    _become_bot(libc, sock, runner)
+
+
+def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    data, fds, _, _ = socket.recv_fds(sock, MAX_MESSAGE, 64)
+    if not data:
+        os._exit(0)  # the server is gone: nothing to become
+    return json.loads(data), fds
+
+
+def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType) -> None:
+    """In the bot's process: wait to be given a bot, then confine and run it."""
+    request, fds = _receive(sock)
+    sock.close()
+    stdin, stdout, log, files, *groups = fds
+    try:
+        for group in groups:  # first: from here on everything is counted for the bot
+            os.write(group, b"0")
+            os.close(group)
+        os.dup2(stdin, 0)
+        os.dup2(stdout, 1)
+        os.dup2(log, 2)
+        for fd in (stdin, stdout, log):
+            os.close(fd)
+        _root(libc, request, files)
+        if request.get("cpus"):  # the referee's, as a bot it started itself would have them
+            os.sched_setaffinity(0, request["cpus"])
+        runner._set_limits(request["cfg"], 1)  # its init's: nothing run there escapes them
+        if request.get("user_namespace"):
+            _own_users(libc)
+        _keep_only(libc, request.get("keep_caps", []))
+        libc.prctl(runner._PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        if request.get("seccomp"):
+            runner._install_filter(libc, request["seccomp"])
+    except OSError as exc:
+        message = f"could not confine the bot: {exc}"
+        os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
+        os._exit(71)
+    runner.run(request["cfg"], request["args"])
+
+
+def _root(libc: Any, request: dict[str, Any], files: int) -> None:
+    """The bot's own ``/tmp`` and ``/bot``: new in-memory file systems, the bot's files written
+    read-only from the referee's memory file ``files``, then ``/bot`` made read-only."""
+    owner_only = request["as_root"] is False
+    _mount(libc, "tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV,
+           f"size={int(request['scratch'])},mode={'0700' if owner_only else '1777'}")
+    listed = request.get("files")
+    if listed is None:
+        os.close(files)
+        return
+    file_mode, dir_mode = (0o400, 0o500) if owner_only else (0o444, 0o555)
+    _mount(libc, "tmpfs", "/bot", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755")
+    offset = 0
+    made = {"/bot"}
+    for rel, size in listed:
+        path = os.path.normpath(os.path.join("/bot", rel))
+        if not path.startswith("/bot/"):
+            raise OSError(22, f"not a path inside the bot: {rel!r}")
+        parent = os.path.dirname(path)
+        todo = []
+        while parent not in made:
+            todo.append(parent)
+            parent = os.path.dirname(parent)
+        for folder in reversed(todo):
+            os.mkdir(folder, 0o700)
+            made.add(folder)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, file_mode)
+        try:
+            left = int(size)
+            while left > 0:
+                chunk = os.pread(files, min(left, 1 << 20), offset)
+                if not chunk:
+                    raise OSError(5, "the bot's files ended early")
+                os.write(fd, chunk)
+                offset += len(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
+    os.close(files)
+    for folder in made:
+        os.chmod(folder, dir_mode)
+    _mount(libc, None, "/bot", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+
+
+def _own_users(libc: Any) -> None:
+    """A normal user's bot: a user namespace of its own, its one user mapped to itself (the
+    kernel counts the process limit per user namespace: this bot's processes alone)."""
+    uid, gid = os.geteuid(), os.getegid()
+    _check(libc.unshare(_CLONE_NEWUSER), "unshare (user namespace)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+
+
+def _keep_only(libc: Any, keep: list[int]) -> None:
+    """Every capability given up but ``keep`` (root's: the runner's switch to the bots' user),
+    from the bounding set as well."""
+    for cap in range(64):
+        # PR_CAPBSET_DROP; EINVAL: past the last capability this kernel knows
+        if cap not in keep and libc.prctl(24, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
+            break
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
+    mask = sum(1 << cap for cap in keep)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+    data = (ctypes.c_uint32 * 6)(mask, mask, 0, 0, 0, 0)  # effective, permitted, inheritable
+    _check(libc.capset(header, data), "capset")
+
+
+# ------------------------------------------------------------------------------ the server
+
+
+def serve(requests: socket.socket, preload: list[str]) -> None:
+    """Answer the referee's requests on ``requests`` until it closes it."""
+    for name in preload:  # tourney's engines and the modules every bot's start imports
+        try:
+            __import__(name)
+        except Exception:  # a bot that needs it will say why itself
+            continue
+    _load_runner()
+    libc = _libc()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # on any CPU, not only the one of the game its referee was playing when it started it: it
+    # makes members ahead of time beside the game (each bot then gets its referee's CPUs)
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    keep = [requests.fileno(), own_pid_ns]
+    pool: list[Member] = []
+    given: dict[int, Member] = {}  # pidfd -> member given out, until reaped
+    waiting = select.poll()
+    waiting.register(requests.fileno(), select.POLLIN)
+
+    trouble = ""
+    while True:
+        # requests first: a member is made only while none waits (~1 ms of the server's)
+        short = len(pool) < POOL and not trouble
+        events = waiting.poll(0 if short else None)
+        if not events:
+            try:
+                member = _make_member(libc, own_pid_ns, keep)
+            except OSError as exc:
+                trouble = str(exc)
+                continue
+            pool.append(member)
+            waiting.register(member.pidfd, select.POLLIN)
+            continue
+        for fd, _ in events:
+            if fd == requests.fileno():
+                try:
+                    data, fds, _, _ = socket.recv_fds(requests, MAX_MESSAGE, 64)
+                except OSError:
+                    os._exit(0)
+                if not data:
+                    os._exit(0)  # the referee is gone: so is every bot (this is PID 1)
+                if not pool:  # none ready (one is made now), or none can be made: say why
+                    try:
+                        pool.append(_make_member(libc, own_pid_ns, keep))
+                        waiting.register(pool[-1].pidfd, select.POLLIN)
+                    except OSError as exc:
+                        trouble = str(exc)
+                _give(requests, data, fds, pool, given, trouble)
+                trouble = ""  # try again to make members
+                continue
+            ended: Member | None = given.pop(fd, None)
+            if ended is None:  # a member of the pool died before it was used
+                found = [m for m in pool if m.pidfd == fd]
+                if not found:
+                    continue
+                ended = found[0]
+                pool.remove(ended)
+            waiting.unregister(fd)
+            _reap(ended)
+
+
+def _give(requests: socket.socket, data: bytes, fds: list[int], pool: list[Member],
+          given: dict[int, Member], trouble: str) -> None:
+    """Give the referee's request (the status pipe first, then the bot's descriptors) to a
+    member of the pool; answer with its pid and a pidfd of it."""
+    status, *passed = fds
+    try:
+        if not pool:
+            raise OSError(f"could not make a process for the bot: {trouble or 'none ready'}")
+        member = pool.pop(0)
+        assert member.sock is not None
+        socket.send_fds(member.sock, [data], passed)
+        member.sock.close()
+        member.sock = None
+        member.status = status
+        given[member.pidfd] = member
+        socket.send_fds(requests, [json.dumps({"pid": member.pid}).encode()], [member.pidfd])
+    except OSError as exc:
+        os.close(status)
+        requests.send(json.dumps({"error": str(exc)}).encode())
+    finally:
+        for fd in passed:
+            os.close(fd)
+
+
+def _reap(member: Member) -> None:
+    """Reap an ended member and write its exit status (negative: the signal) for the referee."""
+    try:
+        _, status = os.waitpid(member.pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+    except ChildProcessError:
+        code = -int(signal.SIGKILL)
+    os.close(member.pidfd)
+    if member.sock is not None:
+        member.sock.close()
+    if member.status >= 0:
+        with contextlib.suppress(OSError):  # the referee is done with it already
+            os.write(member.status, str(code).encode())
+        os.close(member.status)
+
+
+def main(argv: list[str]) -> None:
+    """``forkserver.pyc FD [MODULE...]``: serve on the inherited socket FD, with MODULEs
+    imported first."""
+    serve(socket.socket(fileno=int(argv[0])), argv[1:])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

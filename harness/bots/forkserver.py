@@ -36,6 +36,7 @@ This file, like the runner, imports nothing of tourney's: it runs in the jail fr
 
 from __future__ import annotations
 
+import array
 import contextlib
 import ctypes
 import json
@@ -70,7 +71,10 @@ _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 # what bubblewrap covers read-only in a jail's /proc (its --proc): the kernel's knobs
 _PROC_COVERS = ("sys", "sysrq-trigger", "irq", "bus")
-_CAP_SETGID, _CAP_SETUID, _CAP_SETPCAP = 6, 7, 8
+# what root's runner keeps to become the bots' user (CAP_SETGID, CAP_SETUID, CAP_SETPCAP),
+# which that switch clears; and what the bot's process mounts its /tmp and /bot with
+_ROOT_KEEPS = [6, 7, 8]
+_CAP_SYS_ADMIN = 21
 
 
 def _libc() -> Any:
@@ -120,7 +124,7 @@ class Member:
         self.status = -1
 
 
-def _make_member(libc: Any, own_pid_ns: int, keep: list[int]) -> Member:
+def _make_member(libc: Any, own_pid_ns: int, keep: list[int], early: str) -> Member:
     """Fork a new member (see the module docstring): the first process of a new PID namespace."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     _check(libc.unshare(_CLONE_NEWPID), "unshare (PID namespace)")
@@ -137,14 +141,14 @@ def _make_member(libc: Any, own_pid_ns: int, keep: list[int]) -> Member:
             ours.close()
             for fd in keep:
                 os.close(fd)
-            _member(libc, theirs)
+            _member(libc, theirs, early)
         finally:
             os._exit(70)
     theirs.close()
     return Member(pid, os.pidfd_open(pid), ours)
 
 
-def _member(libc: Any, sock: socket.socket) -> None:
+def _member(libc: Any, sock: socket.socket, early: str) -> None:
     """In the member, PID 1 of its namespace: the namespaces, its /proc, then the fork."""
     _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS
                         | _CLONE_NEWCGROUP), "unshare")
@@ -159,7 +163,28 @@ def _member(libc: Any, sock: socket.socket) -> None:
     os.setsid()  # the referee stops the bot by its process group where it cannot freeze it
     runner = _load_runner()
     runner._split_init(libc)  # this process stays PID 1; the child goes on
-    _become_bot(libc, sock, runner)
+    try:
+        _prepare_bot(libc, runner, early)
+        failed = None
+    except OSError as exc:  # said as the bot's first line, when it is given one
+        failed = exc
+    _become_bot(libc, sock, runner, failed)
+
+
+def _prepare_bot(libc: Any, runner: ModuleType, early: str) -> None:
+    """In the bot's process, before it is given a bot (ahead of time, off its start): for a
+    normal user a user namespace of its own (the kernel counts the process limit per user
+    namespace: this bot's processes alone) with a mount namespace it owns, where it will mount
+    its /tmp and /bot; the capability bounding set emptied but for what the rest of its
+    confinement needs; ``no_new_privs``; and the filter but for the calls it still makes when it
+    is given its bot (:data:`harness.bots.syscalls.LATE`, refused then by a second filter)."""
+    if os.geteuid() != 0:
+        _own_users(libc)
+        _check(libc.unshare(_CLONE_NEWNS), "unshare (mount namespace)")
+    _keep_only(libc, [_CAP_SYS_ADMIN, *_ROOT_KEEPS] if os.geteuid() == 0 else [_CAP_SYS_ADMIN])
+    libc.prctl(runner._PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if early:
+        runner._install_filter(libc, early)
 
 
 def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]]:
@@ -169,12 +194,16 @@ def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]]:
     return json.loads(data), fds
 
 
-def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType) -> None:
+def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType,
+                failed: OSError | None) -> None:
     """In the bot's process: wait to be given a bot, then confine and run it."""
     request, fds = _receive(sock)
     sock.close()
     stdin, stdout, log, files, *groups = fds
     try:
+        if failed is not None:
+            os.dup2(stdout, 1)
+            raise failed
         for group in groups:  # first: from here on everything is counted for the bot
             os.write(group, b"0")
             os.close(group)
@@ -187,12 +216,10 @@ def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType) -> None:
         if request.get("cpus"):  # the referee's, as a bot it started itself would have them
             os.sched_setaffinity(0, request["cpus"])
         runner._set_limits(request["cfg"], 1)  # its init's: nothing run there escapes them
-        if request.get("user_namespace"):
-            _own_users(libc)
-        _keep_only(libc, request.get("keep_caps", []))
-        libc.prctl(runner._PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-        if request.get("seccomp"):
-            runner._install_filter(libc, request["seccomp"])
+        # root's runner keeps what it becomes the bots' user with; nothing else is left
+        _keep_only(libc, _ROOT_KEEPS if os.geteuid() == 0 else [])
+        if request.get("late_filter"):
+            runner._install_filter(libc, request["late_filter"])
     except OSError as exc:
         message = f"could not confine the bot: {exc}"
         os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
@@ -203,7 +230,7 @@ def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType) -> None:
 def _root(libc: Any, request: dict[str, Any], files: int) -> None:
     """The bot's own ``/tmp`` and ``/bot``: new in-memory file systems, the bot's files written
     read-only from the referee's memory file ``files``, then ``/bot`` made read-only."""
-    owner_only = request["as_root"] is False
+    owner_only = os.geteuid() != 0
     _mount(libc, "tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV,
            f"size={int(request['scratch'])},mode={'0700' if owner_only else '1777'}")
     listed = request.get("files")
@@ -256,12 +283,13 @@ def _own_users(libc: Any) -> None:
 
 
 def _keep_only(libc: Any, keep: list[int]) -> None:
-    """Every capability given up but ``keep`` (root's: the runner's switch to the bots' user),
-    from the bounding set as well."""
+    """Every capability given up but ``keep``, from the bounding set as well (each drop costs
+    the kernel a new set of credentials: only those still there are dropped)."""
+    with open("/proc/self/status") as f:
+        bounding = next(int(line.split()[1], 16) for line in f if line.startswith("CapBnd:"))
     for cap in range(64):
-        # PR_CAPBSET_DROP; EINVAL: past the last capability this kernel knows
-        if cap not in keep and libc.prctl(24, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
-            break
+        if bounding >> cap & 1 and cap not in keep:
+            _check(libc.prctl(24, cap, 0, 0, 0), "dropping a capability")  # PR_CAPBSET_DROP
     libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
     mask = sum(1 << cap for cap in keep)
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)
@@ -272,9 +300,13 @@ def _keep_only(libc: Any, keep: list[int]) -> None:
 # ------------------------------------------------------------------------------ the server
 
 
-def serve(requests: socket.socket, preload: list[str]) -> None:
-    """Answer the referee's requests on ``requests`` until it closes it."""
-    for name in preload:  # tourney's engines and the modules every bot's start imports
+def serve(requests: socket.socket) -> None:
+    """Answer the referee's requests on ``requests`` until it closes it. Its first message is
+    the server's own settings: the modules to import first (``preload``) and the filter each
+    bot's process installs ahead of time (``early_filter``, base64 BPF)."""
+    settings, _ = _receive(requests)
+    early = str(settings.get("early_filter", ""))
+    for name in settings.get("preload", []):  # the engines, and what every bot starts with
         try:
             __import__(name)
         except Exception:  # a bot that needs it will say why itself
@@ -292,6 +324,9 @@ def serve(requests: socket.socket, preload: list[str]) -> None:
     given: dict[int, Member] = {}  # pidfd -> member given out, until reaped
     waiting = select.poll()
     waiting.register(requests.fileno(), select.POLLIN)
+    # a request is read here and passed on as it came, never parsed: every member is a copy of
+    # this process, and none may find in it anything of another bot (its file's name, options)
+    buffer = bytearray(MAX_MESSAGE)
 
     trouble = ""
     while True:
@@ -300,7 +335,7 @@ def serve(requests: socket.socket, preload: list[str]) -> None:
         events = waiting.poll(0 if short else None)
         if not events:
             try:
-                member = _make_member(libc, own_pid_ns, keep)
+                member = _make_member(libc, own_pid_ns, keep, early)
             except OSError as exc:
                 trouble = str(exc)
                 continue
@@ -310,18 +345,21 @@ def serve(requests: socket.socket, preload: list[str]) -> None:
         for fd, _ in events:
             if fd == requests.fileno():
                 try:
-                    data, fds, _, _ = socket.recv_fds(requests, MAX_MESSAGE, 64)
+                    size, fds = _read_request(requests, buffer)
                 except OSError:
                     os._exit(0)
-                if not data:
+                if not size:
                     os._exit(0)  # the referee is gone: so is every bot (this is PID 1)
+                data = memoryview(buffer)[:size]
                 if not pool:  # none ready (one is made now), or none can be made: say why
                     try:
-                        pool.append(_make_member(libc, own_pid_ns, keep))
+                        pool.append(_make_member(libc, own_pid_ns, keep, early))
                         waiting.register(pool[-1].pidfd, select.POLLIN)
                     except OSError as exc:
                         trouble = str(exc)
                 _give(requests, data, fds, pool, given, trouble)
+                data.release()
+                buffer[:size] = bytes(size)  # forgotten before the next member is made
                 trouble = ""  # try again to make members
                 continue
             ended: Member | None = given.pop(fd, None)
@@ -331,21 +369,36 @@ def serve(requests: socket.socket, preload: list[str]) -> None:
                     continue
                 ended = found[0]
                 pool.remove(ended)
+                trouble = "a process made for a bot ended before it was used"
             waiting.unregister(fd)
             _reap(ended)
 
 
-def _give(requests: socket.socket, data: bytes, fds: list[int], pool: list[Member],
+def _read_request(requests: socket.socket, buffer: bytearray) -> tuple[int, list[int]]:
+    """Read one request into ``buffer``: its size (0: the referee is gone) and descriptors."""
+    fds = array.array("i")
+    size, ancillary, _, _ = requests.recvmsg_into([buffer], socket.CMSG_SPACE(64 * fds.itemsize))
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
+    return size, list(fds)
+
+
+def _give(requests: socket.socket, data: memoryview, fds: list[int], pool: list[Member],
           given: dict[int, Member], trouble: str) -> None:
     """Give the referee's request (the status pipe first, then the bot's descriptors) to a
     member of the pool; answer with its pid and a pidfd of it."""
+    if not fds:
+        requests.send(json.dumps({"error": "a request came without its descriptors"}).encode())
+        return
     status, *passed = fds
     try:
         if not pool:
             raise OSError(f"could not make a process for the bot: {trouble or 'none ready'}")
         member = pool.pop(0)
         assert member.sock is not None
-        socket.send_fds(member.sock, [data], passed)
+        member.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                      array.array("i", passed))])
         member.sock.close()
         member.sock = None
         member.status = status
@@ -376,9 +429,8 @@ def _reap(member: Member) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``forkserver.pyc FD [MODULE...]``: serve on the inherited socket FD, with MODULEs
-    imported first."""
-    serve(socket.socket(fileno=int(argv[0])), argv[1:])
+    """``forkserver.pyc FD``: serve on the inherited socket FD."""
+    serve(socket.socket(fileno=int(argv[0])))
 
 
 if __name__ == "__main__":

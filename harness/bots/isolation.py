@@ -327,7 +327,8 @@ def describe(state: dict[str, Any]) -> str:
              f"capabilities {state.get('capabilities', 'unknown')}",
              f"system-call filter {'yes' if state.get('seccomp') else 'NO'}"
              f"{_sockets(state.get('sockets'))}",
-             f"stopped between turns: {state['freeze']}"]
+             f"stopped between turns: {state['freeze']}",
+             f"bots start: {state.get('starts', 'unknown')}"]
     return ", ".join(parts)
 
 

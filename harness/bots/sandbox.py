@@ -202,11 +202,21 @@ def report() -> dict[str, Any]:
     mechanism = cgroups.mechanism()
     achieved = _probe_jailed() if _jail_allowed() else {}
     jailed = bool(achieved)
-    if not jailed:
+    starts = "a new jail each"
+    if jailed:  # Python bots come from the start-up server: what holds for them, as well
+        forked = _probe_forked()
+        if forked:
+            achieved = _weaker(achieved, forked)
+            starts = "Python bots forked by the start-up server, commands in a new jail each"
+        elif starter_trouble():
+            starts += f" (no start-up server: {starter_trouble()})"
+    else:
         achieved = probe_runner()
+        starts = "a new process each"
     return {
         "mechanism": mechanism,
         "engine": "bubblewrap" if jailed else "none (the runner alone)",
+        "starts": starts,
         "cgroups": mechanism != "rlimits",
         "pid_namespace": bool(achieved.get("pid_namespace")),
         "ipc_namespace": bool(achieved.get("ipc_namespace")),
@@ -403,9 +413,6 @@ def jail_python() -> str:
 # of its built-in bots, and the standard modules they and the runner start with
 PRELOAD = ("random", "json", "dataclasses", "pathlib", "games.battleline", "games.warchest",
            "agents.greedy", "agents.greedy_battleline", "agents.greedy_warchest")
-# the capabilities a root jail's runner keeps to become the bots' user (CAP_SETGID, CAP_SETUID,
-# CAP_SETPCAP), which that switch then clears
-_ROOT_KEEPS = [6, 7, 8]
 _starters: dict[tuple[str, ...], starter.Starter] = {}
 _starter_lock = threading.Lock()
 _starter_trouble: list[str] = []  # why this process has no start-up server, once it failed
@@ -455,7 +462,10 @@ def _start_server() -> starter.Starter | str:
     def start() -> None:
         try:
             cage = make_jail(Limits(), binds=[], bot=None, unfrozen=False, forking=True)
-            made.append(starter.Starter(cage, jail_python(), PRELOAD, _env(jailed=True)))
+            early = syscalls.bot_filter(False, "early")
+            made.append(starter.Starter(cage, jail_python(), _env(jailed=True), {
+                "preload": PRELOAD,
+                "early_filter": base64.b64encode(early).decode() if early else ""}))
         except (starter.StarterError, OSError) as exc:
             made.append(str(exc) or type(exc).__name__)
         finally:
@@ -475,23 +485,26 @@ def starter_trouble() -> str:
 def _forked_request(limits: Limits, cfg: JSON, args: list[str],
                     files: list[tuple[str, bytes]] | None, unfrozen: bool) -> JSON:
     """What the start-up server's member needs to become this bot
-    (:func:`harness.bots.forkserver._become_bot`)."""
-    root = sandbox_user() is not None
+    (:func:`harness.bots.forkserver._become_bot`): with the late part of the filter
+    (:data:`harness.bots.syscalls.LATE`)."""
+    late = syscalls.bot_filter(unfrozen, "late")
     return {"cfg": {**cfg, "forked": True}, "args": args,
             "files": None if files is None else [[rel, len(data)] for rel, data in files],
-            "scratch": limits.scratch_bytes, "as_root": root, "user_namespace": not root,
-            "keep_caps": _ROOT_KEEPS if root else [], **_filter(unfrozen),
+            "scratch": limits.scratch_bytes,
+            "late_filter": base64.b64encode(late).decode() if late else "",
             # the CPUs the referee runs on (a game's, pinned): the server's may be others
             "cpus": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []}
 
 
-def _jail_cfg(limits: Limits) -> JSON:
+def _jail_cfg(limits: Limits, forked: bool = False) -> JSON:
     """The runner's part of a jail's confinement: as root, the user to become; otherwise the
     process limit, which the kernel counts in the bot's own user namespace (per bot; as root,
-    where there is none, the control group counts them)."""
+    where there is none, the control group counts them). In a jail of bubblewrap's that
+    namespace holds the jail's init as well; a process from the start-up server has one of its
+    own (``forked``), where its init is not."""
     user = sandbox_user()
     if user is None:
-        return {"jailed": True, "nproc": limits.max_processes + 1}  # + the jail's init
+        return {"jailed": True, "nproc": limits.max_processes + (0 if forked else 1)}
     return {"jailed": True, "uid": user[0], "gid": user[1]}
 
 
@@ -529,6 +542,82 @@ def _probe_jailed() -> JSON:
     inside = jail.compare(achieved.get("namespaces", {}))
     return {**achieved, **{key: flag and spaces[key] for key, flag in inside.items()},
             "freezer": freezer}
+
+
+def _probe_forked() -> JSON:
+    """Start a runner from the start-up server exactly as for a Python bot, without a bot; what
+    it achieved, with its namespaces as the kernel shows them from outside (empty if there is
+    no server, or it failed)."""
+    server = bot_starter()
+    if server is None:
+        return {}
+    limits = Limits()
+    group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
+    request = _forked_request(limits, _jail_cfg(limits, forked=True), ["--probe"], None,
+                              not group.freezer)
+    files = jail.memfd("nothing", b"")
+    log_r, log_w = os.pipe()
+    try:
+        proc = server.spawn(request, files, group.join_files, log_w)
+    except starter.StarterError:
+        group.close()
+        return {}
+    finally:
+        os.close(files)
+        os.close(log_w)
+        os.close(log_r)
+    try:
+        spaces = proc.namespaces()
+        achieved = _read_probe_line(proc.stdout.fileno(), 30.0)
+    finally:
+        proc.kill()
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.close()
+        group.close()
+    if not achieved:
+        return {}
+    inside = jail.compare(achieved.get("namespaces", {}))
+    return {**achieved, **{key: flag and spaces[key] for key, flag in inside.items()},
+            "freezer": group.freezer or cgroups.backend().freezer}
+
+
+def _read_probe_line(fd: int, timeout: float) -> JSON:
+    """The runner's ``confined`` line on ``fd`` (empty if none came within ``timeout``)."""
+    data = b""
+    deadline = time.monotonic() + timeout
+    waiting = select.poll()
+    waiting.register(fd, select.POLLIN)
+    while b"\n" not in data and time.monotonic() < deadline:
+        if not waiting.poll(max(1, int((deadline - time.monotonic()) * 1000))):
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    with contextlib.suppress(ValueError):
+        message = json.loads(data.split(b"\n", 1)[0])
+        if isinstance(message, dict) and message.get("type") == "confined":
+            return message
+    return {}
+
+
+def _weaker(first: JSON, second: JSON) -> JSON:
+    """What holds for both of two probes: a protection only where both have it."""
+    both: JSON = {**first, **second}
+    for key, value in first.items():
+        other = second.get(key)
+        if isinstance(value, bool):
+            both[key] = value and bool(other)
+        elif key == "capabilities":
+            both[key] = value if value != "none" else other
+        elif key == "filesystem":
+            both[key] = value if value != "allow-list" else other
+        elif key in ("writable", "sockets") and isinstance(value, list):
+            both[key] = sorted({*value, *(other or [])})
+        elif key == "nproc":
+            both[key] = max(int(value), int(other or 0))
+    return both
 
 
 def probe_runner() -> JSON:
@@ -757,7 +846,7 @@ class SandboxedAgent:
         groups before it runs."""
         assert self.source.path is not None
         bot = self._bot_files()
-        cfg: JSON = {**_jail_cfg(self.limits), "memory": self.limits.memory_bytes,
+        cfg: JSON = {**_jail_cfg(self.limits, forked=True), "memory": self.limits.memory_bytes,
                      "cpu": self.limits.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
                      "allowed": isolation.allowed_imports(),
                      "bot_path": "/bot" if self.source.is_directory else f"/bot/{bot[0][0]}"}

@@ -106,11 +106,11 @@ class ForkedBot:
 
 
 class Starter:
-    """One start-up server in its jail ``cage``, running ``python`` with the modules
-    ``preload`` imported, in the environment ``env``."""
+    """One start-up server in its jail ``cage``, running ``python`` in the environment ``env``,
+    with its ``settings`` (:func:`harness.bots.forkserver.serve`)."""
 
-    def __init__(self, cage: jail.Jail, python: str, preload: Sequence[str],
-                 env: dict[str, str]) -> None:
+    def __init__(self, cage: jail.Jail, python: str, env: dict[str, str],
+                 settings: dict[str, Any]) -> None:
         self._lock = threading.Lock()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
@@ -118,7 +118,7 @@ class Starter:
         self._errors = err_r
         try:
             command, fds = cage.command([python, "-P", "-S", jail.FORKSERVER,
-                                         str(theirs.fileno()), *preload])
+                                         str(theirs.fileno())])
             self._proc = subprocess.Popen(
                 ["bwrap", *command[1:]], executable=command[0],
                 pass_fds=(*fds, theirs.fileno()), stdin=subprocess.DEVNULL,
@@ -141,6 +141,12 @@ class Starter:
             self.close()
             raise StarterError(self._said() or str(exc)) from None
         self._init = jail.hold(cage.info)
+        try:
+            self._sock.send(json.dumps(settings).encode())
+        except OSError as exc:
+            self.close()
+            raise StarterError(self._said() or f"the start-up server ended at once ({exc})") \
+                from None
 
     def _said(self) -> str:
         """The last line the server wrote on its standard error (bubblewrap's or Python's)."""

@@ -38,6 +38,7 @@ import signal
 import socket
 import tempfile
 from functools import cache
+from typing import Any
 
 # name -> why a bot may not call it
 REFUSED = {
@@ -145,10 +146,20 @@ UNFROZEN = {
 }
 
 
+# what a bot's process from the start-up server (harness.bots.forkserver) still calls once it is
+# given its bot, after the rest of the filter is in place (installed ahead of time, off the bot's
+# start): refused from then on by a second, small filter (filters add up: a call passes only
+# if every filter lets it)
+LATE = ("mount", "sched_setaffinity")
+
+
 @cache
-def bot_filter(unfrozen: bool = False) -> bytes | None:
+def bot_filter(unfrozen: bool = False, part: str = "whole") -> bytes | None:
     """The filter as BPF bytes for ``prctl(PR_SET_SECCOMP)``, or None without libseccomp;
     ``unfrozen``: for a bot stopped between its turns by signals (:data:`UNFROZEN` refused too).
+    ``part``: the whole filter; or for the start-up server, the ``"early"`` part (all but
+    :data:`LATE` and :data:`UNFROZEN`) and the ``"late"`` one (those alone), which together
+    refuse what the whole does.
 
     Arguments are compared as the kernel reads them (an ``int`` in its register's low 32 bits):
     a bot cannot slip a SIGCONT past a rule with high bits set."""
@@ -159,11 +170,18 @@ def bot_filter(unfrozen: bool = False) -> bytes | None:
     except (ImportError, OSError, RuntimeError):  # the bindings or libseccomp.so are missing
         return None
     refuse = seccomp.ERRNO(errno.EPERM)
-    for name in [*REFUSED, *(UNFROZEN if unfrozen else ())]:
+    names = [*REFUSED, *(UNFROZEN if unfrozen else ())]
+    if part == "early":
+        names = [name for name in REFUSED if name not in LATE]
+    elif part == "late":
+        names = [*LATE, *(UNFROZEN if unfrozen else ())]
+    for name in names:
         try:
             rules.add_rule(refuse, name)
         except (ValueError, RuntimeError, OSError):
             continue  # a call this kernel's architecture does not have
+    if part == "late":
+        return _export(rules)
     for name in ABSENT:
         try:
             rules.add_rule(seccomp.ERRNO(errno.ENOSYS), name)
@@ -189,6 +207,10 @@ def bot_filter(unfrozen: bool = False) -> bytes | None:
                    seccomp.Arg(1, seccomp.NE, int(signal.SIGKILL)))
     rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.MASKED_EQ, _INT, F_SETSIG),
                    seccomp.Arg(2, seccomp.MASKED_EQ, _INT, SIGCONT))
+    return _export(rules)
+
+
+def _export(rules: Any) -> bytes:
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)

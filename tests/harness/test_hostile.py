@@ -454,6 +454,21 @@ def test_the_ipc_rememberer_finds_nothing_of_its_last_game(toy: str) -> None:
     assert not {0x70757274, 0x70757275} & _host_ipc_keys()
 
 
+def test_a_bot_finds_nothing_of_an_earlier_bot_in_its_memory(toy: str, shared_dir: Path) -> None:
+    """Every Python bot's process is forked by one start-up server per referee, from the same
+    process: a later bot must find in its memory nothing of an earlier bot's request (here the
+    earlier bot's file name). Both seats read, so one of them is a process the server made after
+    the earlier bot's request (it makes them ahead of time, two at a time)."""
+    earlier = shared_dir / "previous-bot-k7q.py"
+    earlier.write_text("def act(o, legal):\n    return legal[0]\n")
+    reader = hostile("memory_reader.py")
+    term, reason, logs, _, _ = play(toy, str(earlier), "random")
+    assert not term.is_forfeit, reason
+    term, reason, logs, _, _ = play(toy, reader, reader)
+    assert not term.is_forfeit, reason
+    assert [log.split()[:2] for log in logs] == [["FOUND", "0"]] * 2, logs
+
+
 def test_the_mounts_name_no_path_of_the_organisers(toy: str, shared_dir: Path) -> None:
     """In a jail, tourney's packages and environment are shown under /tourney: the bot's mounts,
     import path and module files name no directory of the organiser's (only the interpreter's

@@ -1,9 +1,11 @@
 """A bot in its own process: confinement, deadlines enforced by killing, crash detection.
 
 One :class:`SandboxedAgent` is one bot process for one game (a fresh process per game, so a bot
-that died in one game simply gets a new process in the next). The runner
-(:mod:`harness.bots.runner`) starts in a new session, in bubblewrap's jail
-(:mod:`harness.bots.jail`; alone, confining itself, where no jail can be built), confined
+that died in one game simply gets a new process in the next). A Python bot's process is forked
+by this process's jailed start-up server (:mod:`harness.bots.starter`), never used before, in
+namespaces of its own; an external command's runner (:mod:`harness.bots.runner`) starts in a
+new session, in a jail of bubblewrap's of its own (:mod:`harness.bots.jail`); where no jail
+can be built, the runner starts alone and confines itself. Either way the bot is confined
 before any bot code runs by the policy of :mod:`harness.bots.isolation`: its own control
 group (memory, processes and CPU counted for the bot's whole tree, :mod:`harness.bots.cgroups`),
 rlimits per process, new network, mount, PID, IPC and UTS namespaces, an allow-list file

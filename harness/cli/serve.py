@@ -199,11 +199,26 @@ def admin_token_cmd(folder: FolderArg, name: NameArg) -> None:
 
 
 def admin_organiser_token_cmd(folder: FolderArg) -> None:
-    """Make a new organiser token (the old one stops working)."""
+    """Make a new organiser token (the old one stops working, and every organiser session
+    logged in with it ends)."""
     from harness.serve.db import CompetitionDB
 
     with CompetitionDB.open(folder) as db:
         typer.echo(f"organiser token: {db.set_organiser_token()}")
+
+
+def admin_logout_all_cmd(folder: FolderArg) -> None:
+    """End every session: everyone, the organiser too, must log in again (tokens keep
+    working; `token NAME` replaces one that leaked).
+
+    Example: tourney serve-admin logout-all results/contest
+    """
+    from harness.serve.db import CompetitionDB
+
+    with CompetitionDB.open(folder) as db:
+        ended = db.end_all_sessions()
+    typer.echo(f"ended {ended} session{'' if ended == 1 else 's'}; everyone logs in again "
+               f"with their token")
 
 
 def admin_retire_cmd(folder: FolderArg, name: NameArg) -> None:

@@ -175,6 +175,14 @@ HOSTILE_ZIPS = {
     "an encrypted member": (_encrypted(), 422, "encrypted"),
     "an unknown compression method": (_unknown_method(), 422, "cannot be unpacked"),
     "a name with a template": (_zip([("bot/{{7*7}}.py", BOT)]), 422, "does not accept"),
+    # (1,500 folders deep once answered 500 and wrote 2.3 MB of traceback to the log)
+    "a member 1,500 folders deep": (_zip([("bot/bot.py", BOT),
+                                          ("/".join(["d"] * 1500) + "/x.py", BOT)]),
+                                    422, "a path of 3004 characters"),
+    "a member 33 folders deep": (_zip([("bot/bot.py", BOT), ("/".join(["d"] * 33) + "/x.py",
+                                                             BOT)]), 422, "over the 32 allowed"),
+    "a path too long": (_zip([("bot/bot.py", BOT), ("/".join(["d" * 99] * 6), BOT)]), 422,
+                        "a path of 599 characters, over the 512 allowed"),
 }
 
 

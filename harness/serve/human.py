@@ -197,11 +197,14 @@ class Session:
                 self.turn_started = time.monotonic()
             self.version += 1
             self.cond.notify_all()
+            rules = self.rules
+            # a first move that never comes abandons the game, where that limit is the shorter
+            abandons = self.first and rules.first_move_seconds < rules.idle_seconds
+            limit = rules.first_move_seconds if abandons else rules.idle_seconds
             while self.pending is None and not self.leaving:
-                limit = self.rules.first_move_seconds if self.first else self.rules.idle_seconds
                 left = self.turn_started + limit - time.monotonic()
                 if left <= 0:
-                    if self.first:
+                    if abandons:
                         self.abandon()
                     else:
                         self.leaving = f"left the game (no move for {_duration(limit)})"

@@ -192,7 +192,8 @@ serve_admin_app = typer.Typer(
     pretty_exceptions_enable=False,
     help="The organiser's commands on a competition's folder (also while `tourney serve` runs).")
 app.add_typer(serve_admin_app)
-for _name in ("add", "list", "token", "organiser-token", "retire", "settings"):
+for _name in ("add", "list", "token", "organiser-token", "logout-all", "retire",
+              "settings"):
     command(_name, getattr(serve, f"admin_{_name.replace('-', '_')}_cmd"), serve_admin_app)
 
 

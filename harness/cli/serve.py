@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -27,11 +27,6 @@ from harness.cli.options import (
     fail,
     options,
 )
-
-if TYPE_CHECKING:
-    from starlette.applications import Starlette
-
-    from harness.serve.competition import Competition
 
 FolderArg = Annotated[Path, typer.Argument(help="The competition's folder.")]
 NameArg = Annotated[str, typer.Argument(help="The entrant's name (letters, digits, - and _).")]
@@ -68,9 +63,8 @@ def serve_cmd(
     """
     import socket
 
-    from starlette.routing import Mount
-
     from harness.arena import living
+    from harness.serve import errors
     from harness.serve.app import create_app
     from harness.serve.competition import Competition
     from harness.serve.db import CompetitionDB
@@ -107,9 +101,8 @@ def serve_cmd(
     arena = ArenaProcess(folder, options)
     checker = Checker(folder)
     competition = Competition(folder, arena=arena, checker=checker, public_url=url)
-    human = _human_app(competition)
-    app = create_app(competition, extra=[Mount("/play", human)],
-                     secure_cookies=url.startswith("https://"))
+    app = create_app(competition, secure_cookies=url.startswith("https://"))
+    errors.log_to_stderr()
     isolation = config.isolation
 
     def say(line: str) -> None:
@@ -141,7 +134,7 @@ def serve_cmd(
         # a second Ctrl-C must not cut the league's stop short (it would be left unstopped)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         say("stopping: the league stores the games in hand ...")
-        human.state.games.close()  # games in progress with a person: not stored
+        app.state.site.close()  # games in progress with a person: not stored
         checker.close()
         arena.close()
         competition.close()
@@ -171,16 +164,6 @@ def _server(app: Any) -> Any:
 
     return Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                  timeout_graceful_shutdown=5))
-
-
-def _human_app(competition: Competition) -> Starlette:
-    """The human seat (``/play``): an entrant plays any admitted bot (docs/human.md)."""
-    from harness.serve.app import csrf_of, user_of
-    from harness.serve.human import human_app
-
-    return human_app(game=competition.config.game, variant=competition.config.variant,
-                     bots=competition.playable, store=competition.folder / "human",
-                     user=user_of, csrf=csrf_of, limits=competition.config.limits)
 
 
 # ----------------------------------------------------------------------------- serve-admin
@@ -216,11 +199,26 @@ def admin_token_cmd(folder: FolderArg, name: NameArg) -> None:
 
 
 def admin_organiser_token_cmd(folder: FolderArg) -> None:
-    """Make a new organiser token (the old one stops working)."""
+    """Make a new organiser token (the old one stops working, and every organiser session
+    logged in with it ends)."""
     from harness.serve.db import CompetitionDB
 
     with CompetitionDB.open(folder) as db:
         typer.echo(f"organiser token: {db.set_organiser_token()}")
+
+
+def admin_logout_all_cmd(folder: FolderArg) -> None:
+    """End every session: everyone, the organiser too, must log in again (tokens keep
+    working; `token NAME` replaces one that leaked).
+
+    Example: tourney serve-admin logout-all results/contest
+    """
+    from harness.serve.db import CompetitionDB
+
+    with CompetitionDB.open(folder) as db:
+        ended = db.end_all_sessions()
+    typer.echo(f"ended {ended} session{'' if ended == 1 else 's'}; everyone logs in again "
+               f"with their token")
 
 
 def admin_retire_cmd(folder: FolderArg, name: NameArg) -> None:

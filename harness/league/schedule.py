@@ -105,6 +105,18 @@ def group_deal_seed(league_seed: int, names: Sequence[str], deal_index: int,
     return raw >> (64 - SEED_BITS)
 
 
+def keyed_seed(key: bytes, tag: str, name: str) -> int:
+    """A deal seed outside any schedule (a human's game on a competition server, say): the
+    HMAC of ``tag`` and ``name`` under the league's key, so secret while the key is.
+
+    >>> keyed_seed(b"k" * 16, "human-deal", "human-1") != keyed_seed(b"k" * 16, "human-deal",
+    ...                                                              "human-2")
+    True
+    """
+    raw = int.from_bytes(_digest(f"keyed:{tag}", name, key=key)[:8], "big")
+    return raw >> (64 - SEED_BITS)
+
+
 def group_pair_id(league_seed: int, names: Sequence[str], deal_index: int,
                   key: bytes | None = None) -> str:
     """The id of deal set ``deal_index`` of a group (a duplicate pair, or a free-for-all set of

@@ -8,7 +8,10 @@ Who may see what:
   submissions, entry-check reports, games, replays of their games and their own bots' logs,
   never another entrant's code, logs or page;
 * the organiser: every entrant, adding entrants and tokens, retiring, pausing, limits, the
-  league folder as a zip (without the league's secret key).
+  league folder as a zip (without the league's secret key);
+* anyone logged in: the human seat under ``/play`` (:mod:`harness.serve.human`), whose routes
+  are ordinary routes of this one application: one routing table, one template environment,
+  one state (:class:`Site`), one CSRF check.
 
 A browser's session is a cookie (HttpOnly, SameSite=Strict); every form and script that changes
 something sends the session's CSRF token back, and a request from another origin is refused.
@@ -27,7 +30,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -45,8 +47,12 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from harness.serve import pages
 from harness.serve.competition import GAMES_SHOWN, Competition, size_text
 from harness.serve.db import ORGANISER, Account, ServeError
+from harness.serve.errors import QuietErrors
+from harness.serve.human import HumanError, HumanGames, SeatRules, SeatSite, SeatWeb
+from harness.serve.human import wants_json as seat_wants_json
 
 COOKIE = "tourney_session"
 CSRF_HEADER = "x-csrf-token"
@@ -146,16 +152,25 @@ class Who:
 
 
 class Site:
-    """What the routes share: the competition, the page templates, the rate limits."""
+    """What the routes share: the competition, the page templates, the rate limits and the
+    human seat's games (the application's one state, ``app.state.site``)."""
 
-    def __init__(self, competition: Competition, *, secure_cookies: bool = False) -> None:
+    def __init__(self, competition: Competition, *, secure_cookies: bool = False,
+                 seat: SeatRules | None = None) -> None:
+        config = competition.config
         self.competition = competition
         self.secure_cookies = secure_cookies
         self.logins = RateLimit(10, 60.0)  # login and sign-up attempts per client a minute
         self.uploads = RateLimit(6, 60.0)  # uploads per entrant a minute (and a daily quota)
-        self.env = jinja2.Environment(
-            loader=jinja2.PackageLoader("harness.serve", "templates"),
-            autoescape=True, undefined=jinja2.StrictUndefined)
+        self.env = pages.templates()
+        # people's games against the bots: dealt from the league's secret key, stored apart
+        self.human = HumanGames(game=config.game, variant=config.variant,
+                                store=competition.folder / "human", limits=config.limits,
+                                rules=seat, key=config.key_bytes)
+
+    def close(self) -> None:
+        """Interrupt the human games in progress (they are not stored)."""
+        self.human.close()
 
 
 def site_of(request: Request) -> Site:
@@ -171,7 +186,9 @@ def _client(request: Request) -> str:
 
 
 def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/")
+    path = request.url.path
+    return path.startswith("/api/") or (path.startswith(SEAT + "/") and
+                                        seat_wants_json(request))
 
 
 def who(request: Request) -> Who | None:
@@ -196,12 +213,6 @@ def who(request: Request) -> Who | None:
     with lock:
         session = db.session(sid)
     return None if session is None else Who(session.account, session.csrf)
-
-
-def user_of(request: Request) -> str | None:
-    """Who is logged in (the human seat's gate): an account's name, or None."""
-    found = who(request)
-    return None if found is None else found.account.name
 
 
 def csrf_of(request: Request) -> str:
@@ -272,7 +283,7 @@ def _page_headers() -> dict[str, str]:
 
 
 async def on_error(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, ServeError):
+    if isinstance(exc, ServeError | HumanError):
         status, message = exc.status, str(exc)
     elif isinstance(exc, HTTPException):
         status, message = exc.status_code, str(exc.detail)
@@ -290,9 +301,21 @@ async def on_error(request: Request, exc: Exception) -> Response:
     except HTTPException:
         current = None
     response = page(request, "message.html.j2", status, heading=_heading(status),
-                    message=message, who=current)
+                    message=message, who=current, back=_back(request))
     response.headers.update(headers)
     return response
+
+
+def _back(request: Request) -> str:
+    """Where an error page's Back link goes without a script: the page of this site the
+    request came from (its Referer), else the leaderboard."""
+    referer = request.headers.get("referer", "")
+    origin = f"{request.url.scheme}://{request.url.netloc}"
+    if referer.startswith(origin + "/"):
+        path = referer[len(origin):]
+        if path.startswith("/") and not path.startswith("//"):
+            return path
+    return "/"
 
 
 def _heading(status: int) -> str:
@@ -449,13 +472,8 @@ async def replay_page(request: Request) -> Response:
     comp = site_of(request).competition
     current = need(request)
     html = await run_in_threadpool(comp.replay_html, request.path_params["game_id"],
-                                   current.account)
-    headers = _page_headers()
-    # the viewer is one self-contained page with its script inline
-    headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; " \
-                                         "style-src 'unsafe-inline'; img-src data:; " \
-                                         "frame-ancestors 'none'"
-    return HTMLResponse(html, headers=headers)
+                                   current.account, REPORT_SCRIPTS)
+    return HTMLResponse(html, headers=pages.viewer_headers())
 
 
 async def log_page(request: Request) -> Response:
@@ -604,13 +622,28 @@ async def favicon(request: Request) -> Response:
 # ----------------------------------------------------------------------------- the app
 
 UPLOAD_PATHS = ("/me/submit", "/api/submissions")
+SEAT = "/play"  # the human seat's pages
+REPORT_SCRIPTS = "/static/report"  # the replay viewer's scripts (pages.script)
 
 
-def create_app(competition: Competition, *, extra: list[BaseRoute] | None = None,
-               secure_cookies: bool = False) -> Starlette:
-    """The Starlette application of a competition (``extra``: more routes, e.g. the human
-    seat's mount)."""
-    site = Site(competition, secure_cookies=secure_cookies)
+def _seat_web(site: Site) -> SeatWeb:
+    """The human seat's handlers, with this site's login and CSRF check."""
+    def player(request: Request) -> str:
+        return need(request).account.name
+
+    def check(request: Request, form_token: str | None) -> None:
+        check_csrf(request, need(request), form_token)
+
+    return SeatWeb(site.human, site.competition.playable, SeatSite(
+        who=player, check=check, csrf=csrf_of, base=SEAT, assets="/static"))
+
+
+def create_app(competition: Competition, *, secure_cookies: bool = False,
+               seat: SeatRules | None = None) -> Starlette:
+    """The Starlette application of a competition, as ``tourney serve`` runs it: the pages, the
+    API and the human seat (``seat``: its limits, :class:`SeatRules` by default). Its
+    ``state.site`` is the :class:`Site`; ``close()`` it on shutdown."""
+    site = Site(competition, secure_cookies=secure_cookies, seat=seat)
 
     def limit(path: str) -> tuple[int, int]:
         """(the bytes a request body may have, the size its refusal names)."""
@@ -645,13 +678,16 @@ def create_app(competition: Competition, *, extra: list[BaseRoute] | None = None
         Route("/api/admin/{action}", api_admin, methods=["POST"]),
         Route("/health", health),
         Route("/favicon.ico", favicon),
+        *_seat_web(site).routes(),
+        Route(REPORT_SCRIPTS + "/{name}", pages.report_script),
         Mount("/static", StaticFiles(packages=[("harness.serve", "static")]), name="static"),
-        *(extra or []),
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(SameOrigin), Middleware(BodyLimit, limit=limit)],
-        exception_handlers={HTTPException: on_error, ServeError: on_error},
+        middleware=[Middleware(QuietErrors), Middleware(SameOrigin),
+                    Middleware(BodyLimit, limit=limit)],
+        exception_handlers={HTTPException: on_error, ServeError: on_error,
+                            HumanError: on_error},
     )
     app.state.site = site
     return app

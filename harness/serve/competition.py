@@ -167,12 +167,13 @@ class Competition:
             self._redactor = Redactor([self.folder], [self.config])
         return self._redactor
 
-    def replay_html(self, game_id: str, account: Account) -> str:
-        """The replay viewer of a game ``account`` may see, without the organiser's paths."""
+    def replay_html(self, game_id: str, account: Account, scripts: str | None = None) -> str:
+        """The replay viewer of a game ``account`` may see, without the organiser's paths
+        (``scripts``: where the page loads its scripts from, instead of inlining them)."""
         from harness.league.report import find_game, replay_html
 
         row = self.game_row(game_id, account)
-        return replay_html(find_game(self.folder, row["game_id"]), self.redactor())
+        return replay_html(find_game(self.folder, row["game_id"]), self.redactor(), scripts)
 
     def game_json(self, game_id: str, account: Account) -> dict[str, Any]:
         """A game ``account`` may see, with its moves, as the API gives it."""

@@ -173,12 +173,14 @@ class CompetitionDB:
     # ------------------------------------------------------------------ accounts
 
     def set_organiser_token(self) -> str:
-        """A new organiser token (the old one stops working); returned once, stored hashed."""
+        """A new organiser token (the old one stops working, and so do the organiser's
+        sessions, which a leaked token may have opened); returned once, stored hashed."""
         token = new_token()
         with self._write() as db:
             db.execute("INSERT INTO accounts (name, role, token_hash, created) VALUES (?, "
                        "'organiser', ?, ?) ON CONFLICT (name) DO UPDATE SET token_hash = "
                        "excluded.token_hash", (ORGANISER, hash_token(token), _now()))
+            db.execute("DELETE FROM sessions WHERE account = ?", (ORGANISER,))
         return token
 
     def has_organiser(self) -> bool:
@@ -270,6 +272,14 @@ class CompetitionDB:
     def end_session(self, sid: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM sessions WHERE id_hash = ?", (hash_token(sid),))
+
+    def end_all_sessions(self) -> int:
+        """Log everyone out (the organiser too); returns how many sessions were open. Tokens
+        keep working: everyone logs in again with theirs."""
+        with self._write() as db:
+            cur = db.execute("DELETE FROM sessions WHERE expires >= ?", (time.time(),))
+            db.execute("DELETE FROM sessions")
+        return max(cur.rowcount, 0)
 
     # ------------------------------------------------------------------ submissions
 

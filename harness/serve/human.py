@@ -1,27 +1,37 @@
 """A human seat: play a bot yourself in the browser, on the competition server or locally.
 
-:func:`human_app` is a Starlette application (mounted at ``/play`` by ``tourney serve``; served
-on 127.0.0.1 behind a token by ``tourney play GAME human BOT``, :func:`play_local`):
+:class:`SeatWeb` holds the seat's request handlers; its routes are ordinary routes of the
+competition server's one application under ``/play`` (:func:`harness.serve.app.create_app`), or
+of a small server on 127.0.0.1 under a random token (``tourney play GAME human BOT``,
+:func:`serve_local`). Under that prefix:
 
-* ``GET /``: a form (bot, seat, seed) and the caller's games in progress;
-* ``POST /new``: a game session (JSON ``{"bot", "seat", "seed"}`` answers ``{"id", "url"}``; a
-  form is redirected to the game's page);
+* ``GET /``: a form (bot, seat; the seed only where the human may choose the deal) and the
+  caller's games;
+* ``POST /new``: a game session (JSON ``{"bot", "seat"}`` answers ``{"id", "url"}``; a form is
+  redirected to the game's page);
 * ``GET /g/{id}``: the game's page, the replay viewer's board made interactive;
 * ``GET /g/{id}/state``: what the human may know, as JSON: their own view of the position (the
   seat's observation; the bots' hands only as counts), the legal actions when it is their turn,
-  the moves as every seat saw them (a hidden card stays hidden) and the result once over;
+  the moves as every seat saw them (a hidden card stays hidden) and the result once over (with
+  the deal's seed, secret until then);
 * ``POST /g/{id}/move`` (``{"action": ...}``): the human's move, refused (400) unless it is
   their turn and the action is legal; ``POST /g/{id}/resign``;
 * ``GET /g/{id}/replay``: the stored game in the replay viewer, once it is over.
 
+Every change sends the session's CSRF token (the server's check, :class:`SeatSite`).
+
 A session runs one game in a thread of its own through the referee (:func:`play_game`), exactly
 as a league plays: the bots are opened from their specs (sandboxed when the spec says so) under
 their limits, and the human's seat is an in-process bot (:class:`HumanSeat`) whose ``act`` waits
-for the browser's move. The human has no clock, only an idle limit: with no move for
-``idle_seconds`` the human forfeits. Resigning forfeits too. Every finished game is stored in the
-``store`` folder (a results folder of kind ``human`` of its own, never an arena's) and replays
-with the ordinary viewer; a game interrupted by the server stopping is not stored. However a
-game ends, the referee closes the bots' processes.
+for the browser's move. The bots start late: with the human's first move, or when the human
+looks at a game whose bot moves first; a game nobody plays holds no process. The human has no
+clock, only an idle limit: with no move for ``idle_seconds`` the human forfeits; a first move
+that does not come within ``first_move_seconds`` abandons the game (not stored). Resigning
+forfeits too. On a competition server the deal comes from the league's secret key
+(``HumanGames(key=...)``), not from the human. Every finished game is stored in the ``store``
+folder (a results folder of kind ``human`` of its own, never an arena's) and replays with the
+ordinary viewer; a game interrupted by the server stopping is not stored. However a game ends,
+the referee closes the bots' processes.
 """
 
 from __future__ import annotations
@@ -36,12 +46,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from harness.records import BotRef, GameRecord, GameSpec, Limits, TourneyError
 
@@ -49,6 +58,7 @@ JSON = dict[str, Any]
 
 KIND = "human"  # the league kind of a human games folder (league.json)
 IDLE_SECONDS = 30 * 60.0  # the human forfeits after this long without a move
+FIRST_MOVE_SECONDS = 3 * 60.0  # on a server, a game whose first move never comes is abandoned
 PER_USER = 2  # live games per user
 OVERALL = 8  # live games on the server
 KEEP_SECONDS = 3600.0  # a finished game's page stays this long (its replay stays for good)
@@ -69,6 +79,22 @@ class HumanError(TourneyError):
 
 class HumanLeft(Exception):
     """Raised in the human's ``act``: the human resigned, went idle, or the server stops."""
+
+
+@dataclass(frozen=True)
+class SeatRules:
+    """How long a human may take and how many games may be in progress.
+
+    ``idle_seconds``: with no move for this long the human forfeits (the game is stored);
+    ``first_move_seconds``: a game whose human has not made a first move this long after their
+    first turn began is abandoned (not stored) and its place freed; ``per_user`` and
+    ``overall``: games in progress; ``keep_seconds``: a finished game's page stays this long."""
+
+    idle_seconds: float = IDLE_SECONDS
+    first_move_seconds: float = FIRST_MOVE_SECONDS
+    per_user: int = PER_USER
+    overall: int = OVERALL
+    keep_seconds: float = KEEP_SECONDS
 
 
 # ----------------------------------------------------------------------------- the seat
@@ -132,16 +158,19 @@ class Session:
     seats: tuple[BotRef, ...]
     human: int
     limits: Limits
-    idle_seconds: float
+    rules: SeatRules
     game_id: str = ""
     cond: threading.Condition = field(default_factory=threading.Condition)
     version: int = 0
     view: JSON | None = None
     legal: list[str] | None = None  # the human's legal actions while the game waits for them
     turn_started: float = 0.0  # monotonic time the human's current decision began
+    first: bool = True  # the human has not moved yet
+    started: bool = False  # the game's thread (and the bots) started
     pending: str | None = None  # the human's move, accepted and not yet taken by the game
     leaving: str = ""  # why the human's seat forfeits at its next decision
     cancelled: bool = False  # interrupted: not stored
+    ended: str = ""  # why a game that is not stored ended (abandoned, the server stopped)
     history: list[list[Any]] = field(default_factory=list)  # [seat, public action, auto]
     anchor: int = 0  # history index just after the human's last own move
     record: GameRecord | None = None
@@ -163,14 +192,22 @@ class Session:
         legal actions, wait for a move; raise :class:`HumanLeft` when the human leaves."""
         with self.cond:
             self.view = seat_view(self.game, observation)
-            self.legal = list(legal)
-            self.turn_started = time.monotonic()
+            if self.pending is None:  # (a first move made before the game started is taken)
+                self.legal = list(legal)
+                self.turn_started = time.monotonic()
             self.version += 1
             self.cond.notify_all()
+            rules = self.rules
+            # a first move that never comes abandons the game, where that limit is the shorter
+            abandons = self.first and rules.first_move_seconds < rules.idle_seconds
+            limit = rules.first_move_seconds if abandons else rules.idle_seconds
             while self.pending is None and not self.leaving:
-                left = self.turn_started + self.idle_seconds - time.monotonic()
+                left = self.turn_started + limit - time.monotonic()
                 if left <= 0:
-                    self.leaving = f"left the game (no move for {_duration(self.idle_seconds)})"
+                    if abandons:
+                        self.abandon()
+                    else:
+                        self.leaving = f"left the game (no move for {_duration(limit)})"
                     break
                 self.cond.wait(min(left, 1.0))
             action, self.pending, self.legal = self.pending, None, None
@@ -209,9 +246,18 @@ class Session:
             if len(action) > MAX_ACTION or action not in self.legal:
                 raise HumanError(400, f"{shown!r} is not a legal move now; choose one of the "
                                       f"{len(self.legal)} legal moves")
-            self.pending, self.legal = action, None
+            self.pending, self.legal, self.first = action, None, False
             self.version += 1
             self.cond.notify_all()
+
+    def abandon(self) -> None:
+        """No first move came in time: the game ends and is not stored (call holding
+        ``cond``)."""
+        self.ended = (f"the game was abandoned: no first move within "
+                      f"{_duration(self.rules.first_move_seconds)}; it is not stored")
+        self.leaving = self.leaving or "abandoned the game"
+        self.cancelled = True
+        self.cond.notify_all()
 
     def leave(self, reason: str, *, cancel: bool = False) -> None:
         """The human's seat forfeits at its next decision (``cancel``: and nothing is stored)."""
@@ -238,16 +284,17 @@ class Session:
             return out
 
     def result(self, base: str) -> JSON | None:
+        """The end of the game, with its deal seed (secret while the game is played)."""
         record = self.record
         if record is None or self.cancelled:
-            return {"text": self.error or "the game was interrupted (the server stopped) and "
-                                          "is not stored",
+            return {"text": self.error or self.ended or "the game was interrupted (the server "
+                                                        "stopped) and is not stored",
                     "winners": [], "returns": [], "scores": [], "termination": "",
-                    "reason": "", "replay": ""}
+                    "reason": "", "replay": "", "seed": str(self.seed)}
         return {"text": record.result_line(), "winners": record.winners,
                 "returns": record.returns, "scores": record.scores,
                 "termination": record.termination.value, "reason": record.reason,
-                "game_id": record.game_id,
+                "game_id": record.game_id, "seed": str(self.seed),
                 "replay": f"{base}/g/{self.id}/replay" if self.stored else ""}
 
 
@@ -266,8 +313,10 @@ class HumanGames:
 
     def __init__(self, *, game: str, variant: Mapping[str, str], store: Path,
                  limits: Limits | None = None, league: str = KIND,
-                 idle_seconds: float = IDLE_SECONDS, per_user: int = PER_USER,
-                 overall: int = OVERALL, keep_seconds: float = KEEP_SECONDS) -> None:
+                 rules: SeatRules | None = None, key: bytes | None = None) -> None:
+        """``key``: deal every game from this secret key (a competition's league key): the
+        human cannot choose the deal, and learns its seed when the game is over. Without it
+        the human may choose the seed (``tourney play``)."""
         from games import registry
         from games.protocol import GameError
 
@@ -282,28 +331,40 @@ class HumanGames:
         self.store = store
         self.limits = limits or Limits()
         self.league = league
-        self.idle_seconds, self.per_user, self.overall = idle_seconds, per_user, overall
-        self.keep_seconds = keep_seconds
+        self.rules = rules or SeatRules()
+        self.key = key
         self.sessions: dict[str, Session] = {}
         self.lock = threading.Lock()
         self.store_lock = threading.Lock()
 
     # -- sessions
 
+    @property
+    def seeds_chosen(self) -> bool:
+        """Whether the human may choose the deal (not on a server, which deals from its key)."""
+        return self.key is None
+
     def create(self, user: str, bots: Sequence[BotRef], human: int,
                seed: int | None = None) -> Session:
-        """Start a game: ``bots`` in the other seats in order, the human in seat ``human``."""
+        """A game: ``bots`` in the other seats in order, the human in seat ``human``. Its bots
+        start with the human's first move, or when the human looks at a game whose bot moves
+        first (:meth:`start`)."""
+        from harness.league import schedule
         from harness.match.validation import unguessable_seed
 
+        if seed is not None and not self.seeds_chosen:
+            raise HumanError(400, "on this server the cards are dealt from the competition's "
+                                  "secret key, and the seed is shown when the game is over; "
+                                  "leave out the seed")
         if not 0 <= human < self.players:
             raise HumanError(400, f"seat {human} does not exist: {self.game} here has seats "
                                   f"0 to {self.players - 1}")
         if len(bots) != self.players - 1:
             raise HumanError(400, f"{self.game} here needs {self.players - 1} bot(s) beside "
                                   f"you, got {len(bots)}")
-        if seed is None:
+        if seed is None and self.key is None:
             seed = unguessable_seed()
-        if not 0 <= seed < 1 << 62:
+        if seed is not None and not 0 <= seed < 1 << 62:
             raise HumanError(400, "the seed must be a whole number from 0 to 2^62 - 1")
         self.prune()
         self.check_room(user)
@@ -312,31 +373,70 @@ class HumanGames:
         with self.lock:
             self.check_room(user, locked=True)
             sid = secrets.token_hex(8)
+            game_id = f"human-{sid}"
+            if seed is None:
+                assert self.key is not None
+                seed = schedule.keyed_seed(self.key, "human-deal", game_id)
             session = Session(sid, user, self.game, self.variant, seed, seats, human,
-                              self.limits, self.idle_seconds, game_id=f"human-{sid}")
-            # the deal as the human sees it, until the game's thread shows more
-            dealt = self.engine.new_game(seed, **self.variant).observation(human)
-            session.view = seat_view(self.game, dealt)
+                              self.limits, self.rules, game_id=game_id)
+            # the deal as the human sees it (and their first moves, when they begin), until
+            # the game's thread shows more
+            dealt = self.engine.new_game(seed, **self.variant)
+            session.view = seat_view(self.game, dealt.observation(human))
+            if dealt.current_player == human:
+                session.legal = dealt.legal_actions()
+            session.turn_started = time.monotonic()
             self.sessions[sid] = session
-        thread = _GameThread(target=self._run, args=(session,), name=f"human-{sid}",
+        return session
+
+    def start(self, session: Session) -> None:
+        """Start the game's thread, which opens the bots (once; not for a game that ended)."""
+        with self.lock, session.cond:
+            if session.started or not session.live:
+                return
+            session.started = True
+        thread = _GameThread(target=self._run, args=(session,), name=f"human-{session.id}",
                              daemon=True)
         thread.human_session = session
         session.thread = thread
         thread.start()
-        return session
+
+    def expire(self) -> None:
+        """End the games not started whose human let the first-move limit pass: they hold a
+        place and nothing else (their bots never started)."""
+        now = time.monotonic()
+        with self.lock:
+            waiting = [s for s in self.sessions.values() if not s.started and s.live]
+        for s in waiting:
+            with s.cond:
+                if s.started or not s.live or \
+                        now - s.turn_started < self.rules.first_move_seconds:
+                    continue
+                s.abandon()
+                self._finished(s)
+
+    @staticmethod
+    def _finished(session: Session) -> None:
+        """Mark ``session`` over (call holding its ``cond``)."""
+        session.legal = None
+        session.finished_at = time.monotonic()
+        session.done.set()
+        session.version += 1
+        session.cond.notify_all()
 
     def check_room(self, user: str, *, locked: bool = False) -> None:
         """:class:`HumanError` (429) when ``user`` or the server has no room for another game."""
         if not locked:
+            self.expire()
             with self.lock:
                 self.check_room(user, locked=True)
             return
         live = [s for s in self.sessions.values() if s.live]
         mine = [s for s in live if s.user == user]
-        if len(mine) >= self.per_user:
+        if len(mine) >= self.rules.per_user:
             raise HumanError(429, f"you already have {len(mine)} games in progress, the "
                                   f"limit; finish or resign one first")
-        if len(live) >= self.overall:
+        if len(live) >= self.rules.overall:
             raise HumanError(429, f"{len(live)} human games are in progress, the server's "
                                   f"limit; try again in a few minutes")
 
@@ -361,6 +461,7 @@ class HumanGames:
 
     def get(self, sid: str, user: str) -> Session:
         """The session ``sid`` of ``user``; 404 for anyone else's (as for no session)."""
+        self.expire()
         with self.lock:
             session = self.sessions.get(sid)
         if session is None or not secrets.compare_digest(session.user, user):
@@ -372,11 +473,13 @@ class HumanGames:
             return [s for s in self.sessions.values() if s.user == user]
 
     def prune(self) -> None:
-        """Forget finished games after ``keep_seconds``."""
+        """End the games abandoned before their first move; forget finished games after
+        ``keep_seconds``."""
+        self.expire()
         now = time.monotonic()
         with self.lock:
             for sid, s in list(self.sessions.items()):
-                if not s.live and now - s.finished_at > self.keep_seconds:
+                if not s.live and now - s.finished_at > self.rules.keep_seconds:
                     del self.sessions[sid]
 
     def close(self, timeout: float = 30.0) -> None:
@@ -385,6 +488,10 @@ class HumanGames:
             live = [s for s in self.sessions.values() if s.live]
         for s in live:
             s.leave("left the game (the server stopped)", cancel=True)
+            with self.lock, s.cond:
+                if not s.started and s.live:  # no thread to end it
+                    s.started = True
+                    self._finished(s)
         deadline = time.monotonic() + timeout
         for s in live:
             if s.thread is not None:
@@ -395,7 +502,9 @@ class HumanGames:
     def _run(self, session: Session) -> None:
         from harness.match.referee import play_game
 
-        human_limits = Limits(move_time=self.idle_seconds, overage=0.0)
+        rules = self.rules
+        human_limits = Limits(move_time=max(rules.idle_seconds, rules.first_move_seconds),
+                              overage=0.0)
         spec = GameSpec(
             session.game_id, self.game, dict(self.variant), session.seed,
             tuple(BotRef(r.name, _SEAT_SPEC) if seat == session.human else r
@@ -416,11 +525,7 @@ class HumanGames:
             session.error = f"the game could not be played or stored: {exc}"
         finally:
             with session.cond:
-                session.legal = None
-                session.finished_at = time.monotonic()
-                session.done.set()
-                session.version += 1
-                session.cond.notify_all()
+                self._finished(session)
 
     # -- storing
 
@@ -473,120 +578,80 @@ class HumanGames:
             store.flush()
 
 
-# ----------------------------------------------------------------------------- the web app
+# ----------------------------------------------------------------------------- the web pages
 
 
-@functools.cache
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(_HERE / "templates"), autoescape=True,
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+@dataclass(frozen=True)
+class SeatSite:
+    """What the human seat's pages take from the server they are part of.
+
+    ``who(request)``: the player's name, or an error (not logged in); ``check(request,
+    form_token)``: a change's CSRF check (``form_token``: the form's ``csrf`` field, None for a
+    script, which sends the ``X-CSRF-Token`` header); ``csrf(request)``: the session's CSRF
+    token, written into the page for its scripts; ``base``: where the seat's pages are
+    (``/play``); ``assets``: where :func:`harness.serve.pages.script` serves the scripts;
+    ``local``: the page of :func:`serve_local`, whose server stops when the game is over."""
+
+    who: Callable[[Request], str]
+    check: Callable[[Request, str | None], None]
+    csrf: Callable[[Request], str]
+    base: str
+    assets: str
+    local: bool = False
 
 
-@functools.cache
-def _static(name: str) -> str:
-    return (_HERE / "static" / name).read_text(encoding="utf-8")
+def wants_json(request: Request) -> bool:
+    """Whether a request to the human seat wants JSON (its API) rather than a page."""
+    path = request.url.path
+    return (path.endswith(("/state", "/move", "/resign"))
+            or "json" in request.headers.get("content-type", "")
+            or "json" in request.headers.get("accept", ""))
 
 
-def _headers(nonce: str = "") -> dict[str, str]:
-    script = f"'nonce-{nonce}'" if nonce else "'none'"
-    return {
-        "Content-Security-Policy": f"default-src 'none'; script-src {script}; "
-                                   "style-src 'unsafe-inline'; img-src data:; "
-                                   "connect-src 'self'; form-action 'self'; "
-                                   "frame-ancestors 'none'; base-uri 'none'",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-        "Cache-Control": "no-store",
-    }
-
-
-def human_app(*, game: str, variant: Mapping[str, str], bots: Callable[[], Mapping[str, BotRef]],
-              store: Path, user: Callable[[Request], str | None],
-              csrf: Callable[[Request], str] | None = None, limits: Limits | None = None,
-              league: str = KIND, games: HumanGames | None = None,
-              idle_seconds: float = IDLE_SECONDS, per_user: int = PER_USER,
-              overall: int = OVERALL, local: bool = False) -> Starlette:
-    """The human seat's web application (see the module docstring).
-
-    ``bots()``: the bots one may play now, by name; ``user(request)``: who is playing, or None
-    (403); ``csrf(request)``: the session's CSRF token, written into the page for its scripts to
-    send back as ``X-CSRF-Token`` (the server checks it); ``limits``: the bots' limits;
-    ``games``: the sessions to serve (by default a new :class:`HumanGames` of ``game``,
-    ``variant``, ``store``, ``limits``, ``league`` and the session limits given). The
-    application's ``state.games`` is that :class:`HumanGames`; ``close()`` it on shutdown.
-    ``local``: the page of :func:`serve_local`, whose server stops when the game is over.
-    """
-    if games is None:
-        games = HumanGames(game=game, variant=variant, store=store, limits=limits,
-                           league=league, idle_seconds=idle_seconds, per_user=per_user,
-                           overall=overall)
-    web = _Web(games, bots, user, csrf, local)
-    routes = [
-        Route("/", web.index, methods=["GET"]),
-        Route("/new", web.new, methods=["POST"]),
-        Route("/g/{sid}", web.page, methods=["GET"]),
-        Route("/g/{sid}/state", web.state, methods=["GET"]),
-        Route("/g/{sid}/move", web.move, methods=["POST"]),
-        Route("/g/{sid}/resign", web.resign, methods=["POST"]),
-        Route("/g/{sid}/replay", web.replay, methods=["GET"]),
-    ]
-    app = Starlette(routes=routes, exception_handlers={HumanError: web.failed})
-    app.state.games = games
-    return app
-
-
-class _Web:
-    """The request handlers of :func:`human_app`."""
+class SeatWeb:
+    """The human seat's request handlers (the module docstring lists them), for the routes of
+    :meth:`routes`, which a server puts into its own routing table."""
 
     def __init__(self, games: HumanGames, bots: Callable[[], Mapping[str, BotRef]],
-                 user: Callable[[Request], str | None],
-                 csrf: Callable[[Request], str] | None, local: bool) -> None:
-        self.games, self.bots, self.user, self.csrf = games, bots, user, csrf
-        self.local = local
+                 site: SeatSite) -> None:
+        self.games, self.bots, self.site = games, bots, site
+
+    def routes(self) -> list[BaseRoute]:
+        base = self.site.base
+        return [
+            Route(f"{base}/", self.index, methods=["GET"]),
+            Route(f"{base}/new", self.new, methods=["POST"]),
+            Route(f"{base}/g/{{sid}}", self.page, methods=["GET"]),
+            Route(f"{base}/g/{{sid}}/state", self.state, methods=["GET"]),
+            Route(f"{base}/g/{{sid}}/move", self.move, methods=["POST"]),
+            Route(f"{base}/g/{{sid}}/resign", self.resign, methods=["POST"]),
+            Route(f"{base}/g/{{sid}}/replay", self.replay, methods=["GET"]),
+        ]
 
     # -- helpers
 
-    def who(self, request: Request) -> str:
-        found = self.user(request)
-        if not found:
-            raise HumanError(403, "log in to play a bot")
-        return found
-
-    @staticmethod
-    def base(request: Request) -> str:
-        """Where the application is mounted (``/play`` on the server)."""
-        return str(request.scope.get("root_path", "")).rstrip("/")
-
     def render(self, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
-        nonce = secrets.token_urlsafe(16)
-        token = self.csrf(request) if self.csrf is not None else ""
-        context.setdefault("message", "")
-        html = _env().get_template("human.html.j2").render(
-            nonce=nonce, csrf=token or "", base=self.base(request),
-            game_title=self.games.engine.info.title, css=_css(),
-            human_js=_static("human.js"), **context)
-        return HTMLResponse(html, status, headers=_headers(nonce))
+        from harness.serve.pages import templates, viewer_headers
 
-    @staticmethod
-    def wants_json(request: Request) -> bool:
-        path = request.url.path
-        return (path.endswith(("/state", "/move", "/resign"))
-                or "json" in request.headers.get("content-type", "")
-                or "json" in request.headers.get("accept", ""))
+        context.setdefault("message", "")
+        html = templates().get_template("human.html.j2").render(
+            csrf=self.site.csrf(request), base=self.site.base, assets=self.site.assets,
+            game_title=self.games.engine.info.title, css=_css(), **context)
+        return HTMLResponse(html, status, headers=viewer_headers())
 
     async def failed(self, request: Request, exc: Exception) -> Response:
+        """A :class:`HumanError` as JSON or as a page (the local server's error handler)."""
         assert isinstance(exc, HumanError)
         headers = {"Retry-After": "60"} if exc.status == 429 else {}
-        if self.wants_json(request):
+        if wants_json(request):
             return JSONResponse({"error": str(exc)}, exc.status,
                                 headers={**headers, "Cache-Control": "no-store"})
         response = self.render(request, exc.status, view="message", message=str(exc))
         response.headers.update(headers)
         return response
 
-    @staticmethod
-    async def fields(request: Request) -> dict[str, Any]:
+    async def change(self, request: Request) -> dict[str, Any]:
+        """The fields of a change (JSON or a form), once its CSRF token is checked."""
         if "json" in request.headers.get("content-type", ""):
             try:
                 data = await request.json()
@@ -594,26 +659,45 @@ class _Web:
                 raise HumanError(400, "the request's JSON does not parse") from None
             if not isinstance(data, dict):
                 raise HumanError(400, "send a JSON object")
+            self.site.check(request, None)
             return data
-        form = await request.form()
-        return {k: v for k, v in form.items() if isinstance(v, str)}
+        try:
+            async with request.form(max_files=0, max_fields=20) as form:
+                fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        except Exception as exc:  # the form parser's refusals
+            raise HumanError(400, f"the form could not be read: {exc}") from None
+        self.site.check(request, fields.get("csrf", ""))
+        return fields
+
+    def session(self, request: Request) -> Session:
+        """The caller's game of the request's address (404 for anyone else's)."""
+        return self.games.get(request.path_params["sid"], self.site.who(request))
+
+    def looked_at(self, session: Session) -> None:
+        """The human looks at a game whose bot moves first: its bots start now."""
+        if not session.started and session.legal is None:
+            self.games.start(session)
 
     # -- pages and API
 
     def index(self, request: Request) -> Response:
-        user = self.who(request)
+        user = self.site.who(request)
         self.games.prune()
         mine = sorted(self.games.of(user), key=lambda s: s.live, reverse=True)
-        listing = [{"url": f"{self.base(request)}/g/{s.id}", "seats": _seats_text(s),
+        listing = [{"url": f"{self.site.base}/g/{s.id}", "seats": _seats_text(s),
                     "live": s.live} for s in mine]
+        rules = self.games.rules
         return self.render(request, view="form", bots=sorted(self.bots()),
                            players=self.games.players, games=listing, user=user,
                            variant=_variant_text(self.games.variant),
-                           idle=_duration(self.games.idle_seconds))
+                           choose_seed=self.games.seeds_chosen,
+                           idle=_duration(rules.idle_seconds),
+                           first=_duration(rules.first_move_seconds),
+                           abandons=rules.first_move_seconds < rules.idle_seconds)
 
     async def new(self, request: Request) -> Response:
-        user = self.who(request)
-        data = await self.fields(request)
+        user = self.site.who(request)
+        data = await self.change(request)
         offered = self.bots()
         names = data.get("bots")
         if names is None:
@@ -631,61 +715,63 @@ class _Web:
         seed_text = data.get("seed")
         seed = None if seed_text in (None, "") else _whole(seed_text, "seed")
         session = await run_in_threadpool(self.games.create, user, chosen, seat, seed)
-        url = f"{self.base(request)}/g/{session.id}"
+        url = f"{self.site.base}/g/{session.id}"
         if "json" in request.headers.get("content-type", ""):
             return JSONResponse({"id": session.id, "url": url}, 201)
         return RedirectResponse(url, 303)
 
     def page(self, request: Request) -> Response:
-        session = self.games.get(request.path_params["sid"], self.who(request))
-        base = f"{self.base(request)}/g/{session.id}"
+        session = self.session(request)
+        self.looked_at(session)
+        base = f"{self.site.base}/g/{session.id}"
         meta = {
             "game": session.game, "players": len(session.seats), "human": session.human,
             "seats": [ref.name for ref in session.seats],
             "board": _board(session.game, len(session.seats)),
             "state_url": f"{base}/state", "move_url": f"{base}/move",
-            "resign_url": f"{base}/resign", "home_url": f"{self.base(request)}/",
-            "local": self.local,
+            "resign_url": f"{base}/resign", "home_url": f"{self.site.base}/",
+            "local": self.site.local,
         }
         return self.render(request, view="game", meta=meta, seats_text=_seats_text(session),
-                           variant=_variant_text(session.variant), seed=session.seed,
-                           board_js=_board_js())
+                           variant=_variant_text(session.variant))
 
     def state(self, request: Request) -> Response:
-        session = self.games.get(request.path_params["sid"], self.who(request))
-        return JSONResponse(session.snapshot(self.base(request)),
+        session = self.session(request)
+        self.looked_at(session)
+        return JSONResponse(session.snapshot(self.site.base),
                             headers={"Cache-Control": "no-store"})
 
     async def move(self, request: Request) -> Response:
-        session = self.games.get(request.path_params["sid"], self.who(request))
-        data = await self.fields(request)
+        session = self.session(request)
+        data = await self.change(request)
         session.submit(data.get("action"))
+        self.games.start(session)  # a first move starts the bots
         return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
 
-    def resign(self, request: Request) -> Response:
-        session = self.games.get(request.path_params["sid"], self.who(request))
+    async def resign(self, request: Request) -> Response:
+        session = self.session(request)
+        self.site.check(request, None)
         if not session.live:
             raise HumanError(400, "the game is over already")
         session.leave("resigned")
+        self.games.start(session)  # the referee stores the forfeit
         return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
 
     def replay(self, request: Request) -> Response:
         from harness.league.config import load_config
         from harness.league.report import find_game, replay_html
         from harness.league.report.data import Redactor
+        from harness.serve.pages import viewer_headers
 
-        session = self.games.get(request.path_params["sid"], self.who(request))
+        session = self.session(request)
         if not session.stored or session.record is None:
             raise HumanError(404, "the replay is there once the game is over and stored")
         folder = self.games.store
         with self.games.store_lock:
             stored = find_game(folder, session.record.game_id)
-            html = replay_html(stored, Redactor([folder], [load_config(folder)]))
-        headers = _headers()
-        headers["Content-Security-Policy"] = ("default-src 'none'; script-src 'unsafe-inline'; "
-                                              "style-src 'unsafe-inline'; img-src data:; "
-                                              "frame-ancestors 'none'")
-        return HTMLResponse(html, headers=headers)
+            html = replay_html(stored, Redactor([folder], [load_config(folder)]),
+                               scripts=f"{self.site.assets}/report")
+        return HTMLResponse(html, headers=viewer_headers())
 
 
 def _whole(value: object, what: str) -> int:
@@ -711,31 +797,15 @@ def _board(game: str, players: int) -> Any:
     return board_geometry(game, players)
 
 
+@functools.cache
 def _css() -> str:
     """The replay viewer's stylesheet with the human seat's laid over it."""
     from harness.league.report.render import asset
 
-    return asset("style.css") + _static("human.css")
-
-
-def _board_js() -> str:
-    """The replay viewer's script: its ``tourneyBoard`` draws the board (the viewer itself runs
-    only on a page with replay data)."""
-    from harness.league.report.render import asset
-
-    return asset("replay.js")
+    return asset("style.css") + (_HERE / "static" / "human.css").read_text(encoding="utf-8")
 
 
 # ----------------------------------------------------------------------------- locally
-
-
-def token_user(token: str, name: str) -> Callable[[Request], str | None]:
-    """``user`` for a local server mounted at ``/<token>``: ``name`` for requests under it."""
-    def user(request: Request) -> str | None:
-        root = str(request.scope.get("root_path", "")).rstrip("/")
-        given = root.rsplit("/", 1)[-1]
-        return name if secrets.compare_digest(given.encode(), token.encode()) else None
-    return user
 
 
 @dataclass
@@ -765,6 +835,24 @@ class LocalServer:
         self.thread.join(10)
 
 
+def local_app(games: HumanGames, bots: Sequence[BotRef], user: str, token: str) -> Starlette:
+    """The application of :func:`serve_local`: the seat's pages under ``/TOKEN`` (the token is
+    the secret: no login, no cookie), ``user`` playing."""
+    from harness.serve.pages import script
+
+    named = {ref.name: ref for ref in bots}
+    prefix = f"/{token}"
+
+    def nothing(request: Request, form_token: str | None) -> None:
+        """No cookie a foreign page could ride on: the address's token is the secret."""
+
+    site = SeatSite(who=lambda request: user, check=nothing, csrf=lambda request: "",
+                    base=prefix, assets=f"{prefix}/static", local=True)
+    web = SeatWeb(games, lambda: named, site)
+    routes = [*web.routes(), Route(f"{prefix}/static/{{name:path}}", script)]
+    return Starlette(routes=routes, exception_handlers={HumanError: web.failed})
+
+
 def serve_local(*, game: str, variant: Mapping[str, str], bots: Sequence[BotRef], human: int,
                 store: Path, user: str, seed: int | None = None, limits: Limits | None = None,
                 host: str = "127.0.0.1", port: int = 0) -> LocalServer:
@@ -774,15 +862,12 @@ def serve_local(*, game: str, variant: Mapping[str, str], bots: Sequence[BotRef]
     import socket
 
     import uvicorn
-    from starlette.routing import Mount
 
+    # one game, the person who asked for it: no first-move limit beyond the idle one
     games = HumanGames(game=game, variant=variant, store=store, limits=limits,
-                       per_user=1, overall=1)
+                       rules=SeatRules(first_move_seconds=IDLE_SECONDS, per_user=1, overall=1))
     token = secrets.token_urlsafe(24)
-    named = {ref.name: ref for ref in bots}
-    app = human_app(game=game, variant=variant, bots=lambda: named, store=store,
-                    user=token_user(token, user), limits=limits, games=games, local=True)
-    outer = Starlette(routes=[Mount(f"/{token}", app=app)])
+    app = local_app(games, bots, user, token)
     session = games.create(user, bots, human, seed)  # the folder is checked: fails early
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
@@ -792,7 +877,7 @@ def serve_local(*, game: str, variant: Mapping[str, str], bots: Sequence[BotRef]
         sock.close()
         games.close()
         raise HumanError(500, f"cannot serve on {host}:{port}: {exc.strerror}") from None
-    server = uvicorn.Server(uvicorn.Config(outer, log_level="warning", lifespan="off",
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off",
                                            access_log=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name="tourney-human-server", daemon=True)

@@ -3,8 +3,9 @@ bot directory.
 
 A zip archive is read from its central directory first and refused whole, before anything is
 unpacked, when a member has an absolute path, a ``..`` part, a backslash or a drive letter, is a
-symbolic link, a device, a pipe or a socket, is encrypted, is listed twice, or when the archive
-declares more than :data:`harness.bots.spec.MAX_DIR_FILES` files, more than
+symbolic link, a device, a pipe or a socket, is encrypted, is listed twice, lies more than
+:data:`MAX_DEPTH` folders deep or has a path longer than :data:`MAX_PATH` characters, or when
+the archive declares more than :data:`harness.bots.spec.MAX_DIR_FILES` files, more than
 :data:`MAX_UNPACKED_BYTES` unpacked, or a member packed more than :data:`MAX_RATIO` times. The
 sizes an archive declares can lie, so unpacking counts the bytes it really gets and stops at the
 declared size. Files are created with ``O_EXCL`` inside a fresh temporary folder: nothing is
@@ -26,6 +27,8 @@ from harness.serve.db import ServeError
 
 MAX_UNPACKED_BYTES = 64 << 20  # a bot directory's largest size (harness.bots.spec.MAX_DIR_BYTES)
 MAX_RATIO = 200  # a member packed more tightly than this is a decompression bomb
+MAX_DEPTH = 32  # folders a member may lie in (a bot's own tree is a few deep)
+MAX_PATH = 512  # characters of a member's path (the league puts its own folders before it)
 _CHUNK = 1 << 16
 _SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}$")
 
@@ -106,7 +109,15 @@ def _check_members(members: list[zipfile.ZipInfo], max_files: int
         if "\\" in name or "\0" in name or name.startswith("/") or re.match(r"^[A-Za-z]:", name):
             raise ServeError(f"the archive's entry {shown!r} has an absolute or Windows path; "
                              f"zip the bot's folder with relative paths", 422)
+        cut = "..." if len(name) > 80 else ""
+        if len(name) > MAX_PATH:
+            raise ServeError(f"the archive's entry {shown!r}{cut} has a path of {len(name)} "
+                             f"characters, over the {MAX_PATH} allowed; zip a flatter folder",
+                             422)
         parts = tuple(p for p in PurePosixPath(name).parts if p not in ("", "."))
+        if len(parts) > MAX_DEPTH + 1:
+            raise ServeError(f"the archive's entry {shown!r}{cut} lies {len(parts) - 1} folders "
+                             f"deep, over the {MAX_DEPTH} allowed; zip a flatter folder", 422)
         if not parts or any(p == ".." for p in parts):
             raise ServeError(f"the archive's entry {shown!r} points outside the bot's folder "
                              f"(..); zip the bot's folder itself", 422)

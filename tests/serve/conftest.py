@@ -1,5 +1,7 @@
 """A competition for the server's tests: a living league of Battle Line, its database with an
-organiser, and the real Starlette app behind an HTTP client (starlette's TestClient)."""
+organiser, and the application exactly as `tourney serve` assembles it (the same factory,
+:func:`harness.serve.app.create_app`, with its middleware and the human seat) behind an HTTP
+client (starlette's TestClient)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 
 from harness.arena import living
 from harness.serve.competition import Competition
 from harness.serve.db import CompetitionDB
+from harness.serve.human import SeatRules
 from harness.serve.runner import Checker, wait_idle
 from tests.patience import patience
 
@@ -30,9 +34,27 @@ class Site:
     competition: Competition
     client: TestClient
     organiser: str  # the organiser's token
+    app: Starlette  # the application, as `tourney serve` runs it
 
     def bearer(self, token: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {token}"}
+
+    def login(self, token: str, client: TestClient | None = None) -> str:
+        """Log in through the real form (``client``: another browser than the site's); returns
+        the CSRF token of the session, read from the page the login leads to."""
+        import re
+
+        client = client or self.client
+        r = client.post("/login", data={"token": token}, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        page = client.get(r.headers["location"])
+        found = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
+        assert found, page.text
+        return found.group(1)
+
+    def browser(self) -> TestClient:
+        """Another client of the same application (a second person's browser)."""
+        return TestClient(self.app, base_url="http://testserver")
 
     def add(self, name: str) -> str:
         """A new entrant (through the API, as the organiser); returns its token."""
@@ -67,16 +89,25 @@ class Site:
         self.competition._board = None  # the next leaderboard is read anew
 
 
-def make_site(folder: Path) -> Site:
+def make_site(folder: Path, game: str = "battleline", seat: SeatRules | None = None,
+              variants: tuple[str, ...] = ()) -> Site:
+    """A new competition of ``game`` and its application, made by the factory `tourney serve`
+    calls (``seat``: the human seat's limits, the server's own by default)."""
     from harness.serve.app import create_app
 
-    living.create(folder, "battleline", seed=11)
+    living.create(folder, game, seed=11, variants=variants)
     with CompetitionDB.open(folder, create=True) as db:
         organiser = db.set_organiser_token()
     competition = Competition(folder, checker=Checker(folder),
                               public_url="http://testserver")
-    client = TestClient(create_app(competition), base_url="http://testserver")
-    return Site(folder, competition, client, organiser)
+    app = create_app(competition, seat=seat)
+    client = TestClient(app, base_url="http://testserver")
+    return Site(folder, competition, client, organiser, app)
+
+
+def close_site(made: Site) -> None:
+    made.app.state.site.close()
+    made.client.close()
 
 
 @pytest.fixture
@@ -85,7 +116,7 @@ def site(tmp_path: Path) -> Iterator[Site]:
     try:
         yield made
     finally:
-        made.client.close()
+        close_site(made)
         assert made.competition.checker is not None
         made.competition.checker.close()
         made.competition.close()

@@ -95,8 +95,25 @@ def walk(driver: Any, served: Served, shots: Path | None = None) -> None:
     _wait(driver, lambda: game_id in driver.current_url and "Result:" in driver.page_source,
           "the replay")
     assert str(folder) not in driver.page_source
+    # the viewer plays with its scripts served by the site: no inline script is allowed
+    _wait(driver, lambda: driver.execute_script("return document.body.dataset.frame") == "0",
+          "the viewer's first frame")
+    driver.find_element(By.ID, "b-last").click()
+    assert int(driver.execute_script("return document.body.dataset.frame")) > 0
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    policy = httpx.get(driver.current_url, cookies=cookies).headers["content-security-policy"]
+    assert "script-src 'self';" in policy and "unsafe-inline" not in policy.split(
+        "script-src", 1)[1].split(";", 1)[0]
     errors = console_errors(driver)
     assert not errors, errors
+    # an error page's Back link works under the site's policy (no javascript: address)
+    driver.get(url + "/me")
+    driver.get(url + "/games/no-such-game")
+    assert "Not found" in driver.find_element(By.TAG_NAME, "h2").text
+    driver.find_element(By.ID, "back").click()
+    _wait(driver, lambda: driver.current_url.endswith("/me"), "going back from the error page")
+    errors = [e for e in console_errors(driver) if "status of 404" not in e]
+    assert not errors, errors  # (a refused script would be one)
     # the organiser's page
     driver.get(url + "/login")
     driver.delete_all_cookies()

@@ -16,7 +16,7 @@ import pyarrow.dataset as ds
 
 from harness.league import store
 from tests.patience import patience
-from tests.serve.conftest import BOTS, start_server
+from tests.serve.conftest import BOTS, Site, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,3 +147,41 @@ def test_open_host_warns_and_sign_up_works(tmp_path: Path) -> None:
             assert me.status_code == 200 and "Send a bot" in me.text
     finally:
         served.stop()
+
+
+def test_a_new_organiser_token_ends_the_old_ones_sessions_and_logout_all_ends_every_one(
+        site: Site) -> None:
+    """A leaked organiser token's session (a 7-day cookie) must not outlive the token: after
+    `serve-admin organiser-token` it is no organiser session any more. `serve-admin
+    logout-all` logs everyone out; tokens keep working."""
+    alice_token = site.add("alice")
+    old = site.browser()
+    site.login(site.organiser, old)
+    assert old.get("/api/admin/entrants").status_code == 200
+    r = tourney("serve-admin", "organiser-token", site.folder)
+    assert r.returncode == 0, r.stderr
+    new = r.stdout.split("organiser token: ", 1)[1].strip()
+    r = old.post("/api/admin/entrants", json={"name": "mallory"},
+                 headers={"X-CSRF-Token": "x"})
+    assert r.status_code == 401
+    assert old.get("/admin", follow_redirects=False).headers["location"] == "/login"
+    assert site.client.get("/api/admin/entrants", headers=site.bearer(site.organiser)
+                           ).status_code == 401  # the old token itself
+    # everyone logged in, then logged out from the command line
+    organiser, alice = site.browser(), site.browser()
+    site.login(new, organiser)
+    site.login(alice_token, alice)
+    assert organiser.get("/api/admin/entrants").status_code == 200
+    assert alice.get("/api/me").status_code == 200
+    r = tourney("serve-admin", "logout-all", site.folder)
+    assert r.returncode == 0 and r.stdout.startswith("ended 2 sessions"), (r.stdout, r.stderr)
+    assert organiser.get("/api/admin/entrants").status_code == 401
+    assert alice.get("/api/me").status_code == 401
+    assert alice.get("/me", follow_redirects=False).headers["location"] == "/login"
+    site.login(alice_token, alice)  # the token still works
+    assert alice.get("/api/me").json()["entrant"] == "alice"
+    for client in (old, organiser, alice):
+        client.close()
+    bad = tourney("serve-admin", "logout-all", site.folder.parent / "nowhere")
+    assert bad.returncode != 0 and "is not a competition" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

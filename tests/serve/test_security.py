@@ -175,6 +175,14 @@ HOSTILE_ZIPS = {
     "an encrypted member": (_encrypted(), 422, "encrypted"),
     "an unknown compression method": (_unknown_method(), 422, "cannot be unpacked"),
     "a name with a template": (_zip([("bot/{{7*7}}.py", BOT)]), 422, "does not accept"),
+    # (1,500 folders deep once answered 500 and wrote 2.3 MB of traceback to the log)
+    "a member 1,500 folders deep": (_zip([("bot/bot.py", BOT),
+                                          ("/".join(["d"] * 1500) + "/x.py", BOT)]),
+                                    422, "a path of 3004 characters"),
+    "a member 33 folders deep": (_zip([("bot/bot.py", BOT), ("/".join(["d"] * 33) + "/x.py",
+                                                             BOT)]), 422, "over the 32 allowed"),
+    "a path too long": (_zip([("bot/bot.py", BOT), ("/".join(["d" * 99] * 6), BOT)]), 422,
+                        "a path of 599 characters, over the 512 allowed"),
 }
 
 
@@ -269,3 +277,35 @@ def test_the_leagues_secret_key_is_never_served(site: Site) -> None:
                  f"/games/{game['game_id']}", f"/api/games/{game['game_id']}",
                  f"/api/games/{game['game_id']}/log"):
         assert key not in site.client.get(path).text, path
+
+
+def test_an_error_of_the_servers_own_is_one_line_in_its_log(
+        site: Site, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A bug of ours (here: the leaderboard fails) answers 500 with one line, and each failed
+    request writes one line to the log, its traceback only the first time (a client repeating
+    the request once wrote a 6 KB traceback a time)."""
+    import logging
+
+    def broken() -> None:
+        raise RuntimeError("the disk is gone\nforged: a second line")
+
+    monkeypatch.setattr(site.competition, "leaderboard", broken)
+    with caplog.at_level(logging.ERROR, logger="tourney.serve"):
+        for _ in range(5):
+            r = site.client.get("/api/leaderboard")
+            assert r.status_code == 500
+            assert r.json() == {"error": "the server failed; the organiser can see why in its "
+                                         "log"}
+        page = site.client.get("/%0Aforged")
+        assert page.status_code == 404  # not ours: no error
+        page = site.client.get("/")
+        assert page.status_code == 500 and "organiser can see why" in page.text
+    lines = [r for r in caplog.records if r.name == "tourney.serve"]
+    assert len(lines) == 6
+    assert [r.exc_info is not None for r in lines] == [True] + [False] * 5
+    for record in lines:
+        text = record.getMessage()
+        assert "\n" not in text and len(text) < 400, text
+        assert "RuntimeError: the disk is gone\\nforged: a second line (at " in text
+    assert lines[0].getMessage().startswith("GET /api/leaderboard failed")
+    assert lines[-1].getMessage().startswith("GET / failed")

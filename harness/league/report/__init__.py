@@ -94,9 +94,13 @@ def _result_text(row: dict[str, Any]) -> str:
     return f"Result: {outcome}, score {score}; {row['termination']}: {row['reason']}"
 
 
-def replay_html(game: StoredGame, redact: Redactor | None = None) -> str:
+def replay_html(game: StoredGame, redact: Redactor | None = None,
+                scripts: str | None = None) -> str:
     """The viewer page of one stored game; with ``redact`` (a public report's viewers), the
-    organiser-side paths in the game's record (a crash's reason, say) replaced."""
+    organiser-side paths in the game's record (a crash's reason, say) replaced. The page is one
+    file with its scripts inlined, or, with ``scripts`` (an address such as
+    ``/static/report``), one that loads ``common.js`` and ``replay.js`` from there: a server's
+    page then needs no inline script (its Content-Security-Policy allows none)."""
     from games import registry
     from harness.league.config import describe_variant
 
@@ -124,7 +128,7 @@ def replay_html(game: StoredGame, redact: Redactor | None = None) -> str:
                   variant_text=describe_variant(variant),
                   rules_version=row["rules_version"], seed=row["seed"],
                   result_text=_result_text(row), warning=warning,
-                  replay_js=asset("replay.js"))
+                  replay_js=asset("replay.js"), scripts=scripts)
 
 
 def write_replay(folder: Path, game_id: str, out: Path) -> str:

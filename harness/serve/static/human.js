@@ -130,7 +130,8 @@
     $("resign").disabled = S.over;
     if (S.over) {
       $("result").hidden = false;
-      $("result-text").textContent = S.result ? S.result.text : "";
+      $("result-text").textContent = S.result ? S.result.text +
+        (S.result.seed ? ` (deal seed ${S.result.seed})` : "") : "";
       const replay = $("replay-link");
       if (S.result && S.result.replay && !M.local) {
         replay.href = S.result.replay; replay.hidden = false;

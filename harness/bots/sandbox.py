@@ -44,6 +44,7 @@ import sysconfig
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -737,6 +738,16 @@ def _at(folder: int) -> Any:
     return lambda path, flags: os.open(path, flags | os.O_CLOEXEC, dir_fd=folder)
 
 
+_running: weakref.WeakSet[SandboxedAgent] = weakref.WeakSet()
+
+
+def running_bots() -> set[int]:
+    """The host pids of this process's sandboxed bots that are started and not yet closed (each
+    the leader of its bot's processes: its jail's or runner's process, or from the start-up
+    server, its namespace's init)."""
+    return {agent.proc.pid for agent in list(_running) if not agent._closed}
+
+
 class SandboxedAgent:
     """One bot process for one game (see the module docstring). Raises AgentError subclasses."""
 
@@ -775,6 +786,7 @@ class SandboxedAgent:
             self.group.close()
             raise
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        _running.add(self)
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
         os.set_blocking(self._in, False)

@@ -26,6 +26,7 @@ import httpx
 import pytest
 
 from games import registry
+from harness.bots import sandbox
 from harness.league import schedule
 from harness.league.config import load_config
 from harness.league.report import find_game, replay_html
@@ -161,8 +162,9 @@ def wait_for(player: Player, sid: str, test: Callable[[dict[str, Any]], bool],
 
 
 def running_children() -> set[int]:
-    found = subprocess.run(["pgrep", "-P", str(os.getpid())], capture_output=True, text=True)
-    return {int(p) for p in found.stdout.split()}
+    """This process's sandboxed bots that are running (started, not yet closed): the human
+    seat plays in this process, and its bots' processes come from its start-up server."""
+    return sandbox.running_bots()
 
 
 def wait_children(test: Callable[[set[int]], bool], limit: float = 20) -> set[int]:

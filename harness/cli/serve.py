@@ -145,6 +145,8 @@ def serve_cmd(
 
     say(f"competition {config.name}: {config.game} ({folder})")
     say(f"serving on {url}  (leaderboard: {url}/, organiser: {url}/admin)")
+    if public_url:
+        say(f"listening on http://{shown}:{bound} (for the proxy in front)")
     if organiser:
         say(f"organiser token (shown once; keep it): {organiser}")
     else:

@@ -135,7 +135,8 @@ def start_server(folder: Path, *args: str, log: Path | None = None,
     url = organiser = ""
     while time.monotonic() < end:
         text = log.read_text()
-        found = re.search(r"serving on (http://\S+)", text)
+        found = re.search(r"listening on (http://\S+)", text) or \
+            re.search(r"serving on (http://\S+)", text)
         token = re.search(r"organiser token \(shown once; keep it\): (\S+)", text)
         if found:
             url = found.group(1)

@@ -92,7 +92,7 @@ def serve_cmd(
     from harness.serve.app import create_app
     from harness.serve.competition import Competition
     from harness.serve.db import CompetitionDB
-    from harness.serve.edge import BACKLOG, EdgeLimits, open_file_room
+    from harness.serve.edge import EdgeLimits, open_file_room
     from harness.serve.proxies import ProxyError, trusted_networks
     from harness.serve.runner import ArenaProcess, Checker
 
@@ -123,7 +123,7 @@ def serve_cmd(
         sock.bind((host, port))
     except OSError as exc:
         fail(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port")
-    sock.listen(BACKLOG)  # connections wait from now on, before uvicorn takes them
+    sock.listen(edge.backlog)  # connections wait from now on, before uvicorn takes them
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = public_url or f"http://{shown}:{bound}"
@@ -193,7 +193,7 @@ def _server(app: Any, edge: EdgeLimits) -> tuple[Any, Once]:
     (the filter returned)."""
     import uvicorn
 
-    from harness.serve.edge import BACKLOG, http_protocol, quiet_repeats
+    from harness.serve.edge import http_protocol, quiet_repeats
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
@@ -213,7 +213,7 @@ def _server(app: Any, edge: EdgeLimits) -> tuple[Any, Once]:
     server = Server(uvicorn.Config(
         app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=5,
         http=http_protocol(edge), proxy_headers=False, forwarded_allow_ips=[],
-        limit_concurrency=edge.max_connections + BACKLOG, backlog=BACKLOG,
+        limit_concurrency=edge.max_connections + edge.backlog, backlog=edge.backlog,
         timeout_keep_alive=edge.keep_alive, h11_max_incomplete_event_size=16 << 10))
     return server, quiet_repeats()
 

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-BACKLOG = 128  # connections the kernel queues; also the most asyncio accepts in one burst
-RESERVED_FILES = 128 + BACKLOG  # the server's own files (databases, pipes, logs) and a burst
+BACKLOG = 128  # connections the kernel queues; also the most asyncio accepts in one tick
+OWN_FILES = 128  # the server's own files (databases, pipes, logs), with room to spare
 OPEN_FILES_GOAL = 65536  # the soft descriptor limit the server asks for (within the hard one)
 
 
@@ -45,11 +45,17 @@ class EdgeLimits:
     header_timeout: float = 10.0  # seconds to send a request's headers
     keep_alive: int = 5  # seconds a connection may wait between requests
     body_timeout: float = 30.0  # seconds a request's body may stall
+    backlog: int = BACKLOG  # connections the kernel queues (and asyncio accepts in one tick)
 
 
 def open_file_room(limits: EdgeLimits) -> tuple[EdgeLimits, str]:
     """Raise the soft limit on open files towards the hard one, and lower ``max_connections``
-    to what fits under it; the line to print when the cap was lowered ('' otherwise)."""
+    (and the backlog) to what fits under it; the line to print when the cap was lowered
+    ('' otherwise).
+
+    New connections are accepted a backlog at a time, before the ones they displace are closed,
+    and a busy loop may accept two or three such bursts before it closes any: the cap keeps the
+    server's own files and three backlogs free."""
     import dataclasses
     import resource
 
@@ -64,7 +70,9 @@ def open_file_room(limits: EdgeLimits) -> tuple[EdgeLimits, str]:
                 pass
     if soft == resource.RLIM_INFINITY:
         return limits, ""
-    room = max(16, soft - min(RESERVED_FILES, soft // 2))
+    backlog = max(16, min(limits.backlog, soft // 16))
+    limits = dataclasses.replace(limits, backlog=backlog)
+    room = max(16, soft - OWN_FILES - 3 * backlog)
     if limits.max_connections <= room:
         return limits, ""
     return dataclasses.replace(limits, max_connections=room), (

@@ -20,6 +20,7 @@ import pytest
 
 from tests.patience import patience
 from tests.report.browser import NOT_RUN
+from tests.serve.conftest import Served, start_server
 from tests.serve.test_docs import DOC, free_port
 
 NGINX_HINT = ("nginx and openssl are needed for the reverse-proxy test: `sudo apt-get install "
@@ -84,18 +85,25 @@ http {{
 
 
 def test_the_nginx_site_of_the_manual_serves_the_competition_over_tls(tmp_path: Path) -> None:
-    from tests.serve.conftest import start_server
-
     nginx = require_nginx()
     tls, plain = free_port(), free_port()
     public = f"https://127.0.0.1:{tls}"
-    site = site_of_the_docs()
     doc = DOC.read_text(encoding="utf-8")
     # the command the manual gives, with this test's address
     assert "tourney serve results/contest --public-url https://bots.example.org " \
            "--trusted-proxy 127.0.0.1" in doc
     served = start_server(tmp_path / "contest", "--game", "battleline", "--public-url", public,
                           "--trusted-proxy", "127.0.0.1")
+    try:
+        through_nginx(nginx, served, tmp_path, tls, plain)
+    finally:
+        served.stop()
+
+
+def through_nginx(nginx: str, served: Served, tmp_path: Path, tls: int, plain: int) -> None:
+    """The docs' site, with this test's ports and certificate, in front of ``served``."""
+    public = f"https://127.0.0.1:{tls}"
+    site = site_of_the_docs()
     backend = served.url.rsplit(":", 1)[1]
     cert, key = certificate(tmp_path)
     site = (site.replace("listen 443 ssl;", f"listen 127.0.0.1:{tls} ssl;")
@@ -153,4 +161,3 @@ def test_the_nginx_site_of_the_manual_serves_the_competition_over_tls(tmp_path: 
         except subprocess.TimeoutExpired:
             proxy.kill()
             proxy.wait()
-        served.stop()

@@ -25,7 +25,7 @@ TEST_JOBS ?= auto
 ENGINE_SOURCES := $(wildcard games/*.py games/battleline/*.py games/warchest/*.py)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lock lock-check native compiler browser test test-user test-slow league league-warchest bench learn golden docs lint screenshots clean
+.PHONY: help setup lock lock-check native compiler browser proxy test test-user test-slow league league-warchest bench learn golden docs lint screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -40,7 +40,7 @@ $(STAMP): pyproject.toml uv.lock $(UV_STAMP)
 	$(UV) sync --locked --quiet --extra dev --extra dask --python $(PY)
 	touch $(STAMP)
 
-setup: $(STAMP) $(NATIVE) browser ## create .venv with exactly the versions of uv.lock, install tourney in it, compile the engines, and Chromium
+setup: $(STAMP) $(NATIVE) browser proxy ## create .venv with exactly the versions of uv.lock, install tourney in it, compile the engines, Chromium and nginx
 
 lock: $(UV_STAMP) ## bring uv.lock in line with pyproject.toml, keeping its other pins (UPGRADE=1: the newest versions allowed)
 	$(UV) lock $(if $(UPGRADE),--upgrade)
@@ -82,7 +82,22 @@ browser: ## install headless Chromium for the browser tests (apt-get, as root) o
 		echo "warning: no headless Chromium, so the browser tests (report and replay pages) will not run: 'sudo apt-get install chromium chromium-driver' installs it" >&2; \
 	fi
 
-test: $(STAMP) $(NATIVE) browser ## run the test suite in parallel (slow soak tests excluded), then its ten slowest tests
+# docs/serve.md's reverse-proxy recipe runs in front of a real server in tests/serve/test_nginx.py
+# (Debian's nginx, and openssl for its certificate). Without them that test is reported as not run.
+proxy: ## install nginx and openssl for the reverse-proxy test (apt-get, as root) or say how
+	@if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then command -v openssl >/dev/null || echo "warning: no openssl, so the reverse-proxy test will not run: 'sudo apt-get install openssl' installs it" >&2; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing nginx and openssl (apt-get)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			nginx openssl >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			nginx openssl >/dev/null; } || \
+		echo "warning: apt-get could not install nginx, so the reverse-proxy test will not run" >&2; \
+	else \
+		echo "warning: no nginx, so the reverse-proxy test will not run: 'sudo apt-get install nginx openssl' installs it" >&2; \
+	fi
+
+test: $(STAMP) $(NATIVE) browser proxy ## run the test suite in parallel (slow soak tests excluded), then its ten slowest tests
 	@$(BYTECODE)
 	$(BIN)/python -m pytest -q -m "not slow and not serial" -n $(TEST_JOBS) --durations=10
 	$(BIN)/python -m pytest -q -m "serial and not slow"

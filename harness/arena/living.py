@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.arena.entries import Inbox
+from harness.arena.fairshare import FairShare
 from harness.arena.registry import DB_FILE, ArenaError, Assignment, Registry, Version
 from harness.league.config import LeagueConfig, StoreError, describe_variant, load_config
 from harness.records import BotRef, GameRecord, GameSpec, Limits, PackedRecord, is_void
@@ -192,6 +193,7 @@ class RunOptions:
     seed: int | None = None  # of the matchmaker's tie-breaks (default: random)
     batch_size: int | None = None  # games per Parquet batch (default: the store's)
     flush_seconds: float | None = None  # the longest a finished game waits to be written
+    fair_share: bool = True  # each entrant a fair share of worker time (harness.arena.fairshare)
     say: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr))
 
 
@@ -236,6 +238,7 @@ class Arena:
         self._bar: Any = None
         self._last_seq = 0  # the last assignment made before this run
         self._stopping = False  # Ctrl-C or SIGTERM: stop at the next game
+        self.fair = FairShare()
 
     # -- the field
 
@@ -451,7 +454,12 @@ class Arena:
                 if not todo:
                     if len(playing) < 2:
                         continue
-                    todo = self.registry.assign(self.mm.choose_many(self.rng, wave))
+                    bots = self.mm.bots
+                    gate = self.fair.gate(bots) if opts.fair_share else None
+                    pairs = self.mm.choose_many(self.rng, wave, gate)
+                    if opts.fair_share:  # the most costly first: no worker idles at the end
+                        pairs = [pairs[i] for i in self.fair.order(pairs, bots)]
+                    todo = self.registry.assign(pairs)
                 played, todo = todo[:wave], todo[wave:]
                 self._play(executor, played)
                 if not todo and not self._stopping and played:
@@ -541,6 +549,8 @@ class Arena:
                 if self._bar is not None:
                     self._bar.update(1)
             entry = pending[record.game_id]
+            if not is_void(record):
+                self.fair.charge(record, self.mm.bots)
             self._score(entry, record)
             entry.waiting.discard(record.game_id)
             self._suspend_check(record)

@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,6 +27,9 @@ from harness.cli.options import (
     fail,
     options,
 )
+
+if TYPE_CHECKING:
+    from harness.serve.edge import EdgeLimits, Once
 
 FolderArg = Annotated[Path, typer.Argument(help="The competition's folder.")]
 NameArg = Annotated[str, typer.Argument(help="The entrant's name (letters, digits, - and _).")]
@@ -54,6 +57,23 @@ def serve_cmd(
     seed: SeedOpt = None,
     limits: LimitChoice = NO_LIMITS,
     require_isolation: RequireOpt = False,
+    trusted_proxy: Annotated[list[str] | None, typer.Option(
+        "--trusted-proxy", help="The address (or network, e.g. 10.0.0.0/8) of a reverse proxy "
+                                "whose X-Forwarded-For names the client; repeat for more "
+                                "(default: none, every client is the address it connects "
+                                "from).")] = None,
+    max_connections: Annotated[int, typer.Option(
+        "--max-connections", min=16, help="Open connections at once; a new one beyond closes "
+                                          "the oldest that has not sent its request.")] = 1000,
+    header_timeout: Annotated[float, typer.Option(
+        "--header-timeout", min=0.5, help="Seconds a connection has to send a request's "
+                                          "headers before it is closed.")] = 10.0,
+    body_timeout: Annotated[float, typer.Option(
+        "--body-timeout", min=0.5, help="Seconds a request's body may stop arriving before "
+                                        "the connection is closed.")] = 30.0,
+    keep_alive: Annotated[int, typer.Option(
+        "--keep-alive", min=1, help="Seconds an idle connection stays open between "
+                                    "requests.")] = 5,
 ) -> None:
     """Run a competition: entrants upload bots, the living league plays them, everyone sees the
     leaderboard. Ctrl-C stops it; the same command continues it (nothing is lost, even after
@@ -68,8 +88,18 @@ def serve_cmd(
     from harness.serve.app import create_app
     from harness.serve.competition import Competition
     from harness.serve.db import CompetitionDB
+    from harness.serve.edge import EdgeLimits, open_file_room
+    from harness.serve.proxies import ProxyError, trusted_networks
     from harness.serve.runner import ArenaProcess, Checker
 
+    try:
+        proxies = trusted_networks(trusted_proxy or [])
+    except ProxyError as exc:
+        fail(str(exc))
+    edge, edge_note = open_file_room(EdgeLimits(max_connections=max_connections,
+                                                header_timeout=header_timeout,
+                                                body_timeout=body_timeout,
+                                                keep_alive=keep_alive))
     fresh = not (folder / "league.json").exists()
     if fresh and game is None:
         fail(f"{folder} is not a competition yet; give --game GAME to start one there")
@@ -89,7 +119,7 @@ def serve_cmd(
         sock.bind((host, port))
     except OSError as exc:
         fail(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port")
-    sock.listen(2048)  # connections wait from now on, before uvicorn takes them
+    sock.listen(edge.backlog)  # connections wait from now on, before uvicorn takes them
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = public_url or f"http://{shown}:{bound}"
@@ -101,7 +131,8 @@ def serve_cmd(
     arena = ArenaProcess(folder, options)
     checker = Checker(folder)
     competition = Competition(folder, arena=arena, checker=checker, public_url=url)
-    app = create_app(competition, secure_cookies=url.startswith("https://"))
+    app = create_app(competition, secure_cookies=url.startswith("https://"),
+                     trusted_proxies=proxies)
     errors.log_to_stderr()
     isolation = config.isolation
 
@@ -110,6 +141,8 @@ def serve_cmd(
 
     say(f"competition {config.name}: {config.game} ({folder})")
     say(f"serving on {url}  (leaderboard: {url}/, organiser: {url}/admin)")
+    if public_url:
+        say(f"listening on http://{shown}:{bound} (for the proxy in front)")
     if organiser:
         say(f"organiser token (shown once; keep it): {organiser}")
     else:
@@ -119,6 +152,10 @@ def serve_cmd(
         say(f"warning: listening on {host}: anyone who reaches this machine can see the "
             f"leaderboard and try tokens; serve it only behind a TLS proxy (https), or tokens "
             f"and cookies travel in the clear")
+    if proxies:
+        say(f"trusting X-Forwarded-For from {', '.join(proxies)} only")
+    if edge_note:
+        say(edge_note)
     if isolation.get("missing"):
         say(f"warning: entrants' bots run with weaker isolation here: missing "
             f"{'; '.join(isolation['missing'])}")
@@ -127,10 +164,12 @@ def serve_cmd(
     else:
         arena.start()
     competition.check_waiting()
-    server = _server(app)
+    server, repeats = _server(app, edge)
     try:
         server.run(sockets=[sock])
     finally:
+        for line in repeats.pending():
+            say(f"repeated: {line}")
         # a second Ctrl-C must not cut the league's stop short (it would be left unstopped)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         say("stopping: the league stores the games in hand ...")
@@ -141,11 +180,16 @@ def serve_cmd(
     say("stopped; the same command continues the competition")
 
 
-def _server(app: Any) -> Any:
+def _server(app: Any, edge: EdgeLimits) -> tuple[Any, Once]:
     """uvicorn's server, stopped by Ctrl-C or SIGTERM like every tourney command: it finishes
     the requests in hand and returns (uvicorn's own handling raises the signal again when it
-    is done, which would cut short the league's orderly stop)."""
+    is done, which would cut short the league's orderly stop). Its connections keep the edge's
+    deadlines and cap (:mod:`harness.serve.edge`); it reads no forwarded header itself (the
+    app does, from the trusted proxies only); a failure that repeats is logged once a minute
+    (the filter returned)."""
     import uvicorn
+
+    from harness.serve.edge import http_protocol, quiet_repeats
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
@@ -162,8 +206,12 @@ def _server(app: Any) -> Any:
                 for sig, handler in previous.items():
                     signal.signal(sig, handler)
 
-    return Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                                 timeout_graceful_shutdown=5))
+    server = Server(uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=5,
+        http=http_protocol(edge), proxy_headers=False, forwarded_allow_ips=[],
+        limit_concurrency=edge.max_connections + edge.backlog, backlog=edge.backlog,
+        timeout_keep_alive=edge.keep_alive, h11_max_incomplete_event_size=16 << 10))
+    return server, quiet_repeats()
 
 
 # ----------------------------------------------------------------------------- serve-admin
@@ -257,6 +305,9 @@ def admin_settings_cmd(
         "--signup-code", help="Open sign-up to whoever knows this code (8 characters or "
                               "more).")] = None,
     no_signup: Annotated[bool, typer.Option("--no-signup", help="Close sign-up.")] = False,
+    signups_per_hour: Annotated[int | None, typer.Option(
+        "--signups-per-hour", help="Sign-ups the competition code admits in an hour.",
+        min=1)] = None,
 ) -> None:
     """Show or change the limits and the sign-up."""
     body: dict[str, Any] = {}
@@ -271,6 +322,8 @@ def admin_settings_cmd(
         body["signup"] = "on"
     if no_signup:
         body["signup"] = "off"
+    if signups_per_hour is not None:
+        body["signups_per_hour"] = signups_per_hour
     settings = _competition(folder).update_settings(body)
     for key, value in settings.items():
         typer.echo(f"{key}: {value}")

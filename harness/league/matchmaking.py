@@ -65,7 +65,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -82,6 +83,14 @@ PLACEMENT = (0.5, 0.15, 0.85)
 def _expit(x: FloatArray) -> FloatArray:
     out: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * x))
     return out
+
+
+class PairGate(Protocol):
+    """Which bots may get one more pair of a wave (:meth:`Matchmaker.choose_many`)."""
+
+    def allowed(self) -> Collection[str]: ...
+
+    def chosen(self, a: str, b: str) -> None: ...
 
 
 class Matchmaker:
@@ -362,19 +371,37 @@ class Matchmaker:
         i, j = int(rows[flat // n]), flat % n
         return self._seated(i, j, rng)
 
-    def choose_many(self, rng: random.Random, count: int) -> list[tuple[str, str]]:
+    def choose_many(self, rng: random.Random, count: int, gate: PairGate | None = None
+                    ) -> list[tuple[str, str]]:
         """The next ``count`` pairs, to play at once (a wave for parallel workers).
 
         After each choice the pair counts as played with the information it is expected to
         bring (variances shrink as :meth:`record` would shrink them, the result counts go up),
         so the next choice goes elsewhere; the beliefs are restored before returning, and the
         real results are then fed in with :meth:`record` as they arrive.
+
+        ``gate`` (a policy of the caller, e.g. the arena's fair share of worker time) names
+        before each choice the bots that may have one more pair; the others sit this choice
+        out, and the wave ends early when fewer than two may play.
         """
         var, results = self.var.copy(), self.results.copy()
         chosen: list[tuple[str, str]] = []
         try:
             for _ in range(count):
-                a, b = self.choose(rng)
+                if gate is None:
+                    a, b = self.choose(rng)
+                else:
+                    allowed = set(gate.allowed())
+                    held = np.array([self.index[name] for name in self.bots
+                                     if name not in allowed], dtype=np.intp)
+                    if len(self.bots) - held.size < 2:
+                        break
+                    self.active[held] = False
+                    try:
+                        a, b = self.choose(rng)
+                    finally:
+                        self.active[held] = True
+                    gate.chosen(a, b)
                 chosen.append((a, b))
                 i, j = self.index[a], self.index[b]
                 self._shrink(i, j, self.games_per_result)

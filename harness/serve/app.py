@@ -21,12 +21,14 @@ body is read (:class:`BodyLimit`), never after.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
+import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -47,7 +49,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from harness.serve import pages
+from harness.serve import pages, proxies
 from harness.serve.competition import GAMES_SHOWN, Competition, size_text
 from harness.serve.db import ORGANISER, Account, ServeError
 from harness.serve.errors import QuietErrors
@@ -71,9 +73,19 @@ class RateLimit:
         self._seen: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
-    def hit(self, key: str) -> float:
-        """Record an event; 0.0 when allowed, else the seconds to wait."""
+    def hit(self, key: str, count: int | None = None) -> float:
+        """Record an event; 0.0 when allowed, else the seconds to wait (``count``: this
+        limit's count for once, e.g. a setting the organiser changes)."""
+        return self._check(key, count, record=True)
+
+    def full(self, key: str, count: int | None = None) -> float:
+        """The seconds to wait before the next event of ``key`` is allowed (0.0: now), without
+        recording one."""
+        return self._check(key, count, record=False)
+
+    def _check(self, key: str, count: int | None, *, record: bool) -> float:
         clock = time.monotonic()
+        limit = self.count if count is None else count
         with self._lock:
             if len(self._seen) > 10_000:  # forget idle keys
                 self._seen = {k: q for k, q in self._seen.items()
@@ -81,9 +93,10 @@ class RateLimit:
             seen = self._seen.setdefault(key, deque())
             while seen and seen[0] <= clock - self.seconds:
                 seen.popleft()
-            if len(seen) >= self.count:
-                return seen[0] + self.seconds - clock
-            seen.append(clock)
+            if len(seen) >= limit:
+                return max(seen[0] + self.seconds - clock, 0.001)
+            if record:
+                seen.append(clock)
             return 0.0
 
 
@@ -160,7 +173,11 @@ class Site:
         config = competition.config
         self.competition = competition
         self.secure_cookies = secure_cookies
-        self.logins = RateLimit(10, 60.0)  # login and sign-up attempts per client a minute
+        # wrong tokens per client a minute (a right one always logs in: tokens cannot be
+        # guessed, and a limit on every login would let one client lock out its neighbours)
+        self.logins = RateLimit(10, 60.0)
+        self.signup_failures = RateLimit(10, 60.0)  # wrong codes per client a minute
+        self.signups = RateLimit(30, 3600.0)  # sign-ups per competition code an hour
         self.uploads = RateLimit(6, 60.0)  # uploads per entrant a minute (and a daily quota)
         self.env = pages.templates()
         # people's games against the bots: dealt from the league's secret key, stored apart
@@ -387,12 +404,12 @@ def _set_session(request: Request, response: Response, account: Account) -> None
 async def login(request: Request) -> Response:
     site = site_of(request)
     comp = site.competition
-    if site.logins.hit(_client(request)):
-        raise HTTPException(429, "too many login attempts from your address; wait a minute")
     form = await read_form(request)
     with comp.lock:
         account = comp.db.login(form.get("token", "").strip())
-    if account is None:
+    if account is None:  # only failures count
+        if site.logins.hit(_client(request)):
+            raise HTTPException(429, "too many wrong tokens from your address; wait a minute")
         raise HTTPException(401, "that token is not valid; copy it again from the invitation, "
                                  "or ask the organiser for a new one")
     response = RedirectResponse("/admin" if account.role == ORGANISER else "/me", 303)
@@ -417,14 +434,25 @@ async def signup(request: Request) -> Response:
     comp = site.competition
     if not comp.settings().signup:
         raise HTTPException(404, "this competition has no open sign-up; ask the organiser")
-    if site.logins.hit(_client(request)):
-        raise HTTPException(429, "too many attempts from your address; wait a minute")
+    client = _client(request)
+    if site.signup_failures.full(client):  # a code can be guessed: refused before it is tried
+        raise HTTPException(429, "too many wrong competition codes from your address; wait a "
+                                 "minute")
     form = await read_form(request)
+    code = form.get("code", "")
     with comp.lock:
-        ok = comp.db.signup_code_ok(form.get("code", ""))
+        ok = comp.db.signup_code_ok(code)
     if not ok:
+        site.signup_failures.hit(client)
         raise HTTPException(403, "the competition code is wrong; ask the organiser for it")
+    per_code = hashlib.sha256(code.encode()).hexdigest()
+    wait = site.signups.full(per_code, comp.settings().signups_per_hour)
+    if wait:
+        raise HTTPException(429, f"this competition code has admitted its sign-ups for the "
+                                 f"hour; try again in {math.ceil(wait / 60)} min, or ask the "
+                                 f"organiser")
     made = await run_in_threadpool(comp.add_entrant, form.get("name", "").strip())
+    site.signups.hit(per_code, comp.settings().signups_per_hour)
     with comp.lock:
         account = comp.db.account(made["name"])
     assert account is not None
@@ -639,10 +667,12 @@ def _seat_web(site: Site) -> SeatWeb:
 
 
 def create_app(competition: Competition, *, secure_cookies: bool = False,
-               seat: SeatRules | None = None) -> Starlette:
+               seat: SeatRules | None = None, trusted_proxies: Sequence[str] = ()) -> Starlette:
     """The Starlette application of a competition, as ``tourney serve`` runs it: the pages, the
-    API and the human seat (``seat``: its limits, :class:`SeatRules` by default). Its
-    ``state.site`` is the :class:`Site`; ``close()`` it on shutdown."""
+    API and the human seat (``seat``: its limits, :class:`SeatRules` by default;
+    ``trusted_proxies``: the reverse proxies whose X-Forwarded-For names the client,
+    :mod:`harness.serve.proxies`). Its ``state.site`` is the :class:`Site`; ``close()`` it on
+    shutdown."""
     site = Site(competition, secure_cookies=secure_cookies, seat=seat)
 
     def limit(path: str) -> tuple[int, int]:
@@ -684,8 +714,8 @@ def create_app(competition: Competition, *, secure_cookies: bool = False,
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(QuietErrors), Middleware(SameOrigin),
-                    Middleware(BodyLimit, limit=limit)],
+        middleware=[Middleware(QuietErrors), *proxies.middleware(trusted_proxies),
+                    Middleware(SameOrigin), Middleware(BodyLimit, limit=limit)],
         exception_handlers={HTTPException: on_error, ServeError: on_error,
                             HumanError: on_error},
     )

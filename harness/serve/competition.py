@@ -34,7 +34,8 @@ LEADERBOARD_SECONDS = 1.0  # the leaderboard is computed at most this often
 GAMES_SHOWN = 200  # an entrant page's newest games
 DAY = 24 * 3600.0
 #: The organiser's limits: (setting, lowest, highest).
-LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64))
+LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64),
+          ("signups_per_hour", 1, 10_000))
 
 
 def size_text(n: int) -> str:

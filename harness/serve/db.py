@@ -89,6 +89,7 @@ class Settings:
     total_mb: int = 50  # the sum of an entrant's uploads
     upload_mb: int = 4  # one upload (a file or a zip), enforced while it is read
     signup: bool = False  # whoever knows the competition code may sign up
+    signups_per_hour: int = 30  # sign-ups one competition code admits in an hour
     paused: bool = False  # the living league is stopped (uploads are still checked)
 
     @classmethod

@@ -145,8 +145,10 @@ class Served:
         return self.output.read_text()
 
 
-def start_server(folder: Path, *args: str, log: Path | None = None) -> Served:
-    """Start (or continue) the competition in ``folder`` and wait until it answers."""
+def start_server(folder: Path, *args: str, log: Path | None = None,
+                 preexec_fn: Any = None) -> Served:
+    """Start (or continue) the competition in ``folder`` and wait until it answers
+    (``preexec_fn``: run in the server's process before it starts, e.g. to lower a limit)."""
     import re
     import subprocess
     import sys
@@ -158,13 +160,14 @@ def start_server(folder: Path, *args: str, log: Path | None = None) -> Served:
     out = open(log, "w")  # noqa: SIM115 - the server's stderr, read by the tests
     process = subprocess.Popen(
         [sys.executable, "-m", "harness.cli.app", "serve", str(folder), "--port", "0", *args],
-        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=preexec_fn)
     out.close()
     end = time.monotonic() + patience(60)
     url = organiser = ""
     while time.monotonic() < end:
         text = log.read_text()
-        found = re.search(r"serving on (http://\S+)", text)
+        found = re.search(r"listening on (http://\S+)", text) or \
+            re.search(r"serving on (http://\S+)", text)
         token = re.search(r"organiser token \(shown once; keep it\): (\S+)", text)
         if found:
             url = found.group(1)

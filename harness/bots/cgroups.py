@@ -44,8 +44,10 @@ _V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 _counter = itertools.count()
 # a forked worker must not reuse (or remove) the groups of the process it was forked from
 def _forget_groups() -> None:
+    global _made
     _free.clear()
     _draining.clear()
+    _made = 0
 
 
 os.register_at_fork(after_in_child=_forget_groups)
@@ -359,15 +361,25 @@ def _drained() -> None:
             continue
         _draining.remove(dirs)
         if _leftover_bytes(dirs) > LEFTOVER_ALLOWED:
+            global _made
+            _made -= 1
             for path in dirs.values():
                 _rmdir(path, 0.0)
         else:
             _free.append(dirs)
 
 
+# groups a process keeps for reuse before it waits for one to drain rather than make another:
+# a game's bots close as the next game's start, and a killed bot's processes take a moment to
+# exit (a bot from the start-up server is not waited for at its close)
+SPARE_GROUPS: Final = 8
+_made = 0  # groups this process made and has not retired
+
+
 def _acquire(bases: dict[str, Path]) -> dict[str, Path]:
+    global _made
     _drained()
-    if not _free and _draining:  # a bot just closed: its processes exit within moments
+    if not _free and _draining and _made >= SPARE_GROUPS:  # its processes exit within moments
         deadline = time.monotonic() + 0.005
         while time.monotonic() < deadline and not _free and _draining:
             time.sleep(0.0005)
@@ -386,6 +398,7 @@ def _acquire(bases: dict[str, Path]) -> dict[str, Path]:
         for path in made.values():
             _rmdir(path, 0.0)
         raise
+    _made += 1
     return made
 
 
@@ -615,6 +628,8 @@ def remove_groups(wait: float = 1.0) -> None:
             _rmdir(path, wait)
     _free.clear()
     _draining.clear()
+    global _made
+    _made = 0
     for group in _keeper:
         if group.name.startswith(f"{PREFIX}{os.getpid()}-"):  # not a forked worker's parent's
             _thaw(group)

@@ -398,9 +398,15 @@ def _set_limits(cfg: dict[str, Any], pid: int = 0) -> None:
 
 
 def _drop_bounding_set(libc: Any) -> None:
-    """Empty the capability bounding set, so that nothing the bot executes can gain one."""
+    """Empty the capability bounding set, so that nothing the bot executes can gain one. Each
+    drop costs the kernel a new set of credentials (~10 µs): only those in the set are dropped."""
+    try:
+        with open("/proc/self/status") as f:
+            held = next(int(line.split()[1], 16) for line in f if line.startswith("CapBnd:"))
+    except (OSError, StopIteration, ValueError):
+        held = (1 << 64) - 1
     for cap in range(64):
-        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+        if held >> cap & 1 and libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
             break  # EINVAL past the last capability this kernel knows (or EPERM: none to drop)
 
 

@@ -74,6 +74,7 @@ _PROC_COVERS = ("sys", "sysrq-trigger", "irq", "bus")
 # what root's runner keeps to become the bots' user (CAP_SETGID, CAP_SETUID, CAP_SETPCAP),
 # which that switch clears; and what the bot's process mounts its /tmp and /bot with
 _ROOT_KEEPS = [6, 7, 8]
+_CAP_SETPCAP = 8
 _CAP_SYS_ADMIN = 21
 
 
@@ -181,7 +182,9 @@ def _prepare_bot(libc: Any, runner: ModuleType, early: str) -> None:
     if os.geteuid() != 0:
         _own_users(libc)
         _check(libc.unshare(_CLONE_NEWNS), "unshare (mount namespace)")
-    _keep_only(libc, [_CAP_SYS_ADMIN, *_ROOT_KEEPS] if os.geteuid() == 0 else [_CAP_SYS_ADMIN])
+    # what mounts its /tmp and /bot, and (CAP_SETPCAP) drops these from the bounding set then
+    _keep_only(libc, [_CAP_SYS_ADMIN, *_ROOT_KEEPS] if os.geteuid() == 0
+               else [_CAP_SYS_ADMIN, _CAP_SETPCAP])
     libc.prctl(runner._PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if early:
         runner._install_filter(libc, early)

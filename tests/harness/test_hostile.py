@@ -177,6 +177,8 @@ def test_deep_nesting_through_play_and_validate_is_a_forfeit_not_a_traceback() -
                                   "--games", "1"])
     assert checked.exit_code == 1 and "protocol_error" in checked.output, checked.output
     assert f"isolation in force: {mechanism}" in checked.output
+    assert "bots start: Python bots forked by the start-up server, commands in a new jail " \
+           "each" in checked.output  # what this machine gives both the root and a normal user
     assert "Traceback" not in checked.output
 
 

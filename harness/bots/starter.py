@@ -141,6 +141,8 @@ class Starter:
             self.close()
             raise StarterError(self._said() or str(exc)) from None
         self._init = jail.hold(cage.info)
+        self._pid = int(cage.info.get("child-pid", 0))  # the server, its jail's first process
+        self._beside: set[int] = set()  # the referee's CPUs the server was last kept off
         try:
             self._sock.send(json.dumps(settings).encode())
         except OSError as exc:
@@ -178,6 +180,7 @@ class Starter:
                 taken.append(joins[-1])
             passed = [status_w, to_bot, from_bot, log, files, *joins]
             with self._lock:
+                self._keep_off_our_cpus()
                 try:
                     socket.send_fds(self._sock, [json.dumps(request).encode()], passed)
                     self._sock.settimeout(ANSWER_WAIT)
@@ -205,6 +208,22 @@ class Starter:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             raise StarterError(f"the bot's process ended at once ({exc.strerror})") from None
+
+    def _keep_off_our_cpus(self) -> None:
+        """Keep the server (and the processes it makes ahead of time) off the CPUs this
+        referee plays on, where there are others: the kernel wakes a process on the CPU of the
+        one that woke it, and the server, woken by a request, would make the next process there,
+        before the referee (pinned to that CPU for its game) could go on. Each bot then moves to
+        the referee's CPUs itself."""
+        if not hasattr(os, "sched_setaffinity") or not self._pid:
+            return
+        ours = os.sched_getaffinity(0)
+        if ours == self._beside:
+            return
+        self._beside = ours
+        others = set(range(os.cpu_count() or 1)) - ours
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(self._pid, others or range(os.cpu_count() or 1))
 
     def forget(self) -> None:
         """In a child forked from the referee that started the server: let go of the child's

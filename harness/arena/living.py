@@ -238,6 +238,9 @@ class Arena:
         self._bar: Any = None
         self._last_seq = 0  # the last assignment made before this run
         self._stopping = False  # Ctrl-C or SIGTERM: stop at the next game
+        # (assignment seq, games stored in this run) at the end of each wave that finished
+        # every pair chosen so far, until those games are written (_finished_through)
+        self._played_through: list[tuple[int, int]] = []
         self.fair = FairShare()
 
     # -- the field
@@ -463,9 +466,10 @@ class Arena:
                 played, todo = todo[:wave], todo[wave:]
                 self._play(executor, played)
                 if not todo and not self._stopping and played:
-                    # every pair chosen so far is stored (or its bot left): the next start
-                    # need not look at them again (at 500,000 pairs that look took 20 s)
-                    self.registry.set_complete_through(max(t.seq for t in played))
+                    # every pair chosen so far is played (or its bot left): once its games
+                    # are written, the next start need not look at them again (at 500,000
+                    # pairs that look took 20 s)
+                    self._finished_through(max(t.seq for t in played))
                 if updater is not None:
                     updater.tick()
         except KeyboardInterrupt:
@@ -476,6 +480,7 @@ class Arena:
             self.summary.interrupted = self._stopping
             try:
                 self._store.flush()
+                self._finished_through(None)
             finally:
                 self._store.close()
                 if executor is not None and own_executor:
@@ -486,6 +491,22 @@ class Arena:
         if updater is not None:
             updater.write()
         return self.summary
+
+    def _finished_through(self, seq: int | None) -> None:
+        """Every assignment up to ``seq`` (None: none more) has had its games played: move the
+        registry's mark of complete assignments to the newest such ``seq`` whose games are all
+        written. A game still in the store's buffer is lost to a ``kill -9``, and the next start
+        must find its pair unfinished and play it again: a mark set when the wave ends would
+        hide it (the buffer is written every ``batch_size`` games, not at a wave's end, and a
+        wave's games are seldom a multiple of it)."""
+        assert self._store is not None
+        if seq is not None:
+            self._played_through.append((seq, self.summary.stored))
+        written = self.summary.stored - self._store.pending  # this run's games on disk
+        done = [s for s, stored in self._played_through if stored <= written]
+        if done:
+            self.registry.set_complete_through(max(done))
+            self._played_through = [(s, n) for s, n in self._played_through if n > written]
 
     def _stop(self, signum: int, frame: object) -> None:
         self._stopping = True

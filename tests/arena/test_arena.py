@@ -269,6 +269,39 @@ def test_killed_and_interrupted_arenas_lose_and_repeat_nothing(arena: Path) -> N
     assert summary.stored >= 10
 
 
+class _Killed(BaseException):
+    """The arena's process dies (kill -9) before its buffered games are written."""
+
+
+def test_a_pair_whose_games_die_in_the_buffer_is_played_at_the_next_start(
+        arena: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mark of complete assignments follows the games written, not the waves played: a
+    wave's games still in the store's buffer when the process is killed are played again.
+    (A first wave of one pair, as the fair share gives three newcomers, left two games of a
+    four-game batch in the buffer after the mark had passed their pair.)"""
+    for name, spec in (("alice", "random"), ("bob", "greedy")):
+        assert tourney("arena", "add", arena, name, spec)[0] == 0
+
+    def die(self: store.ResultsStore) -> int:
+        raise _Killed
+
+    with monkeypatch.context() as patched:
+        patched.setattr(store.ResultsStore, "flush", die)
+        with pytest.raises(_Killed):  # one wave of one pair, both games in the buffer
+            run(arena, 2, batch_size=4, flush_seconds=1e9)
+    assert stored(arena) == []
+    with Registry.open(arena) as registry:
+        chosen = registry.assignments_since(0)
+    assert len(chosen) == 1
+    summary = run(arena, 2, batch_size=4, flush_seconds=1e9)
+    assert summary.replayed_pairs == 1 and summary.stored == 2
+    view = living.Arena(arena)
+    assert {str(r["game_id"]) for r in stored(arena)} == \
+        {s.game_id for s in view._specs(chosen[0])}
+    with Registry.open(arena) as registry:  # written now: the next start skips it
+        assert registry.complete_through() == 1
+
+
 def test_folders_that_are_not_living_leagues_and_games_it_cannot_pair(tmp_path: Path) -> None:
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("")

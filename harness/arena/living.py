@@ -387,7 +387,8 @@ class Arena:
                 sizes["batch_size"] = opts.batch_size
             if opts.flush_seconds is not None:
                 sizes["flush_seconds"] = opts.flush_seconds
-            self._store = ResultsStore.open(self.folder, self.config, must_exist=True, **sizes)
+            self._store = ResultsStore.open(self.folder, self.config, must_exist=True,
+                                            indexed=True, **sizes)
         except StoreError as exc:
             raise ArenaError(str(exc)) from None
         hide_from_bots(self.folder)

@@ -47,6 +47,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from harness.serve.competition import GAMES_SHOWN, Competition, size_text
 from harness.serve.db import ORGANISER, Account, ServeError
+from harness.serve.reads import ClientGone, Reads
 
 COOKIE = "tourney_session"
 CSRF_HEADER = "x-csrf-token"
@@ -153,6 +154,7 @@ class Site:
         self.secure_cookies = secure_cookies
         self.logins = RateLimit(10, 60.0)  # login and sign-up attempts per client a minute
         self.uploads = RateLimit(6, 60.0)  # uploads per entrant a minute (and a daily quota)
+        self.reads = Reads()  # the routes that read games, per account (harness.serve.reads)
         self.env = jinja2.Environment(
             loader=jinja2.PackageLoader("harness.serve", "templates"),
             autoescape=True, undefined=jinja2.StrictUndefined)
@@ -271,6 +273,11 @@ def _page_headers() -> dict[str, str]:
     }
 
 
+async def on_gone(request: Request, exc: Exception) -> Response:
+    """The client went away before its answer was ready: nobody reads this one."""
+    return Response(status_code=499)
+
+
 async def on_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, ServeError):
         status, message = exc.status, str(exc)
@@ -278,9 +285,9 @@ async def on_error(request: Request, exc: Exception) -> Response:
         status, message = exc.status_code, str(exc.detail)
     else:  # pragma: no cover - a bug of ours
         status, message = 500, "the server failed; the organiser can see why in its log"
-    headers = {}
+    headers = dict(getattr(exc, "headers", None) or {})
     if status == 429:
-        headers["Retry-After"] = "60"
+        headers.setdefault("Retry-After", "60")
     if _wants_json(request):
         return JSONResponse({"error": message}, status, headers=headers)
     if status == 401 and request.method == "GET":
@@ -418,7 +425,7 @@ async def me_page(request: Request) -> Response:
         return RedirectResponse("/admin", 303)
     name = current.account.name
     versions = await run_in_threadpool(comp.versions_of, name)
-    games = await run_in_threadpool(comp.games_of, name)
+    games = await site_of(request).reads.run(request, name, comp.games_of, name)
     count, total = comp.usage(name)
     return page(request, "entrant.html.j2", who=current, name=name, versions=versions,
                 games=games, settings=comp.settings(), count=count, total=size_text(total),
@@ -448,8 +455,8 @@ async def me_submit(request: Request) -> Response:
 async def replay_page(request: Request) -> Response:
     comp = site_of(request).competition
     current = need(request)
-    html = await run_in_threadpool(comp.replay_html, request.path_params["game_id"],
-                                   current.account)
+    html = await site_of(request).reads.run(request, current.account.name, comp.replay_html,
+                                            request.path_params["game_id"], current.account)
     headers = _page_headers()
     # the viewer is one self-contained page with its script inline
     headers["Content-Security-Policy"] = "default-src 'none'; script-src 'unsafe-inline'; " \
@@ -466,7 +473,7 @@ async def log_page(request: Request) -> Response:
         row = comp.game_row(request.path_params["game_id"], current.account)
         return comp.log_of(row, current.account)
 
-    text = await run_in_threadpool(read)
+    text = await site_of(request).reads.run(request, current.account.name, read)
     return PlainTextResponse(text, headers={"X-Content-Type-Options": "nosniff",
                                             "Content-Security-Policy": "default-src 'none'",
                                             "Cache-Control": "no-store"})
@@ -560,15 +567,16 @@ async def api_my_games(request: Request) -> Response:
         limit = min(max(int(request.query_params.get("limit", GAMES_SHOWN)), 1), 5000)
     except ValueError:
         raise ServeError("limit must be a whole number", 400) from None
-    games = await run_in_threadpool(comp.games_of, current.account.name, limit)
+    games = await site_of(request).reads.run(request, current.account.name, comp.games_of,
+                                             current.account.name, limit)
     return JSONResponse({"games": games})
 
 
 async def api_game(request: Request) -> Response:
     comp = site_of(request).competition
     current = need(request)
-    game = await run_in_threadpool(comp.game_json, request.path_params["game_id"],
-                                   current.account)
+    game = await site_of(request).reads.run(request, current.account.name, comp.game_json,
+                                            request.path_params["game_id"], current.account)
     return JSONResponse(game)
 
 
@@ -651,7 +659,8 @@ def create_app(competition: Competition, *, extra: list[BaseRoute] | None = None
     app = Starlette(
         routes=routes,
         middleware=[Middleware(SameOrigin), Middleware(BodyLimit, limit=limit)],
-        exception_handlers={HTTPException: on_error, ServeError: on_error},
+        exception_handlers={HTTPException: on_error, ServeError: on_error,
+                            ClientGone: on_gone},
     )
     app.state.site = site
     return app

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.arena.registry import Registry
+from harness.league.index import GameIndex
 from harness.records import BotRef
 from harness.serve.db import ORGANISER, Account, CompetitionDB, ServeError, Settings, Submission
 from harness.serve.runner import ArenaProcess, Checker
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 LEADERBOARD_SECONDS = 1.0  # the leaderboard is computed at most this often
 GAMES_SHOWN = 200  # an entrant page's newest games
+INDEX_SECONDS = 5.0  # how often the server looks for batch files the index has not seen
 DAY = 24 * 3600.0
 #: The organiser's limits: (setting, lowest, highest).
 LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64))
@@ -62,9 +64,27 @@ class Competition:
         self._redactor: Redactor | None = None
         self._uploading: dict[str, threading.Lock] = {}
         self._board_lock = threading.Lock()
+        # the index of the stored games: built (or caught up) from the store now, kept by the
+        # league as it writes, looked over again here at most every INDEX_SECONDS
+        self.index = GameIndex.open(folder)
+        self._index_checked = time.monotonic()
+        self._index_lock = threading.Lock()
 
     def close(self) -> None:
         self.db.close()
+        self.index.close()
+
+    def _games(self) -> GameIndex:
+        """The index, caught up with batch files no process has indexed yet (a league of an
+        older tourney, say) at most every INDEX_SECONDS, by one request at a time."""
+        if time.monotonic() - self._index_checked >= INDEX_SECONDS and \
+                self._index_lock.acquire(blocking=False):
+            try:
+                self._index_checked = time.monotonic()
+                self.index.catch_up()
+            finally:
+                self._index_lock.release()
+        return self.index
 
     def _entrant_lock(self, entrant: str) -> threading.Lock:
         with self.lock:
@@ -128,35 +148,31 @@ class Competition:
         return out[::-1]
 
     def games_of(self, entrant: str | None, limit: int = GAMES_SHOWN) -> list[dict[str, Any]]:
-        """The newest stored games of an entrant's versions (every game: ``entrant`` None)."""
-        from harness.league import store
-
-        if not store.batch_files(self.folder / "games"):
-            return []
-        table = store.load_games([self.folder]).games.select(
-            ["game_id", "bots", "winner", "rated", "termination", "reason", "decisions",
-             "score"])
-        rows = table.to_pylist()
-        prefix = None if entrant is None else entrant + ".v"
-        mine = [r for r in rows if prefix is None or any(b.startswith(prefix) for b in r["bots"])]
-        mine = mine[-limit:][::-1]
+        """The newest stored games of an entrant's versions (every game: ``entrant`` None),
+        from the index: no batch file is read."""
+        rows = self._games().games_of(entrant, limit)
         return [{"game_id": r["game_id"], "bots": r["bots"],
                  "winner": r["winner"] if r["rated"] else "void",
                  "termination": r["termination"], "reason": r["reason"],
-                 "decisions": r["decisions"], "score": r["score"]} for r in mine]
+                 "decisions": r["decisions"], "score": r["score"]} for r in rows]
 
     def game_row(self, game_id: str, account: Account) -> dict[str, Any]:
-        """A stored game's row, if ``account`` may see it (404 otherwise: no hint it exists)."""
-        from harness.league.service import LeagueError, find_game
-
-        try:
-            row = find_game(self.folder, game_id)
-        except LeagueError:
-            raise ServeError("no such game of yours", 404) from None
-        if row["game_id"] != game_id or not (account.role == ORGANISER or
-                                             plays(row, account.name)):
+        """What the index holds of a stored game (its bots, result and reason), if
+        ``account`` may see it (404 otherwise: no hint it exists)."""
+        row = self._games().summary(game_id)
+        if row is None or not (account.role == ORGANISER or plays(row, account.name)):
             raise ServeError("no such game of yours", 404)
         return row
+
+    def stored_game(self, game_id: str, account: Account) -> tuple[dict[str, Any],
+                                                                  list[dict[str, Any]]]:
+        """The full row and the moves of a game ``account`` may see: one row group of one
+        batch file, found through the index."""
+        self.game_row(game_id, account)
+        found = self.index.read_game(game_id)
+        if found is None:
+            raise ServeError("no such game of yours", 404)
+        return found
 
     def redactor(self) -> Redactor:
         """What hides the organiser's paths (the folder, tourney's installation, the home
@@ -169,22 +185,19 @@ class Competition:
 
     def replay_html(self, game_id: str, account: Account) -> str:
         """The replay viewer of a game ``account`` may see, without the organiser's paths."""
-        from harness.league.report import find_game, replay_html
+        from harness.league.report import StoredGame, replay_html
 
-        row = self.game_row(game_id, account)
-        return replay_html(find_game(self.folder, row["game_id"]), self.redactor())
+        row, moves = self.stored_game(game_id, account)
+        return replay_html(StoredGame(row, self.folder, moves), self.redactor())
 
     def game_json(self, game_id: str, account: Account) -> dict[str, Any]:
         """A game ``account`` may see, with its moves, as the API gives it."""
-        from harness.league.report import moves_of
-
-        row = self.game_row(game_id, account)
+        row, moves = self.stored_game(game_id, account)
         keep = ("game_id", "game", "variant", "seed", "bots", "winner", "rated", "termination",
                 "reason", "decisions", "score", "duration")
         out: dict[str, Any] = {k: row[k] for k in keep if k in row}
         out["moves"] = [{"ply": m["ply"], "seat": m["seat"], "action": m["action"],
-                         "think_time": m["think_time"]}
-                        for m in moves_of(self.folder, [row["game_id"]]).get(row["game_id"], [])]
+                         "think_time": m["think_time"]} for m in moves]
         out["replay"] = f"/games/{row['game_id']}"
         out["log"] = f"/api/games/{row['game_id']}/log"
         parsed: dict[str, Any] = json.loads(json.dumps(out, default=str))
@@ -197,7 +210,11 @@ class Competition:
             if not (account.role == ORGANISER or bot.startswith(account.name + ".v")):
                 continue
             path = self.folder / "logs" / f"{row['game_id']}.seat{seat}.log"
-            text = path.read_text(errors="replace") if path.is_file() else "(no output)"
+            if path.is_file():
+                text = path.read_text(errors="replace")
+            else:
+                why = self.index.pruned(row["game_id"], seat)
+                text = f"(removed: {why})" if why else "(no output)"
             parts.append(f"--- seat {seat}: {bot} ---\n{text}")
         return self.redactor().text("\n".join(parts))
 

@@ -253,25 +253,26 @@ class GameIndex:
 
     @staticmethod
     def _insert(conn: sqlite3.Connection, name: str, rows: Sequence[dict[str, Any]]) -> int:
+        games = []
+        seats = []
         moves_row = 0
-        added = 0
         for row, r in enumerate(rows):
             decisions = int(r["decisions"] or 0)
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO games (game_id, file, row, moves_row, decisions, bots, "
-                "winner, rated, termination, reason, score) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (r["game_id"], name, row, moves_row, decisions, json.dumps(r["bots"]),
-                 r["winner"], int(bool(r["rated"])), r["termination"] or "",
-                 r["reason"] or "", json.dumps(r["score"])))
+            games.append((r["game_id"], name, row, moves_row, decisions, json.dumps(r["bots"]),
+                          r["winner"], int(bool(r["rated"])), r["termination"] or "",
+                          r["reason"] or "", json.dumps(r["score"])))
             moves_row += decisions
-            if cur.rowcount != 1:
-                continue  # stored twice: the first copy is the one indexed
-            added += 1
-            seq = cur.lastrowid
             for seat, bot in enumerate(r["bots"] or []):
                 entrant, version = entrant_of(bot)
-                conn.execute("INSERT OR IGNORE INTO seats VALUES (?, ?, ?, ?)",
-                             (entrant, seq, seat, version))
+                seats.append((entrant, seat, version, r["game_id"], name))
+        before = conn.total_changes
+        # a game stored twice keeps its first copy (INSERT OR IGNORE), and only its seats
+        conn.executemany(
+            "INSERT OR IGNORE INTO games (game_id, file, row, moves_row, decisions, bots, "
+            "winner, rated, termination, reason, score) VALUES (?,?,?,?,?,?,?,?,?,?,?)", games)
+        added = conn.total_changes - before
+        conn.executemany("INSERT OR IGNORE INTO seats SELECT ?, seq, ?, ? FROM games "
+                         "WHERE game_id = ? AND file = ?", seats)
         return added
 
     def _forget(self, name: str) -> None:

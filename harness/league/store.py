@@ -197,6 +197,18 @@ class IndexedIds(MutableSet[str]):
     def add(self, value: str) -> None:
         self.waiting.add(value)
 
+    def among(self, game_ids: Iterable[str]) -> set[str]:
+        """Which of ``game_ids`` are stored or waiting (asked of the index in chunks)."""
+        ids = list(game_ids)
+        found = {g for g in ids if g in self.waiting}
+        conn = self.index._conn()
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            marks = ",".join("?" * len(part))
+            found.update(g for (g,) in conn.execute(
+                f"SELECT game_id FROM games WHERE game_id IN ({marks})", part))
+        return found
+
     def discard(self, value: str) -> None:
         self.waiting.discard(value)
 

@@ -142,8 +142,11 @@ class Server:
     log: Path
 
 
-def start_server(folder: Path, log: Path, timeout: float = START_TIMEOUT) -> Server:
-    """``tourney serve folder --game battleline`` on a free loopback port, ready to answer."""
+def start_server(folder: Path, log: Path, timeout: float = START_TIMEOUT,
+                 organiser: str | None = None) -> Server:
+    """``tourney serve folder --game battleline`` on a free loopback port, ready to answer
+    (``organiser``: the token of a competition made before, which the server does not print).
+    """
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "harness.cli.app", "serve", str(folder), "--game", GAME,
@@ -154,10 +157,11 @@ def start_server(folder: Path, log: Path, timeout: float = START_TIMEOUT) -> Ser
         text = log.read_text(errors="replace")
         found = re.search(r"serving on (http://127\.0\.0\.1:\d+)", text)
         token = re.search(r"organiser token \(shown once; keep it\): (tny_\S+)", text)
-        if found and token:
+        known = organiser or (token.group(1) if token else None)
+        if found and known:
             try:
                 if httpx.get(found.group(1) + "/health", timeout=5.0).status_code == 200:
-                    return Server(process, found.group(1), token.group(1), log)
+                    return Server(process, found.group(1), known, log)
             except httpx.HTTPError:
                 pass
         time.sleep(0.1)
@@ -535,8 +539,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def run(quick: bool) -> None:
-    """Entry point for a bench section (``tourney bench``)."""
+    """Entry point for a bench section (``tourney bench``): the load on a new competition,
+    then the stored games at scale (:mod:`harness.bench.serve_games`)."""
+    from harness.bench import serve_games
+
     main(["--quick"] if quick else [])
+    serve_games.main(["--quick"] if quick else [])
 
 
 if __name__ == "__main__":

@@ -3,9 +3,13 @@
 requests under way, and their work is given up when the client goes away.
 
 * **Rate**: at most :data:`READS` requests each :data:`READ_SECONDS` per account; more are
-  answered 429 at once, with ``Retry-After`` and one line saying how long to wait.
-* **Under way**: at most :data:`IN_FLIGHT` of an account's reads at a time (a flood of
-  requests sent together waits for nothing: the extra ones are answered 429 too).
+  answered 429, with ``Retry-After`` and one line saying how long to wait.
+* **Under way**: at most :data:`IN_FLIGHT` of an account's reads at a time; the extra ones
+  are answered 429 too.
+* A refusal is answered after a pause of :data:`HOLD` seconds (in which the server does
+  nothing for it): a client that ignores ``Retry-After`` and asks again at once, over 40
+  connections say, sends a few requests a second, not thousands, and the other entrants and
+  the leaderboard keep the server's time.
 * **A client gone**: the read runs in a worker thread while the request's connection is
   watched; when the client disconnects first, the answer is dropped and the slot freed at once
   (each read is bounded anyway: one lookup in the index and one row group of one batch file).
@@ -27,6 +31,7 @@ from starlette.requests import Request
 READS = 40  # an account's game reads ...
 READ_SECONDS = 10.0  # ... in this many seconds
 IN_FLIGHT = 4  # an account's game reads under way at once
+HOLD = 1.0  # seconds a refusal waits before it is answered
 
 T = TypeVar("T")
 
@@ -39,11 +44,12 @@ class Reads:
     """The per-account limits of the game-reading routes."""
 
     def __init__(self, count: int = READS, seconds: float = READ_SECONDS,
-                 in_flight: int = IN_FLIGHT) -> None:
+                 in_flight: int = IN_FLIGHT, hold: float = HOLD) -> None:
         from harness.serve.app import RateLimit
 
         self.rate = RateLimit(count, seconds)
         self.in_flight = in_flight
+        self.hold = hold
         self._busy: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -71,7 +77,11 @@ class Reads:
                   *args: Any) -> T:
         """``work(*args)`` in a worker thread for ``account``, within its limits; raises
         :class:`ClientGone` when the client disconnects first."""
-        self._enter(account)
+        try:
+            self._enter(account)
+        except HTTPException:
+            await asyncio.sleep(self.hold)
+            raise
         try:
             return await until_gone(request, work, *args)
         finally:

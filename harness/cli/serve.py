@@ -259,6 +259,11 @@ def admin_settings_cmd(
         "--signup-code", help="Open sign-up to whoever knows this code (8 characters or "
                               "more).")] = None,
     no_signup: Annotated[bool, typer.Option("--no-signup", help="Close sign-up.")] = False,
+    log_mb_per_entrant: Annotated[int | None, typer.Option(
+        "--log-mb-per-entrant", help="MB of bots' logs each entrant keeps (the oldest are "
+                                     "removed first, older versions' before).", min=1)] = None,
+    log_mb_total: Annotated[int | None, typer.Option(
+        "--log-mb-total", help="MB of bots' logs the competition keeps.", min=1)] = None,
 ) -> None:
     """Show or change the limits and the sign-up."""
     body: dict[str, Any] = {}
@@ -273,6 +278,10 @@ def admin_settings_cmd(
         body["signup"] = "on"
     if no_signup:
         body["signup"] = "off"
+    if log_mb_per_entrant is not None:
+        body["log_mb_per_entrant"] = log_mb_per_entrant
+    if log_mb_total is not None:
+        body["log_mb_total"] = log_mb_total
     settings = _competition(folder).update_settings(body)
     for key, value in settings.items():
         typer.echo(f"{key}: {value}")

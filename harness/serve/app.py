@@ -40,6 +40,7 @@ from starlette.responses import (
     PlainTextResponse,
     RedirectResponse,
     Response,
+    StreamingResponse,
 )
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -519,8 +520,7 @@ async def admin_action(request: Request) -> Response:
 async def download(request: Request) -> Response:
     comp = site_of(request).competition
     need(request, organiser=True)
-    data = await run_in_threadpool(comp.download)
-    return Response(data, media_type="application/zip", headers={
+    return StreamingResponse(comp.download(), media_type="application/zip", headers={
         "Content-Disposition": f'attachment; filename="{comp.config.name}.zip"'})
 
 

@@ -9,14 +9,11 @@ server do it the same way.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
-import shutil
-import sqlite3
 import tempfile
 import threading
 import time
-import zipfile
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -26,6 +23,7 @@ from harness.arena.registry import Registry
 from harness.league.index import GameIndex
 from harness.records import BotRef
 from harness.serve.db import ORGANISER, Account, CompetitionDB, ServeError, Settings, Submission
+from harness.serve.logs import LogJanitor, Pruned, prune
 from harness.serve.runner import ArenaProcess, Checker
 
 if TYPE_CHECKING:
@@ -34,9 +32,11 @@ if TYPE_CHECKING:
 LEADERBOARD_SECONDS = 1.0  # the leaderboard is computed at most this often
 GAMES_SHOWN = 200  # an entrant page's newest games
 INDEX_SECONDS = 5.0  # how often the server looks for batch files the index has not seen
+REPLAYS_KEPT = 64  # replay pages kept ready (a stored game never changes)
 DAY = 24 * 3600.0
 #: The organiser's limits: (setting, lowest, highest).
-LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64))
+LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64),
+          ("log_mb_per_entrant", 1, 1_000_000), ("log_mb_total", 1, 10_000_000))
 
 
 def size_text(n: int) -> str:
@@ -69,10 +69,23 @@ class Competition:
         self.index = GameIndex.open(folder)
         self._index_checked = time.monotonic()
         self._index_lock = threading.Lock()
+        self._replays: OrderedDict[str, str] = OrderedDict()  # the newest replay pages
+        # a server whose league plays keeps the bots' logs within their budgets
+        self._janitor = LogJanitor(self.prune_logs) if arena is not None else None
+        self._pruning = threading.Lock()
 
     def close(self) -> None:
+        if self._janitor is not None:
+            self._janitor.stop()
         self.db.close()
         self.index.close()
+
+    def prune_logs(self) -> Pruned:
+        """Remove the oldest logs over the organiser's budgets (:mod:`harness.serve.logs`)."""
+        settings = self.settings()
+        with self._pruning:
+            return prune(self.folder, self._games(), settings.log_mb_per_entrant << 20,
+                         settings.log_mb_total << 20)
 
     def _games(self) -> GameIndex:
         """The index, caught up with batch files no process has indexed yet (a league of an
@@ -187,8 +200,17 @@ class Competition:
         """The replay viewer of a game ``account`` may see, without the organiser's paths."""
         from harness.league.report import StoredGame, replay_html
 
-        row, moves = self.stored_game(game_id, account)
-        return replay_html(StoredGame(row, self.folder, moves), self.redactor())
+        self.game_row(game_id, account)
+        with self._board_lock:
+            html = self._replays.get(game_id)
+        if html is None:
+            row, moves = self.stored_game(game_id, account)
+            html = replay_html(StoredGame(row, self.folder, moves), self.redactor())
+            with self._board_lock:  # a stored game never changes: its viewer is kept a while
+                self._replays[game_id] = html
+                while len(self._replays) > REPLAYS_KEPT:
+                    self._replays.popitem(last=False)
+        return html
 
     def game_json(self, game_id: str, account: Account) -> dict[str, Any]:
         """A game ``account`` may see, with its moves, as the API gives it."""
@@ -369,32 +391,17 @@ class Competition:
             if code:
                 self.db.set_signup_code(code)
             self.db.save_settings(settings)
+        if any(key.startswith("log_mb") and str(body[key]).strip() for key in body):
+            self.prune_logs()  # a lower budget holds at once
         return asdict(settings)
 
-    def download(self) -> bytes:
-        """The league folder as a zip: games, moves, logs, the databases (each copied whole
-        with SQLite's backup) and league.json without the league's secret key."""
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
-            config = json.loads((self.folder / "league.json").read_text())
-            config.pop("key", None)
-            out.writestr("league.json", json.dumps(config, indent=1))
-            for path, rel in _download_files(self.folder):
-                if path.suffix != ".sqlite":
-                    out.write(path, rel)
-                    continue
-                tmp = Path(tempfile.mkdtemp(prefix="download-"))
-                try:
-                    src, dst = sqlite3.connect(path), sqlite3.connect(tmp / path.name)
-                    try:
-                        src.backup(dst)
-                    finally:
-                        src.close()
-                        dst.close()
-                    out.write(tmp / path.name, rel)
-                finally:
-                    shutil.rmtree(tmp, ignore_errors=True)
-        return buffer.getvalue()
+    def download(self) -> Iterator[bytes]:
+        """The league folder as a zip, written as it is sent (:mod:`harness.serve.download`):
+        games, moves, logs, the databases and league.json, without the league's secret key,
+        the sessions, the sign-up code's hash or the organiser's paths."""
+        from harness.serve import download
+
+        return download.stream(self.folder, self.redactor())
 
 
 def plays(row: dict[str, Any], entrant: str) -> bool:
@@ -406,17 +413,3 @@ def clean_name(filename: str) -> str:
     """An uploaded file's name as it is kept (shown escaped; never used as a path)."""
     name = filename.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
     return "".join(c for c in name if c.isprintable())[:100] or "upload"
-
-
-def _download_files(folder: Path) -> Iterator[tuple[Path, str]]:
-    """The files of the download: not the bots' code (entrants' property), the uploads, the
-    inbox, hidden files, SQLite's side files or league.json (written without its key)."""
-    skip_dirs = {"bots", "uploads", "inbox", "human"}
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder)
-        if rel.parts[0] in skip_dirs or any(p.startswith(".") for p in rel.parts):
-            continue
-        if not path.is_file() or path.is_symlink() or path.name == "league.json" or \
-                path.name.endswith(("-wal", "-shm", "-journal")):
-            continue
-        yield path, str(rel)

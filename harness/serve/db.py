@@ -90,6 +90,8 @@ class Settings:
     upload_mb: int = 4  # one upload (a file or a zip), enforced while it is read
     signup: bool = False  # whoever knows the competition code may sign up
     paused: bool = False  # the living league is stopped (uploads are still checked)
+    log_mb_per_entrant: int = 200  # the bots' logs each entrant keeps (oldest removed first)
+    log_mb_total: int = 2000  # the bots' logs the competition keeps
 
     @classmethod
     def from_json(cls, text: str) -> Settings:

@@ -45,5 +45,6 @@ def test_every_example_of_the_competition_manual_runs(tmp_path: Path) -> None:
     assert "stopped; the same command continues the competition" in log
     assert "invitation link" in outputs[1] and "alice: token tny_" in outputs[1]
     assert "alice.v1 is active" in outputs[3]
-    assert '"status":"active"' in outputs[4] and '"entrant":"bob"' in outputs[4]
-    assert "alice" in outputs[5] and (tmp_path / "final.html").stat().st_size > 0
+    assert "log_mb_per_entrant: 100" in outputs[4] and "log_mb_total: 1000" in outputs[4]
+    assert '"status":"active"' in outputs[5] and '"entrant":"bob"' in outputs[5]
+    assert "alice" in outputs[6] and (tmp_path / "final.html").stat().st_size > 0

@@ -14,11 +14,15 @@ What it does, in order:
 * ``tourney serve`` on it (loopback, its league playing the 100 bots: real games are stored,
   and the small batches merged, while it is measured);
 * **base**: the leaderboard pollers alone, for the phase's seconds: its throughput;
-* **reads**: the pollers, and beside them entrants reading, each account at a pace within the
-  server's per-account limit: one entrant's page (``GET /me``), the replay of one of their games
+* **reads**: entrants reading, each account at a pace within the server's per-account limit
+  (two accounts a kind): one entrant's page (``GET /me``), the replay of one of their games
   (``GET /games/ID``), a game's log (``GET /api/games/ID/log``) and a made-up id
   (``GET /api/games/ID``, answered 404); each kind's latency percentiles beside the target
-  (p99 at most 100 ms);
+  (p99 at most 100 ms), with the league playing;
+* **the mix**: the same reads beside the leaderboard pollers (the load of issue 31 with
+  entrants' pages and replays in it): the leaderboard's throughput and every kind's latency,
+  for the record (a poller asks again the moment it is answered, so the server is kept busy
+  and every request waits its turn behind theirs);
 * **flood**: the pollers, and 40 requests for made-up ids kept under way at once by one entrant
   (each sent again as soon as it is answered); the leaderboard's throughput beside the base's
   (the target: within 20 %), and how the flood was answered (404, or 429 once over the limit);
@@ -97,11 +101,14 @@ class ScaleResult:
     started: float = math.nan
     base: Phase = field(default_factory=Phase)
     reads: Phase = field(default_factory=Phase)
+    mix: Phase = field(default_factory=Phase)
     flood: Phase = field(default_factory=Phase)
     kinds: dict[str, Calls] = field(default_factory=lambda: {k: Calls() for k in KINDS})
+    mixed: dict[str, Calls] = field(default_factory=lambda: {k: Calls() for k in KINDS})
     flooded: Calls = field(default_factory=Calls)
     stored: tuple[int, int] = (0, 0)
     files_after: int = 0
+    load: tuple[float, float] = (math.nan, math.nan)  # the machine's 1-minute load, start, end
     exit_code: int | None = None
     killed: bool = False
     log_tail: str = ""
@@ -236,21 +243,26 @@ async def drive(server: Server, tokens: dict[str, str], result: ScaleResult, sec
         await asyncio.sleep(11.0)  # the set-up's requests out of every account's window
 
         async def phase(into: Phase, extra: Sequence[asyncio.Future[None]] | None = None,
-                        end: float = 0.0) -> None:
+                        end: float = 0.0, polled: bool = True) -> None:
             t0 = time.monotonic()
-            tasks = [asyncio.ensure_future(_poll(c, end, into.board)) for c in clients]
+            tasks = [asyncio.ensure_future(_poll(c, end, into.board)) for c in clients
+                     if polled]
             await asyncio.gather(*tasks, *(extra or []))
             into.seconds = time.monotonic() - t0
+
+        def reading(into: dict[str, Calls], end: float) -> list[asyncio.Future[None]]:
+            start = time.monotonic()
+            return [asyncio.ensure_future(_read(client, paths[kind][j], end, READ_EVERY,
+                                                into[kind],
+                                                start + (k * READERS + j) * READ_EVERY / 8))
+                    for k, kind in enumerate(KINDS) for j, client in enumerate(readers[kind])]
 
         end = time.monotonic() + seconds
         await phase(result.base, end=end)
         end = time.monotonic() + seconds
-        start = time.monotonic()
-        reads = [asyncio.ensure_future(_read(client, paths[kind][j], end, READ_EVERY,
-                                             result.kinds[kind],
-                                             start + (k * READERS + j) * READ_EVERY / 8))
-                 for k, kind in enumerate(KINDS) for j, client in enumerate(readers[kind])]
-        await phase(result.reads, reads, end=end)
+        await phase(result.reads, reading(result.kinds, end), end=end, polled=False)
+        end = time.monotonic() + seconds
+        await phase(result.mix, reading(result.mixed, end), end=end)
         end = time.monotonic() + seconds
         floods = [asyncio.ensure_future(_flood(flooder, end, result.flooded,
                                                random.Random(k))) for k in range(FLOOD)]
@@ -276,6 +288,7 @@ def measure(games: int = GAMES, seconds: float = SECONDS, pollers: int = POLLERS
         organiser, tokens = _accounts(folder, entrants[:needed])
         result.files = len(store.batch_files(folder / "games"))
         result.stored = (stored_games(folder), 0)
+        result.load = (os.getloadavg()[0], math.nan)
         t0 = time.perf_counter()
         server = start_server(folder, log, START_TIMEOUT, organiser=organiser)
         result.started = time.perf_counter() - t0
@@ -283,6 +296,7 @@ def measure(games: int = GAMES, seconds: float = SECONDS, pollers: int = POLLERS
     except LoadError as exc:
         raise LoadError(f"{exc}\nthe server's output ends:\n{_tail(log)}") from None
     finally:
+        result.load = (result.load[0], os.getloadavg()[0])
         if server is not None:
             result.exit_code, result.killed, _ = stop_server(server.process)
             result.log_tail = _tail(log)
@@ -307,12 +321,23 @@ def report(r: ScaleResult, pollers: int) -> None:
                    f"{r.stored[1] - r.stored[0]:,} more during the run, and {r.files_after:,} "
                    f"batch files were left after its merges")
     figure("server start on it", r.started, "s", "until /health answers")
-    for name, phase in (("alone", r.base), ("with the entrants' reads", r.reads),
+    _line("the machine", f"{os.cpu_count()} cores; load average {r.load[0]:.1f} at the start, "
+                         f"{r.load[1]:.1f} at the end (what else ran shares the cores: the "
+                         f"latencies include it)")
+    for name, phase in (("alone", r.base), ("with the entrants' reads", r.mix),
                         ("under the flood", r.flood)):
         figure(f"leaderboard requests/s, {pollers} pollers {name}", phase.rate(), "req/s",
                f"{phase.board.answered:,} answered in {phase.seconds:.1f} s; "
                f"{_counts(phase.board.status)} by status; "
-               f"{sum(phase.board.failed.values()):,} with no answer")
+               f"{sum(phase.board.failed.values()):,} with no answer; p50 "
+               f"{phase.board.percentile(50) * 1e3:,.0f} ms, p99 "
+               f"{phase.board.percentile(99) * 1e3:,.0f} ms")
+    _line("the mix", "entrants' reads beside the pollers: " + "; ".join(
+        f"{kind} p50 {r.mixed[kind].percentile(50) * 1e3:,.0f} ms, p99 "
+        f"{r.mixed[kind].percentile(99) * 1e3:,.0f} ms ({_counts(r.mixed[kind].status)})"
+        for kind in KINDS))
+    _line("the reads", f"{READERS} accounts a kind, one request every {READ_EVERY:g} s each, "
+                       f"with the league playing (no pollers)")
     for kind in KINDS:
         calls = r.kinds[kind]
         p99 = calls.percentile(99) * 1e3

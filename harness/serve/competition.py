@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
+import os
 import tempfile
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +37,7 @@ LEADERBOARD_SECONDS = 1.0  # the leaderboard is computed at most this often
 GAMES_SHOWN = 200  # an entrant page's newest games
 INDEX_SECONDS = 5.0  # how often the server looks for batch files the index has not seen
 REPLAYS_KEPT = 64  # replay pages kept ready (a stored game never changes)
+BOARD_PROCESS_FILES = 64  # batch files from which the leaderboard is totalled in a helper
 DAY = 24 * 3600.0
 #: The organiser's limits: (setting, lowest, highest).
 LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64),
@@ -60,7 +65,11 @@ class Competition:
         self.checker = checker
         self.public_url = public_url.rstrip("/")
         self.lock = threading.Lock()  # one connection to each database, one user at a time
-        self._board: tuple[float, dict[str, Any]] | None = None
+        # the leaderboard: when it was made, the table, and what it was made from
+        self._board: tuple[float, dict[str, Any], tuple[int, ...]] | None = None
+        self._board_pool: ProcessPoolExecutor | None = None
+        self._board_pool_lock = threading.Lock()
+        self.board_process_files = BOARD_PROCESS_FILES
         self._redactor: Redactor | None = None
         self._uploading: dict[str, threading.Lock] = {}
         self._board_lock = threading.Lock()
@@ -77,6 +86,9 @@ class Competition:
     def close(self) -> None:
         if self._janitor is not None:
             self._janitor.stop()
+        if self._board_pool is not None:
+            self._board_pool.shutdown(wait=True, cancel_futures=True)
+            self._board_pool = None
         self.db.close()
         self.index.close()
 
@@ -115,29 +127,68 @@ class Competition:
     # -- reading
 
     def leaderboard(self) -> dict[str, Any]:
-        """The public table, computed at most once a second however many ask."""
-        with self._board_lock:
-            if self._board is not None and time.monotonic() - self._board[0] < \
-                    LEADERBOARD_SECONDS:
-                return self._board[1]
-            from harness.arena import standings
-
-            with self.registry() as registry:
-                z95 = standings.Z95
-                rows = standings.standings(self.folder, registry, view="latest")
-            board = {
+        """The public table, computed at most once a second however many ask, and only when
+        the games or the field changed. While one request computes it, the others get the
+        last one at once rather than waiting in line (which held every worker thread, and
+        every other page with them, while a large league was totalled)."""
+        board = self._board
+        if board is not None and time.monotonic() - board[0] < LEADERBOARD_SECONDS:
+            return board[1]
+        if board is None:
+            self._board_lock.acquire()
+        elif not self._board_lock.acquire(blocking=False):
+            return board[1]
+        try:
+            board = self._board
+            if board is not None and time.monotonic() - board[0] < LEADERBOARD_SECONDS:
+                return board[1]
+            seen = self._board_stamp()
+            if board is not None and board[2] == seen:
+                fresh = {**board[1], "updated": time.time()}
+                self._board = (time.monotonic(), fresh, seen)
+                return fresh
+            made = {
                 "game": self.config.game, "variant": self.config.variant,
                 "paused": self.settings().paused, "updated": time.time(),
-                "entrants": [{
-                    "rank": r.rank, "entrant": r.entrant, "version": r.version,
-                    "status": r.status,
-                    "rating": None if r.rating is None else round(r.rating, 1),
-                    "interval": None if r.sd is None else round(z95 * r.sd, 1),
-                    "games": r.games,
-                } for r in rows],
+                "entrants": self._board_rows(),
             }
-            self._board = (time.monotonic(), board)
-            return board
+            self._board = (time.monotonic(), made, seen)
+            return made
+        finally:
+            self._board_lock.release()
+
+    def _board_rows(self) -> list[dict[str, Any]]:
+        """The leaderboard's lines. A large league (:data:`BOARD_PROCESS_FILES` batch files
+        or more) is totalled in a helper process, so that the server's own requests never
+        wait for the interpreter while a million games are summed; a small one here."""
+        large = len(os.listdir(self.folder / "games")) >= self.board_process_files
+        if large:
+            with self._board_pool_lock:
+                if self._board_pool is None:
+                    self._board_pool = ProcessPoolExecutor(
+                        1, mp_context=multiprocessing.get_context("spawn"))
+                pool = self._board_pool
+            try:
+                return pool.submit(board_rows, self.folder).result()
+            except BrokenProcessPool:
+                with self._board_pool_lock:
+                    self._board_pool = None  # made again next time; this once, here
+        return board_rows(self.folder)
+
+    def _board_stamp(self) -> tuple[int, ...]:
+        """What the leaderboard depends on, cheaply: the games folder (a batch added or
+        merged), the registry's files (a version added or its status changed), the settings."""
+        from harness.arena.registry import DB_FILE as REGISTRY
+
+        out = []
+        for path in (self.folder / "games", self.folder / REGISTRY,
+                     self.folder / f"{REGISTRY}-wal"):
+            try:
+                out.append(path.stat().st_mtime_ns)
+            except OSError:
+                out.append(0)
+        out.append(int(self.settings().paused))
+        return tuple(out)
 
     def settings(self) -> Settings:
         with self.lock:
@@ -402,6 +453,20 @@ class Competition:
         from harness.serve import download
 
         return download.stream(self.folder, self.redactor())
+
+
+def board_rows(folder: Path) -> list[dict[str, Any]]:
+    """The leaderboard's lines of a competition folder (run in the server or its helper)."""
+    from harness.arena import standings
+
+    with Registry.open(folder) as registry:
+        rows = standings.standings(folder, registry, view="latest")
+    return [{
+        "rank": r.rank, "entrant": r.entrant, "version": r.version, "status": r.status,
+        "rating": None if r.rating is None else round(r.rating, 1),
+        "interval": None if r.sd is None else round(standings.Z95 * r.sd, 1),
+        "games": r.games,
+    } for r in rows]
 
 
 def plays(row: dict[str, Any], entrant: str) -> bool:

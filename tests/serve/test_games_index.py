@@ -227,3 +227,18 @@ def test_a_read_is_given_up_when_the_client_goes_away() -> None:
 
     asyncio.run(scenario())
     release.set()
+
+
+def test_a_large_leagues_leaderboard_is_totalled_in_a_helper(site: Site) -> None:
+    _league(site, batches=2)
+    here = site.client.get("/api/leaderboard").json()
+    site.competition.board_process_files = 1  # as a league of many batch files is
+    site.competition._board = None
+    helped = site.client.get("/api/leaderboard").json()
+    assert site.competition._board_pool is not None  # it was asked of the helper
+    assert helped["entrants"] == here["entrants"]
+    site.play(2)  # a new batch: the table follows
+    site.competition._board = None
+    later = site.client.get("/api/leaderboard").json()
+    assert sum(e["games"] for e in later["entrants"]) == \
+        sum(e["games"] for e in here["entrants"]) + 4  # two games, two sides each

@@ -68,6 +68,7 @@ from harness.bench.serve import (
     stop_server,
     stored_games,
 )
+from harness.serve.reads import READ_SECONDS
 
 BOTS = 100
 GAMES = 1_000_000
@@ -240,7 +241,7 @@ async def drive(server: Server, tokens: dict[str, str], result: ScaleResult, sec
                                for _ in readers["made-up id"]]
         if not all(paths["replay"]) or not all(paths["log"]):
             raise LoadError("the entrants have no games to replay")
-        await asyncio.sleep(11.0)  # the set-up's requests out of every account's window
+        await asyncio.sleep(READ_SECONDS + 1)  # the set-up's requests out of every window
 
         async def phase(into: Phase, extra: Sequence[asyncio.Future[None]] | None = None,
                         end: float = 0.0, polled: bool = True) -> None:

@@ -592,8 +592,8 @@ def load_moves(root: Path, game_id: str) -> list[dict[str, Any]]:
     for table in _read_folder_tables(root / "moves", skipped):
         hit = table.filter(pc.equal(table.column("game_id"), game_id))
         rows.extend(hit.to_pylist())
-    rows.sort(key=lambda r: r["ply"])
-    return rows
+    # one ply once: a merge of batch files leaves both for a moment (harness.league.index)
+    return sorted({r["ply"]: r for r in rows}.values(), key=lambda r: r["ply"])
 
 
 def load_all_moves(root: Path, columns: list[str]) -> tuple[pa.Table, list[str]]:

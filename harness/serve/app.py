@@ -48,7 +48,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from harness.serve.competition import GAMES_SHOWN, Competition, size_text
 from harness.serve.db import ORGANISER, Account, ServeError
-from harness.serve.reads import ClientGone, Reads
+from harness.serve.reads import READ_SECONDS, READS, ClientGone, Reads
 
 COOKIE = "tourney_session"
 CSRF_HEADER = "x-csrf-token"
@@ -155,7 +155,8 @@ class Site:
         self.secure_cookies = secure_cookies
         self.logins = RateLimit(10, 60.0)  # login and sign-up attempts per client a minute
         self.uploads = RateLimit(6, 60.0)  # uploads per entrant a minute (and a daily quota)
-        self.reads = Reads()  # the routes that read games, per account (harness.serve.reads)
+        # the routes that read games, per account (harness.serve.reads)
+        self.reads = Reads(RateLimit(READS, READ_SECONDS))
         self.env = jinja2.Environment(
             loader=jinja2.PackageLoader("harness.serve", "templates"),
             autoescape=True, undefined=jinja2.StrictUndefined)

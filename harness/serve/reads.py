@@ -22,7 +22,7 @@ import contextlib
 import math
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -40,14 +40,21 @@ class ClientGone(Exception):
     """The client disconnected before its answer was ready."""
 
 
+class Limiter(Protocol):
+    """A rate limit (the server's :class:`harness.serve.app.RateLimit`)."""
+
+    count: int
+    seconds: float
+
+    def hit(self, key: str) -> float: ...
+
+
 class Reads:
-    """The per-account limits of the game-reading routes."""
+    """The per-account limits of the game-reading routes (``rate``: at most so many requests
+    in so many seconds for each account)."""
 
-    def __init__(self, count: int = READS, seconds: float = READ_SECONDS,
-                 in_flight: int = IN_FLIGHT, hold: float = HOLD) -> None:
-        from harness.serve.app import RateLimit
-
-        self.rate = RateLimit(count, seconds)
+    def __init__(self, rate: Limiter, in_flight: int = IN_FLIGHT, hold: float = HOLD) -> None:
+        self.rate = rate
         self.in_flight = in_flight
         self.hold = hold
         self._busy: dict[str, int] = {}

@@ -202,9 +202,10 @@ def test_a_flood_of_game_requests_is_answered_429(site: Site) -> None:
 def test_a_read_is_given_up_when_the_client_goes_away() -> None:
     from starlette.requests import Request
 
+    from harness.serve.app import RateLimit
     from harness.serve.reads import ClientGone, Reads
 
-    reads = Reads(in_flight=1)
+    reads = Reads(RateLimit(40, 10.0), in_flight=1)
     started, release = threading.Event(), threading.Event()
 
     def slow() -> str:

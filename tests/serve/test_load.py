@@ -38,16 +38,14 @@ def test_the_server_answers_everyone_under_a_small_load(tmp_path: Path) -> None:
 
 
 def test_the_server_with_stored_games_answers_reads_and_a_flood(tmp_path: Path) -> None:
-    from harness.bench import serve_games
-
-    result = serve_games.measure(4_000, seconds=2.0, pollers=4, root=tmp_path)
+    result = serve.measure_games(4_000, seconds=2.0, pollers=4, root=tmp_path)
     tail = result.log_tail
     assert result.stored[0] == 4_000 and result.files >= 2
     for phase in (result.base, result.mix, result.flood):
         assert phase.board.answered > 0 and set(phase.board.status) == {200}, tail
         assert not phase.board.failed, phase.board.failed
     # each kind of read answered within the per-account limit, as it should be
-    for kind in serve_games.KINDS:
+    for kind in serve.KINDS:
         for calls in (result.kinds[kind], result.mixed[kind]):
             want = {404} if kind == "made-up id" else {200}
             assert calls.answered > 0 and set(calls.status) == want, (kind, calls.status, tail)

@@ -636,11 +636,15 @@ class ScaleResult:
 
 def _cached(games: int, say: bool = True) -> Path:
     """The synthetic league of this size (made once), with its index built."""
+    from harness.arena.registry import Registry
     from harness.bench import arena
     from harness.league.index import INDEX_FILE, GameIndex
 
     folder = arena.default_folder(BOTS, games, 1)
     arena.ensure(folder, BOTS, games, 1, say=lambda s: print(s, flush=True) if say else None)
+    with Registry.open(folder) as registry:  # every pair chosen is stored, as after a run
+        if registry.complete_through() < registry.last_seq():
+            registry.set_complete_through(registry.last_seq())
     if not (folder / INDEX_FILE).is_file():
         t0 = time.perf_counter()
         GameIndex.open(folder).close()

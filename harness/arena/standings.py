@@ -300,7 +300,11 @@ def _read_file(path: Path) -> _FilePart:
     except KeyError:  # the bots' names stored under another nested name: read them plain
         handle = pq.ParquetFile(path, page_checksum_verification=True)
     with handle:
-        table = handle.read(columns=_COLUMNS, use_threads=False)
+        try:
+            table = handle.read(columns=_COLUMNS, use_threads=False)
+        except pa.ArrowNotImplementedError:  # several row groups: the names read plain
+            with pq.ParquetFile(path, page_checksum_verification=True) as plain:
+                table = plain.read(columns=_COLUMNS, use_threads=False)
     ids = _hash_strings(table.column("game_id"))
     rated = table.column("rated").combine_chunks().fill_null(False).to_numpy(
         zero_copy_only=False)

@@ -51,8 +51,9 @@ BUSY_MS = 60_000  # how long a connection waits for another's write
 SMALL_ROWS = 1000
 COMPACT_FILES = 16
 MERGED_ROWS = 2000
-GAMES_ROW_GROUP = 500  # rows per row group of a merged games file (a game is read by its group)
-MOVES_ROW_GROUP = 20_000  # and of its moves file
+GAMES_ROW_GROUP = MERGED_ROWS  # a merged games file is one row group, as a batch is
+MOVES_ROW_GROUP = 20_000  # rows per row group of its moves file (a game's moves are read by
+#                           the groups that hold them)
 SUMMARY = ["game_id", "bots", "winner", "rated", "termination", "reason", "decisions", "score"]
 _VERSIONED = re.compile(r"^(?P<entrant>.+)\.v(?P<version>\d+)$")
 

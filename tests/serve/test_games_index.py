@@ -138,6 +138,8 @@ def test_small_batches_are_merged_and_every_game_read_once(
     with batch_reads(monkeypatch, folder) as seen:  # the leaderboard's cache holds
         assert standings.read_totals(folder).pairs == totals
     assert seen == []
+    (folder / standings.CACHE_FILE).unlink()  # and the merged file totals as the batches did
+    assert standings.read_totals(folder).pairs == totals
     for gid in ids:  # every game and its moves, through the index, from the merged file
         found = site.competition.index.read_game(gid)
         assert found is not None and found[0]["game_id"] == gid
@@ -248,3 +250,16 @@ def test_a_large_leagues_leaderboard_is_totalled_in_a_helper(site: Site) -> None
     later = site.client.get("/api/leaderboard").json()
     assert sum(e["games"] for e in later["entrants"]) == \
         sum(e["games"] for e in here["entrants"]) + 4  # two games, two sides each
+
+
+def test_a_games_file_of_several_row_groups_is_totalled_as_one(site: Site) -> None:
+    from harness.arena import standings
+
+    _league(site, batches=2)
+    folder = site.folder
+    want = standings.read_totals(folder).pairs
+    (folder / standings.CACHE_FILE).unlink()
+    for path in store.batch_files(folder / "games"):  # as another writer may split them
+        table = pq.read_table(path)
+        pq.write_table(table, path, row_group_size=1, write_page_checksum=True)
+    assert standings.read_totals(folder).pairs == want

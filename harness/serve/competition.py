@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 LEADERBOARD_SECONDS = 1.0  # the leaderboard is computed at most this often
 GAMES_SHOWN = 200  # an entrant page's newest games
 INDEX_SECONDS = 5.0  # how often the server looks for batch files the index has not seen
-REPLAYS_KEPT = 64  # replay pages kept ready (a stored game never changes)
+REPLAYS_KEPT = 256  # replay pages kept ready (a stored game never changes; ~34 KB each)
 BOARD_PROCESS_FILES = 64  # batch files from which the leaderboard is totalled in a helper
+BOARD_NICENESS = 5  # the helper's priority below the server's (and above the league's 10)
 DAY = 24 * 3600.0
 #: The organiser's limits: (setting, lowest, highest).
 LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64),
@@ -166,7 +167,8 @@ class Competition:
             with self._board_pool_lock:
                 if self._board_pool is None:
                     self._board_pool = ProcessPoolExecutor(
-                        1, mp_context=multiprocessing.get_context("spawn"))
+                        1, mp_context=multiprocessing.get_context("spawn"),
+                        initializer=_second_in_line)
                 pool = self._board_pool
             try:
                 return pool.submit(board_rows, self.folder).result()
@@ -453,6 +455,12 @@ class Competition:
         from harness.serve import download
 
         return download.stream(self.folder, self.redactor())
+
+
+def _second_in_line() -> None:
+    """The leaderboard's helper yields the cores to the server's requests."""
+    with contextlib.suppress(OSError):
+        os.nice(BOARD_NICENESS)
 
 
 def board_rows(folder: Path) -> list[dict[str, Any]]:

@@ -393,7 +393,8 @@ class Arena:
                 sizes["batch_size"] = opts.batch_size
             if opts.flush_seconds is not None:
                 sizes["flush_seconds"] = opts.flush_seconds
-            self._store = ResultsStore.open(self.folder, self.config, must_exist=True, **sizes)
+            self._store = ResultsStore.open(self.folder, self.config, must_exist=True,
+                                            indexed=True, **sizes)
         except StoreError as exc:
             raise ArenaError(str(exc)) from None
         hide_from_bots(self.folder)
@@ -515,15 +516,18 @@ class Arena:
         """Assignments of earlier runs whose games are not all stored, between bots that may
         still play."""
         assert self._store is not None and self.mm is not None
-        done = self._store.finished
+        from harness.league.store import IndexedIds
+
         playing = set(self.mm.bots)
-        out = []
+        wanted: list[tuple[Assignment, list[str]]] = []
         for assignment in self.registry.assignments_since(self.registry.complete_through()):
             if assignment.a not in playing or assignment.b not in playing:
                 continue  # a bot left before the pair was played: it never will be
-            ids = [s.game_id for s in self._specs(assignment)]
-            if not all(i in done for i in ids):
-                out.append(assignment)
+            wanted.append((assignment, [s.game_id for s in self._specs(assignment)]))
+        finished = self._store.finished
+        every = [i for _, ids in wanted for i in ids]
+        done = finished.among(every) if isinstance(finished, IndexedIds) else finished
+        out = [assignment for assignment, ids in wanted if not all(i in done for i in ids)]
         # what is complete now is not looked at again at the next start
         self.registry.set_complete_through(out[0].seq - 1 if out else self._last_seq)
         return out

@@ -26,6 +26,7 @@ batch fit with its intervals, LOS and pair statistics (slower: it reads every ga
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fnmatch
 import hashlib
 import json
@@ -135,6 +136,8 @@ def read_totals(folder: Path) -> Totals:
     cache = folder / CACHE_FILE
     base = _State.load(cache)
     if base is not None and not base.covers(stamps):
+        base = _after_merges(base, stamps, folder)
+    if base is not None and not base.covers(stamps):
         base = None
     new = [p for p in files if base is None or p.name not in base.files]
     try:
@@ -153,6 +156,34 @@ def read_totals(folder: Path) -> Totals:
         totals = state.totals()
     totals._folder = folder
     return totals
+
+
+def _after_merges(base: _State, stamps: dict[str, tuple[int, int]], folder: Path) -> _State:
+    """``base`` with the batch files the store merged (:mod:`harness.league.index`) replaced
+    by the file that holds their games now, when every file merged into it was in ``base``:
+    the same games, so the same totals, and the cache stays good across a compaction."""
+    from harness.league.index import INDEX_FILE, GameIndex
+
+    if not (folder / INDEX_FILE).is_file():
+        return base
+    try:
+        with GameIndex(folder) as index:
+            merges = index.merged_into()
+    except Exception:  # an index that cannot be read vouches for nothing
+        return base
+    files = dict(base.files)
+    changed = True
+    while changed:  # a merged file may itself have been merged again
+        changed = False
+        for into, sources in merges.items():
+            if into not in files and sources and all(s in files for s in sources):
+                for name in sources:
+                    del files[name]
+                files[into] = stamps.get(into, (-1, -1))
+                changed = True
+    if files == base.files:
+        return base
+    return dataclasses.replace(base, files=files)
 
 
 class _Unusual(Exception):
@@ -269,7 +300,11 @@ def _read_file(path: Path) -> _FilePart:
     except KeyError:  # the bots' names stored under another nested name: read them plain
         handle = pq.ParquetFile(path, page_checksum_verification=True)
     with handle:
-        table = handle.read(columns=_COLUMNS, use_threads=False)
+        try:
+            table = handle.read(columns=_COLUMNS, use_threads=False)
+        except pa.ArrowNotImplementedError:  # several row groups: the names read plain
+            with pq.ParquetFile(path, page_checksum_verification=True) as plain:
+                table = plain.read(columns=_COLUMNS, use_threads=False)
     ids = _hash_strings(table.column("game_id"))
     rated = table.column("rated").combine_chunks().fill_null(False).to_numpy(
         zero_copy_only=False)

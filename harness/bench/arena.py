@@ -394,6 +394,14 @@ def _without_caches(folder: Path) -> None:
         (folder / name).unlink(missing_ok=True)
 
 
+def _without_index(folder: Path) -> None:
+    """No index of the games: the next start builds it from every batch file."""
+    from harness.league.index import INDEX_FILE
+
+    for suffix in ("", "-wal", "-shm"):
+        (folder / f"{INDEX_FILE}{suffix}").unlink(missing_ok=True)
+
+
 def measure_standings(folder: Path, repeats: int = 3) -> dict[str, float]:
     """Seconds of the leaderboard's pieces and of the matchmaker's operations after the fit."""
     from harness.arena import standings
@@ -478,11 +486,12 @@ def measure_startup(folder: Path, fresh: bool) -> dict[str, float]:
     as they are the first time a folder is opened after they were written)."""
     from harness.arena import living
     from harness.arena.registry import Registry
-    from harness.league.store import ResultsStore
+    from harness.league.store import IndexedIds, ResultsStore
 
     if fresh:
         (folder / "moves" / ".verified").unlink(missing_ok=True)
         _without_caches(folder)
+        _without_index(folder)
         with Registry.open(folder) as registry:
             registry.set_complete_through(0)
     out: dict[str, float] = {}
@@ -495,13 +504,16 @@ def measure_startup(folder: Path, fresh: bool) -> dict[str, float]:
             registry.last_seq() - registry.complete_through())
     before = _rss_now()
     t = time.perf_counter()
-    arena._store = ResultsStore.open(folder, arena.config, must_exist=True)
+    arena._store = ResultsStore.open(folder, arena.config, must_exist=True, indexed=True)
     out["store_open"] = time.perf_counter() - t
     after = _rss_now()
     try:
         finished = arena._store.finished
         out["stored_ids"] = float(len(finished))
-        out["ids_bytes"] = float(sys.getsizeof(finished) + sum(sys.getsizeof(g) for g in finished))
+        # what the store holds in memory of the ids: those not written yet (the index on
+        # disk answers for the stored ones)
+        held = finished.waiting if isinstance(finished, IndexedIds) else finished
+        out["ids_bytes"] = float(sys.getsizeof(held) + sum(sys.getsizeof(g) for g in held))
         out["store_retained"] = float(after - before)
         arena.config = arena._store.config
         t = time.perf_counter()
@@ -645,8 +657,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         u = _child(what, folder)
         print(f"{title} ({u['assignments_looked_at']:,.0f} assignments looked at):")
         _row("Arena(folder, options)", u["arena_init"])
-        _row("ResultsStore.open (reads every games file)", u["store_open"],
-             "moves pages checked" if what == "startup" else "moves footers only")
+        _row("ResultsStore.open", u["store_open"],
+             "no index: every games file read, the index built, moves pages checked"
+             if what == "startup" else "the files the index knows are not read again")
         _row("_load_ratings (read_totals + fit)", u["load_ratings"])
         _row("_unfinished", u["unfinished"], f"{u['unfinished_pairs']:,.0f} pairs to replay")
         _row("first _sync", u["first_sync"])
@@ -654,9 +667,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         _row("first wave's choice (16 pairs)", u["first_wave_choice"])
         per = 100_000 / max(1.0, u["stored_ids"])
         print(f"  RSS: {_mb(u['rss_base'])} after imports, {_mb(u['rss_now'])} after start-up, "
-              f"peak {_mb(u['rss_peak'])}; the store's set of {u['stored_ids']:,.0f} stored "
-              f"game ids holds {_mb(u['ids_bytes'])} ({_mb(u['ids_bytes'] * per)} per 100k "
-              f"games)")
+              f"peak {_mb(u['rss_peak'])}; of {u['stored_ids']:,.0f} stored game ids the "
+              f"store holds {_mb(u['ids_bytes'])} in memory ({_mb(u['ids_bytes'] * per)} per "
+              f"100k games)")
     # memory against the games stored: the same start (no caches: every game read) on the
     # folder and on its first half
     full = _child("restart", folder, "--no-caches")

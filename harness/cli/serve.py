@@ -308,6 +308,11 @@ def admin_settings_cmd(
     signups_per_hour: Annotated[int | None, typer.Option(
         "--signups-per-hour", help="Sign-ups the competition code admits in an hour.",
         min=1)] = None,
+    log_mb_per_entrant: Annotated[int | None, typer.Option(
+        "--log-mb-per-entrant", help="MB of bots' logs each entrant keeps (the oldest are "
+                                     "removed first, older versions' before).", min=1)] = None,
+    log_mb_total: Annotated[int | None, typer.Option(
+        "--log-mb-total", help="MB of bots' logs the competition keeps.", min=1)] = None,
 ) -> None:
     """Show or change the limits and the sign-up."""
     body: dict[str, Any] = {}
@@ -324,6 +329,10 @@ def admin_settings_cmd(
         body["signup"] = "off"
     if signups_per_hour is not None:
         body["signups_per_hour"] = signups_per_hour
+    if log_mb_per_entrant is not None:
+        body["log_mb_per_entrant"] = log_mb_per_entrant
+    if log_mb_total is not None:
+        body["log_mb_total"] = log_mb_total
     settings = _competition(folder).update_settings(body)
     for key, value in settings.items():
         typer.echo(f"{key}: {value}")

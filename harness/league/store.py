@@ -37,10 +37,10 @@ import secrets
 import signal
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, MutableSet
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -56,6 +56,9 @@ from harness.league.schema import (
     with_teams,
 )
 from harness.records import PackedRecord
+
+if TYPE_CHECKING:
+    from harness.league.index import GameIndex
 
 BATCH_SIZE = 2000  # games per batch file at most; a batch is also written every FLUSH_SECONDS
 FLUSH_SECONDS = 10.0  # so a crash loses at most this much play, and a night makes few files
@@ -140,7 +143,7 @@ def _os_problem(exc: OSError, folder: Path) -> StoreError:
 class ScanReport:
     """What opening a folder found: stored game ids and the files it had to move aside."""
 
-    finished: set[str] = field(default_factory=set)
+    finished: MutableSet[str] = field(default_factory=set)
     quarantined: list[str] = field(default_factory=list)  # one line per file: name and why
 
 
@@ -170,12 +173,59 @@ def read_batch(path: Path, columns: list[str] | None = None) -> pa.Table:
     return pq.read_table(path, columns=columns, page_checksum_verification=True)
 
 
+class IndexedIds(MutableSet[str]):
+    """The stored game ids of an indexed store (:mod:`harness.league.index`): the index
+    answers for the stored ones, a set holds only those not written yet, so the memory a
+    writer holds does not grow with the games stored."""
+
+    def __init__(self, index: GameIndex) -> None:
+        self.index = index
+        self.waiting: set[str] = set()
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self.waiting or (isinstance(game_id, str) and
+                                           self.index.has(game_id))
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.waiting
+        for (game_id,) in self.index._conn().execute("SELECT game_id FROM games"):
+            yield game_id
+
+    def __len__(self) -> int:
+        return self.index.count() + len(self.waiting)
+
+    def add(self, value: str) -> None:
+        self.waiting.add(value)
+
+    def among(self, game_ids: Iterable[str]) -> set[str]:
+        """Which of ``game_ids`` are stored or waiting (asked of the index in chunks)."""
+        ids = list(game_ids)
+        found = {g for g in ids if g in self.waiting}
+        conn = self.index._conn()
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            marks = ",".join("?" * len(part))
+            found.update(g for (g,) in conn.execute(
+                f"SELECT game_id FROM games WHERE game_id IN ({marks})", part))
+        return found
+
+    def discard(self, value: str) -> None:
+        self.waiting.discard(value)
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[str]) -> set[str]:  # type: ignore[override]
+        """``a & b`` and the like give a plain set (the index is not copied)."""
+        return set(it)
+
+
 class ResultsStore:
     """A results folder open for writing. Use :meth:`open`; close (or ``with``) when done."""
 
     def __init__(self, root: Path, config: LeagueConfig, batch_size: int = BATCH_SIZE,
-                 flush_seconds: float = FLUSH_SECONDS) -> None:
+                 flush_seconds: float = FLUSH_SECONDS, indexed: bool = False) -> None:
         self.root = root
+        self.indexed = indexed
+        self.index: GameIndex | None = None
         self.config = config
         self.batch_size = batch_size
         self.flush_seconds = flush_seconds
@@ -192,9 +242,15 @@ class ResultsStore:
 
     @classmethod
     def open(cls, root: Path, config: LeagueConfig, *, must_exist: bool = False,
-             batch_size: int = BATCH_SIZE, flush_seconds: float = FLUSH_SECONDS) -> ResultsStore:
+             batch_size: int = BATCH_SIZE, flush_seconds: float = FLUSH_SECONDS,
+             indexed: bool = False) -> ResultsStore:
         """Open (or create) ``root`` for ``config``: checks it is the same league, merges the
         configuration, takes the folder lock, quarantines damaged files and lists finished ids.
+
+        ``indexed`` (the living league): the store keeps the index of its games
+        (:mod:`harness.league.index`) as it writes them and compacts small batch files; the
+        files the index already vouches for are not read again, and the stored ids are asked of
+        the index rather than kept in memory.
         """
         manifest = root / "league.json"
         if root.exists() and not root.is_dir():
@@ -210,7 +266,8 @@ class ResultsStore:
             merged = config
         else:
             merged = merge_configs(stored, config, root)
-        store = cls(root, merged, batch_size=batch_size, flush_seconds=flush_seconds)
+        store = cls(root, merged, batch_size=batch_size, flush_seconds=flush_seconds,
+                    indexed=indexed)
         try:
             for d in (root, store.games_dir, store.moves_dir):
                 d.mkdir(parents=True, exist_ok=True)
@@ -249,6 +306,14 @@ class ResultsStore:
         for d in (self.games_dir, self.moves_dir):
             for leftover in d.glob(".*.tmp"):
                 leftover.unlink()  # an interrupted write: never committed
+        known: dict[str, tuple[int, int, int]] = {}
+        if self.indexed:
+            from harness.league.index import GameIndex
+
+            self.index = GameIndex.open(self.root, catch_up=False)
+            self.index.finish_compaction()  # a merge stopped half way (kill -9)
+            known = self.index.live_files()
+            self.report.finished = IndexedIds(self.index)
         games = {p.name: p for p in batch_files(self.games_dir)}
         moves = {p.name: p for p in batch_files(self.moves_dir)}
         for name, path in moves.items():
@@ -256,6 +321,10 @@ class ResultsStore:
                 self._quarantine(path, "moves of an unfinished batch (no games file)")
         verified = _Verified(self.moves_dir)
         for name, path in games.items():
+            stamp = known.get(name)
+            if stamp is not None and name in moves and _same_stamp(path, stamp):
+                self._seq = max(self._seq, _batch_number(name))
+                continue  # checked when it was indexed; a committed batch never changes
             partner = moves.get(name)
             ids, problem = _check_batch(path, partner, verified)
             if problem:
@@ -263,15 +332,19 @@ class ResultsStore:
                 if partner is not None:
                     self._quarantine(partner, f"{problem}; moved with its games file")
                 continue
-            self.report.finished.update(ids)
+            if self.index is None:
+                assert isinstance(self.report.finished, set)
+                self.report.finished.update(ids)
             self._seq = max(self._seq, _batch_number(name))
         verified.save()
+        if self.index is not None:
+            self.index.catch_up()
         return self.report
 
     # -- writing
 
     @property
-    def finished(self) -> set[str]:
+    def finished(self) -> MutableSet[str]:
         return self.report.finished
 
     def add(self, record: Finished) -> bool:
@@ -310,6 +383,11 @@ class ResultsStore:
                 _write_atomic(self.moves_dir / name, lambda fh: _write_parquet(moves, fh))
                 _write_atomic(self.games_dir / name, lambda fh: _write_parquet(games, fh))
                 _fsync_dir(self.games_dir)
+                if self.index is not None:
+                    self.index.add_batch(name, games)
+                    finished = self.report.finished
+                    if isinstance(finished, IndexedIds):
+                        finished.waiting.difference_update(r.game_id for r in batch)
             except OSError as exc:
                 if not (self.games_dir / name).exists():
                     with contextlib.suppress(OSError):
@@ -317,10 +395,27 @@ class ResultsStore:
                     for r in batch:
                         self.report.finished.discard(r.game_id)
                     raise _os_problem(exc, self.root) from exc
+            if self.index is not None:
+                self.compact()
         return len(batch)
+
+    def compact(self, *, force: bool = False) -> list[str]:
+        """Merge small batch files into one (an indexed store only; see
+        :meth:`harness.league.index.GameIndex.compact`); returns the files merged."""
+        if self.index is None:
+            return []
+        from harness.league.index import new_batch_name
+
+        merged = self.index.compact(new_batch_name(self._seq + 1), force=force)
+        if merged:
+            self._seq += 1
+        return merged
 
     def close(self) -> None:
         """Release the folder lock (flush first if you want the buffer kept)."""
+        if self.index is not None:
+            self.index.close()
+            self.index = None
         if self._lock is not None:
             self._lock.close()
             self._lock = None
@@ -397,6 +492,14 @@ def _check_batch(games: Path, moves: Path | None,
     if verified is not None and not known:
         verified.add(moves)
     return ids, ""
+
+
+def _same_stamp(path: Path, stamp: tuple[int, int, int]) -> bool:
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return (info.st_size, info.st_mtime_ns) == stamp[:2]
 
 
 def _one_line(exc: BaseException) -> str:
@@ -489,8 +592,8 @@ def load_moves(root: Path, game_id: str) -> list[dict[str, Any]]:
     for table in _read_folder_tables(root / "moves", skipped):
         hit = table.filter(pc.equal(table.column("game_id"), game_id))
         rows.extend(hit.to_pylist())
-    rows.sort(key=lambda r: r["ply"])
-    return rows
+    # one ply once: a merge of batch files leaves both for a moment (harness.league.index)
+    return sorted({r["ply"]: r for r in rows}.values(), key=lambda r: r["ply"])
 
 
 def load_all_moves(root: Path, columns: list[str]) -> tuple[pa.Table, list[str]]:

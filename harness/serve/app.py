@@ -44,6 +44,7 @@ from starlette.responses import (
     PlainTextResponse,
     RedirectResponse,
     Response,
+    StreamingResponse,
 )
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -55,6 +56,7 @@ from harness.serve.db import ORGANISER, Account, ServeError
 from harness.serve.errors import QuietErrors
 from harness.serve.human import HumanError, HumanGames, SeatRules, SeatSite, SeatWeb
 from harness.serve.human import wants_json as seat_wants_json
+from harness.serve.reads import READ_SECONDS, READS, ClientGone, Reads
 
 COOKIE = "tourney_session"
 CSRF_HEADER = "x-csrf-token"
@@ -179,6 +181,8 @@ class Site:
         self.signup_failures = RateLimit(10, 60.0)  # wrong codes per client a minute
         self.signups = RateLimit(30, 3600.0)  # sign-ups per competition code an hour
         self.uploads = RateLimit(6, 60.0)  # uploads per entrant a minute (and a daily quota)
+        # the routes that read games, per account (harness.serve.reads)
+        self.reads = Reads(RateLimit(READS, READ_SECONDS))
         self.env = pages.templates()
         # people's games against the bots: dealt from the league's secret key, stored apart
         self.human = HumanGames(game=config.game, variant=config.variant,
@@ -299,6 +303,11 @@ def _page_headers() -> dict[str, str]:
     }
 
 
+async def on_gone(request: Request, exc: Exception) -> Response:
+    """The client went away before its answer was ready: nobody reads this one."""
+    return Response(status_code=499)
+
+
 async def on_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, ServeError | HumanError):
         status, message = exc.status, str(exc)
@@ -306,9 +315,9 @@ async def on_error(request: Request, exc: Exception) -> Response:
         status, message = exc.status_code, str(exc.detail)
     else:  # pragma: no cover - a bug of ours
         status, message = 500, "the server failed; the organiser can see why in its log"
-    headers = {}
+    headers = dict(getattr(exc, "headers", None) or {})
     if status == 429:
-        headers["Retry-After"] = "60"
+        headers.setdefault("Retry-After", "60")
     if _wants_json(request):
         return JSONResponse({"error": message}, status, headers=headers)
     if status == 401 and request.method == "GET":
@@ -469,7 +478,7 @@ async def me_page(request: Request) -> Response:
         return RedirectResponse("/admin", 303)
     name = current.account.name
     versions = await run_in_threadpool(comp.versions_of, name)
-    games = await run_in_threadpool(comp.games_of, name)
+    games = await site_of(request).reads.run(request, name, comp.games_of, name)
     count, total = comp.usage(name)
     return page(request, "entrant.html.j2", who=current, name=name, versions=versions,
                 games=games, settings=comp.settings(), count=count, total=size_text(total),
@@ -499,8 +508,9 @@ async def me_submit(request: Request) -> Response:
 async def replay_page(request: Request) -> Response:
     comp = site_of(request).competition
     current = need(request)
-    html = await run_in_threadpool(comp.replay_html, request.path_params["game_id"],
-                                   current.account, REPORT_SCRIPTS)
+    html = await site_of(request).reads.run(request, current.account.name, comp.replay_html,
+                                            request.path_params["game_id"], current.account,
+                                            REPORT_SCRIPTS)
     return HTMLResponse(html, headers=pages.viewer_headers())
 
 
@@ -512,7 +522,7 @@ async def log_page(request: Request) -> Response:
         row = comp.game_row(request.path_params["game_id"], current.account)
         return comp.log_of(row, current.account)
 
-    text = await run_in_threadpool(read)
+    text = await site_of(request).reads.run(request, current.account.name, read)
     return PlainTextResponse(text, headers={"X-Content-Type-Options": "nosniff",
                                             "Content-Security-Policy": "default-src 'none'",
                                             "Cache-Control": "no-store"})
@@ -558,8 +568,7 @@ async def admin_action(request: Request) -> Response:
 async def download(request: Request) -> Response:
     comp = site_of(request).competition
     need(request, organiser=True)
-    data = await run_in_threadpool(comp.download)
-    return Response(data, media_type="application/zip", headers={
+    return StreamingResponse(comp.download(), media_type="application/zip", headers={
         "Content-Disposition": f'attachment; filename="{comp.config.name}.zip"'})
 
 
@@ -606,15 +615,16 @@ async def api_my_games(request: Request) -> Response:
         limit = min(max(int(request.query_params.get("limit", GAMES_SHOWN)), 1), 5000)
     except ValueError:
         raise ServeError("limit must be a whole number", 400) from None
-    games = await run_in_threadpool(comp.games_of, current.account.name, limit)
+    games = await site_of(request).reads.run(request, current.account.name, comp.games_of,
+                                             current.account.name, limit)
     return JSONResponse({"games": games})
 
 
 async def api_game(request: Request) -> Response:
     comp = site_of(request).competition
     current = need(request)
-    game = await run_in_threadpool(comp.game_json, request.path_params["game_id"],
-                                   current.account)
+    game = await site_of(request).reads.run(request, current.account.name, comp.game_json,
+                                            request.path_params["game_id"], current.account)
     return JSONResponse(game)
 
 
@@ -717,7 +727,7 @@ def create_app(competition: Competition, *, secure_cookies: bool = False,
         middleware=[Middleware(QuietErrors), *proxies.middleware(trusted_proxies),
                     Middleware(SameOrigin), Middleware(BodyLimit, limit=limit)],
         exception_handlers={HTTPException: on_error, ServeError: on_error,
-                            HumanError: on_error},
+                            HumanError: on_error, ClientGone: on_gone},
     )
     app.state.site = site
     return app

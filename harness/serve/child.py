@@ -5,6 +5,7 @@ the living league,
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -13,6 +14,7 @@ from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
 FLUSH_SECONDS = 2.0  # the longest a finished game of the competition waits to be stored
+LEAGUE_NICENESS = 10  # the league plays at a lower priority than the server's requests
 
 
 def _die_with(parent: int) -> None:
@@ -52,6 +54,9 @@ def _arena(folder: Path, options: list[str]) -> int:
     parser.add_argument("--workers", type=int)
     parser.add_argument("--cluster")
     args = parser.parse_args(options)
+    # the league's games yield the cores to the web server: pages stay quick while it plays
+    with contextlib.suppress(OSError):
+        os.nice(LEAGUE_NICENESS)
     # games reach the store (and the leaderboard) within seconds, not the store's default 10
     run = RunOptions(workers=args.workers, cluster=args.cluster, progress=False,
                      flush_seconds=FLUSH_SECONDS,

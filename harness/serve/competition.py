@@ -9,22 +9,25 @@ server do it the same way.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
-import shutil
-import sqlite3
+import multiprocessing
+import os
 import tempfile
 import threading
 import time
-import zipfile
+from collections import OrderedDict
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.arena.registry import Registry
+from harness.league.index import GameIndex
 from harness.records import BotRef
 from harness.serve.db import ORGANISER, Account, CompetitionDB, ServeError, Settings, Submission
+from harness.serve.logs import LogJanitor, Pruned, prune
 from harness.serve.runner import ArenaProcess, Checker
 
 if TYPE_CHECKING:
@@ -32,10 +35,15 @@ if TYPE_CHECKING:
 
 LEADERBOARD_SECONDS = 1.0  # the leaderboard is computed at most this often
 GAMES_SHOWN = 200  # an entrant page's newest games
+INDEX_SECONDS = 5.0  # how often the server looks for batch files the index has not seen
+REPLAYS_KEPT = 256  # replay pages kept ready (a stored game never changes; ~34 KB each)
+BOARD_PROCESS_FILES = 64  # batch files from which the leaderboard is totalled in a helper
+BOARD_NICENESS = 5  # the helper's priority below the server's (and above the league's 10)
 DAY = 24 * 3600.0
 #: The organiser's limits: (setting, lowest, highest).
 LIMITS = (("submissions_per_day", 1, 10_000), ("total_mb", 1, 10_000), ("upload_mb", 1, 64),
-          ("signups_per_hour", 1, 10_000))
+          ("signups_per_hour", 1, 10_000), ("log_mb_per_entrant", 1, 1_000_000),
+          ("log_mb_total", 1, 10_000_000))
 
 
 def size_text(n: int) -> str:
@@ -59,13 +67,51 @@ class Competition:
         self.checker = checker
         self.public_url = public_url.rstrip("/")
         self.lock = threading.Lock()  # one connection to each database, one user at a time
-        self._board: tuple[float, dict[str, Any]] | None = None
+        # the leaderboard: when it was made, the table, and what it was made from
+        self._board: tuple[float, dict[str, Any], tuple[int, ...]] | None = None
+        self._board_pool: ProcessPoolExecutor | None = None
+        self._board_pool_lock = threading.Lock()
+        self.board_process_files = BOARD_PROCESS_FILES
         self._redactor: Redactor | None = None
         self._uploading: dict[str, threading.Lock] = {}
         self._board_lock = threading.Lock()
+        # the index of the stored games: built (or caught up) from the store now, kept by the
+        # league as it writes, looked over again here at most every INDEX_SECONDS
+        self.index = GameIndex.open(folder)
+        self._index_checked = time.monotonic()
+        self._index_lock = threading.Lock()
+        self._replays: OrderedDict[str, str] = OrderedDict()  # the newest replay pages
+        # a server whose league plays keeps the bots' logs within their budgets
+        self._janitor = LogJanitor(self.prune_logs) if arena is not None else None
+        self._pruning = threading.Lock()
 
     def close(self) -> None:
+        if self._janitor is not None:
+            self._janitor.stop()
+        if self._board_pool is not None:
+            self._board_pool.shutdown(wait=True, cancel_futures=True)
+            self._board_pool = None
         self.db.close()
+        self.index.close()
+
+    def prune_logs(self) -> Pruned:
+        """Remove the oldest logs over the organiser's budgets (:mod:`harness.serve.logs`)."""
+        settings = self.settings()
+        with self._pruning:
+            return prune(self.folder, self._games(), settings.log_mb_per_entrant << 20,
+                         settings.log_mb_total << 20)
+
+    def _games(self) -> GameIndex:
+        """The index, caught up with batch files no process has indexed yet (a league of an
+        older tourney, say) at most every INDEX_SECONDS, by one request at a time."""
+        if time.monotonic() - self._index_checked >= INDEX_SECONDS and \
+                self._index_lock.acquire(blocking=False):
+            try:
+                self._index_checked = time.monotonic()
+                self.index.catch_up()
+            finally:
+                self._index_lock.release()
+        return self.index
 
     def _entrant_lock(self, entrant: str) -> threading.Lock:
         with self.lock:
@@ -83,29 +129,69 @@ class Competition:
     # -- reading
 
     def leaderboard(self) -> dict[str, Any]:
-        """The public table, computed at most once a second however many ask."""
-        with self._board_lock:
-            if self._board is not None and time.monotonic() - self._board[0] < \
-                    LEADERBOARD_SECONDS:
-                return self._board[1]
-            from harness.arena import standings
-
-            with self.registry() as registry:
-                z95 = standings.Z95
-                rows = standings.standings(self.folder, registry, view="latest")
-            board = {
+        """The public table, computed at most once a second however many ask, and only when
+        the games or the field changed. While one request computes it, the others get the
+        last one at once rather than waiting in line (which held every worker thread, and
+        every other page with them, while a large league was totalled)."""
+        board = self._board
+        if board is not None and time.monotonic() - board[0] < LEADERBOARD_SECONDS:
+            return board[1]
+        if board is None:
+            self._board_lock.acquire()
+        elif not self._board_lock.acquire(blocking=False):
+            return board[1]
+        try:
+            board = self._board
+            if board is not None and time.monotonic() - board[0] < LEADERBOARD_SECONDS:
+                return board[1]
+            seen = self._board_stamp()
+            if board is not None and board[2] == seen:
+                fresh = {**board[1], "updated": time.time()}
+                self._board = (time.monotonic(), fresh, seen)
+                return fresh
+            made = {
                 "game": self.config.game, "variant": self.config.variant,
                 "paused": self.settings().paused, "updated": time.time(),
-                "entrants": [{
-                    "rank": r.rank, "entrant": r.entrant, "version": r.version,
-                    "status": r.status,
-                    "rating": None if r.rating is None else round(r.rating, 1),
-                    "interval": None if r.sd is None else round(z95 * r.sd, 1),
-                    "games": r.games,
-                } for r in rows],
+                "entrants": self._board_rows(),
             }
-            self._board = (time.monotonic(), board)
-            return board
+            self._board = (time.monotonic(), made, seen)
+            return made
+        finally:
+            self._board_lock.release()
+
+    def _board_rows(self) -> list[dict[str, Any]]:
+        """The leaderboard's lines. A large league (:data:`BOARD_PROCESS_FILES` batch files
+        or more) is totalled in a helper process, so that the server's own requests never
+        wait for the interpreter while a million games are summed; a small one here."""
+        large = len(os.listdir(self.folder / "games")) >= self.board_process_files
+        if large:
+            with self._board_pool_lock:
+                if self._board_pool is None:
+                    self._board_pool = ProcessPoolExecutor(
+                        1, mp_context=multiprocessing.get_context("spawn"),
+                        initializer=_second_in_line)
+                pool = self._board_pool
+            try:
+                return pool.submit(board_rows, self.folder).result()
+            except BrokenProcessPool:
+                with self._board_pool_lock:
+                    self._board_pool = None  # made again next time; this once, here
+        return board_rows(self.folder)
+
+    def _board_stamp(self) -> tuple[int, ...]:
+        """What the leaderboard depends on, cheaply: the games folder (a batch added or
+        merged), the registry's files (a version added or its status changed), the settings."""
+        from harness.arena.registry import DB_FILE as REGISTRY
+
+        out = []
+        for path in (self.folder / "games", self.folder / REGISTRY,
+                     self.folder / f"{REGISTRY}-wal"):
+            try:
+                out.append(path.stat().st_mtime_ns)
+            except OSError:
+                out.append(0)
+        out.append(int(self.settings().paused))
+        return tuple(out)
 
     def settings(self) -> Settings:
         with self.lock:
@@ -129,35 +215,31 @@ class Competition:
         return out[::-1]
 
     def games_of(self, entrant: str | None, limit: int = GAMES_SHOWN) -> list[dict[str, Any]]:
-        """The newest stored games of an entrant's versions (every game: ``entrant`` None)."""
-        from harness.league import store
-
-        if not store.batch_files(self.folder / "games"):
-            return []
-        table = store.load_games([self.folder]).games.select(
-            ["game_id", "bots", "winner", "rated", "termination", "reason", "decisions",
-             "score"])
-        rows = table.to_pylist()
-        prefix = None if entrant is None else entrant + ".v"
-        mine = [r for r in rows if prefix is None or any(b.startswith(prefix) for b in r["bots"])]
-        mine = mine[-limit:][::-1]
+        """The newest stored games of an entrant's versions (every game: ``entrant`` None),
+        from the index: no batch file is read."""
+        rows = self._games().games_of(entrant, limit)
         return [{"game_id": r["game_id"], "bots": r["bots"],
                  "winner": r["winner"] if r["rated"] else "void",
                  "termination": r["termination"], "reason": r["reason"],
-                 "decisions": r["decisions"], "score": r["score"]} for r in mine]
+                 "decisions": r["decisions"], "score": r["score"]} for r in rows]
 
     def game_row(self, game_id: str, account: Account) -> dict[str, Any]:
-        """A stored game's row, if ``account`` may see it (404 otherwise: no hint it exists)."""
-        from harness.league.service import LeagueError, find_game
-
-        try:
-            row = find_game(self.folder, game_id)
-        except LeagueError:
-            raise ServeError("no such game of yours", 404) from None
-        if row["game_id"] != game_id or not (account.role == ORGANISER or
-                                             plays(row, account.name)):
+        """What the index holds of a stored game (its bots, result and reason), if
+        ``account`` may see it (404 otherwise: no hint it exists)."""
+        row = self._games().summary(game_id)
+        if row is None or not (account.role == ORGANISER or plays(row, account.name)):
             raise ServeError("no such game of yours", 404)
         return row
+
+    def stored_game(self, game_id: str, account: Account) -> tuple[dict[str, Any],
+                                                                  list[dict[str, Any]]]:
+        """The full row and the moves of a game ``account`` may see: one row group of one
+        batch file, found through the index."""
+        self.game_row(game_id, account)
+        found = self.index.read_game(game_id)
+        if found is None:
+            raise ServeError("no such game of yours", 404)
+        return found
 
     def redactor(self) -> Redactor:
         """What hides the organiser's paths (the folder, tourney's installation, the home
@@ -171,22 +253,28 @@ class Competition:
     def replay_html(self, game_id: str, account: Account, scripts: str | None = None) -> str:
         """The replay viewer of a game ``account`` may see, without the organiser's paths
         (``scripts``: where the page loads its scripts from, instead of inlining them)."""
-        from harness.league.report import find_game, replay_html
+        from harness.league.report import StoredGame, replay_html
 
-        row = self.game_row(game_id, account)
-        return replay_html(find_game(self.folder, row["game_id"]), self.redactor(), scripts)
+        self.game_row(game_id, account)
+        with self._board_lock:
+            html = self._replays.get(game_id)
+        if html is None:
+            row, moves = self.stored_game(game_id, account)
+            html = replay_html(StoredGame(row, self.folder, moves), self.redactor(), scripts)
+            with self._board_lock:  # a stored game never changes: its viewer is kept a while
+                self._replays[game_id] = html
+                while len(self._replays) > REPLAYS_KEPT:
+                    self._replays.popitem(last=False)
+        return html
 
     def game_json(self, game_id: str, account: Account) -> dict[str, Any]:
         """A game ``account`` may see, with its moves, as the API gives it."""
-        from harness.league.report import moves_of
-
-        row = self.game_row(game_id, account)
+        row, moves = self.stored_game(game_id, account)
         keep = ("game_id", "game", "variant", "seed", "bots", "winner", "rated", "termination",
                 "reason", "decisions", "score", "duration")
         out: dict[str, Any] = {k: row[k] for k in keep if k in row}
         out["moves"] = [{"ply": m["ply"], "seat": m["seat"], "action": m["action"],
-                         "think_time": m["think_time"]}
-                        for m in moves_of(self.folder, [row["game_id"]]).get(row["game_id"], [])]
+                         "think_time": m["think_time"]} for m in moves]
         out["replay"] = f"/games/{row['game_id']}"
         out["log"] = f"/api/games/{row['game_id']}/log"
         parsed: dict[str, Any] = json.loads(json.dumps(out, default=str))
@@ -199,7 +287,11 @@ class Competition:
             if not (account.role == ORGANISER or bot.startswith(account.name + ".v")):
                 continue
             path = self.folder / "logs" / f"{row['game_id']}.seat{seat}.log"
-            text = path.read_text(errors="replace") if path.is_file() else "(no output)"
+            if path.is_file():
+                text = path.read_text(errors="replace")
+            else:
+                why = self.index.pruned(row["game_id"], seat)
+                text = f"(removed: {why})" if why else "(no output)"
             parts.append(f"--- seat {seat}: {bot} ---\n{text}")
         return self.redactor().text("\n".join(parts))
 
@@ -354,32 +446,37 @@ class Competition:
             if code:
                 self.db.set_signup_code(code)
             self.db.save_settings(settings)
+        if any(key.startswith("log_mb") and str(body[key]).strip() for key in body):
+            self.prune_logs()  # a lower budget holds at once
         return asdict(settings)
 
-    def download(self) -> bytes:
-        """The league folder as a zip: games, moves, logs, the databases (each copied whole
-        with SQLite's backup) and league.json without the league's secret key."""
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
-            config = json.loads((self.folder / "league.json").read_text())
-            config.pop("key", None)
-            out.writestr("league.json", json.dumps(config, indent=1))
-            for path, rel in _download_files(self.folder):
-                if path.suffix != ".sqlite":
-                    out.write(path, rel)
-                    continue
-                tmp = Path(tempfile.mkdtemp(prefix="download-"))
-                try:
-                    src, dst = sqlite3.connect(path), sqlite3.connect(tmp / path.name)
-                    try:
-                        src.backup(dst)
-                    finally:
-                        src.close()
-                        dst.close()
-                    out.write(tmp / path.name, rel)
-                finally:
-                    shutil.rmtree(tmp, ignore_errors=True)
-        return buffer.getvalue()
+    def download(self) -> Iterator[bytes]:
+        """The league folder as a zip, written as it is sent (:mod:`harness.serve.download`):
+        games, moves, logs, the databases and league.json, without the league's secret key,
+        the sessions, the sign-up code's hash or the organiser's paths."""
+        from harness.serve import download
+
+        return download.stream(self.folder, self.redactor())
+
+
+def _second_in_line() -> None:
+    """The leaderboard's helper yields the cores to the server's requests."""
+    with contextlib.suppress(OSError):
+        os.nice(BOARD_NICENESS)
+
+
+def board_rows(folder: Path) -> list[dict[str, Any]]:
+    """The leaderboard's lines of a competition folder (run in the server or its helper)."""
+    from harness.arena import standings
+
+    with Registry.open(folder) as registry:
+        rows = standings.standings(folder, registry, view="latest")
+    return [{
+        "rank": r.rank, "entrant": r.entrant, "version": r.version, "status": r.status,
+        "rating": None if r.rating is None else round(r.rating, 1),
+        "interval": None if r.sd is None else round(standings.Z95 * r.sd, 1),
+        "games": r.games,
+    } for r in rows]
 
 
 def plays(row: dict[str, Any], entrant: str) -> bool:
@@ -391,17 +488,3 @@ def clean_name(filename: str) -> str:
     """An uploaded file's name as it is kept (shown escaped; never used as a path)."""
     name = filename.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
     return "".join(c for c in name if c.isprintable())[:100] or "upload"
-
-
-def _download_files(folder: Path) -> Iterator[tuple[Path, str]]:
-    """The files of the download: not the bots' code (entrants' property), the uploads, the
-    inbox, hidden files, SQLite's side files or league.json (written without its key)."""
-    skip_dirs = {"bots", "uploads", "inbox", "human"}
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder)
-        if rel.parts[0] in skip_dirs or any(p.startswith(".") for p in rel.parts):
-            continue
-        if not path.is_file() or path.is_symlink() or path.name == "league.json" or \
-                path.name.endswith(("-wal", "-shm", "-journal")):
-            continue
-        yield path, str(rel)

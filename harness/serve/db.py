@@ -91,6 +91,8 @@ class Settings:
     signup: bool = False  # whoever knows the competition code may sign up
     signups_per_hour: int = 30  # sign-ups one competition code admits in an hour
     paused: bool = False  # the living league is stopped (uploads are still checked)
+    log_mb_per_entrant: int = 200  # the bots' logs each entrant keeps (oldest removed first)
+    log_mb_total: int = 2000  # the bots' logs the competition keeps
 
     @classmethod
     def from_json(cls, text: str) -> Settings:

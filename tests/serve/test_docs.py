@@ -46,5 +46,6 @@ def test_every_example_of_the_competition_manual_runs(tmp_path: Path) -> None:
     assert "invitation link" in outputs[1] and "alice: token tny_" in outputs[1]
     assert outputs[2].startswith("ended 0 sessions")
     assert "alice.v1 is active" in outputs[4]
-    assert '"status":"active"' in outputs[5] and '"entrant":"bob"' in outputs[5]
-    assert "alice" in outputs[6] and (tmp_path / "final.html").stat().st_size > 0
+    assert "log_mb_per_entrant: 100" in outputs[5] and "log_mb_total: 1000" in outputs[5]
+    assert '"status":"active"' in outputs[6] and '"entrant":"bob"' in outputs[6]
+    assert "alice" in outputs[7] and (tmp_path / "final.html").stat().st_size > 0

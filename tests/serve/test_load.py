@@ -35,3 +35,24 @@ def test_the_server_answers_everyone_under_a_small_load(tmp_path: Path) -> None:
     assert result.stored_games[1] >= result.stored_games[0]
     assert result.exit_code == 0 and not result.killed, tail
     assert not any(tmp_path.iterdir())  # the competition's folder is gone
+
+
+def test_the_server_with_stored_games_answers_reads_and_a_flood(tmp_path: Path) -> None:
+    result = serve.measure_games(4_000, seconds=2.0, pollers=4, root=tmp_path)
+    tail = result.log_tail
+    assert result.stored[0] == 4_000 and result.files >= 2
+    for phase in (result.base, result.mix, result.flood):
+        assert phase.board.answered > 0 and set(phase.board.status) == {200}, tail
+        assert not phase.board.failed, phase.board.failed
+    # each kind of read answered (a 429 only when a slow machine leaves more than 4 of an
+    # account's requests under way at once)
+    for kind in serve.KINDS:
+        want = 404 if kind == "made-up id" else 200
+        for calls in (result.kinds[kind], result.mixed[kind]):
+            assert calls.status[want] > 0 and set(calls.status) <= {want, 429}, \
+                (kind, calls.status, tail)
+            assert not calls.failed, calls.failed
+    # the flood: answered, and refused once over its account's limit
+    assert set(result.flooded.status) <= {404, 429} and result.flooded.status[429] > 0
+    assert result.exit_code == 0 and not result.killed, tail
+    assert not any(tmp_path.iterdir())  # the copy is gone

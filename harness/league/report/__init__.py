@@ -74,8 +74,9 @@ def moves_of(folder: Path, game_ids: Iterable[str]) -> dict[str, list[dict[str, 
         hit = table.filter(pc.is_in(table.column("game_id"), value_set=wanted))
         for r in hit.to_pylist():
             out.setdefault(r["game_id"], []).append(r)
-    for rows in out.values():
-        rows.sort(key=lambda r: r["ply"])
+    for game_id, rows in out.items():
+        # one ply once: a merge of batch files leaves both for a moment (harness.league.index)
+        out[game_id] = sorted({r["ply"]: r for r in rows}.values(), key=lambda r: r["ply"])
     return out
 
 

@@ -48,8 +48,17 @@ MANIFEST = "manifest.json"
 _STATUS: dict[str, str] = {}
 
 
+BUILD_DIR = "TOURNEY_NATIVE_DIR"  # where a sandboxed bot finds them (set by the harness)
+
+
 def build_root() -> Path:
-    """Where the compiled modules of this environment and Python version live."""
+    """Where the compiled modules of this environment and Python version live: in the
+    environment, or where ``$TOURNEY_NATIVE_DIR`` says (a sandboxed bot runs the environment's
+    base interpreter, whose ``sys.prefix`` is not the environment's, and in a jail sees the
+    environment at another path)."""
+    given = os.environ.get(BUILD_DIR)
+    if given:
+        return Path(given)
     return Path(sys.prefix) / "tourney-native" / sys.implementation.cache_tag
 
 

@@ -45,6 +45,7 @@ import select
 import signal
 import socket
 import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,7 +53,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 RUNNER = "/tourney/runner.pyc"
-POOL = 2  # members made ahead of time: the two seats of a game start without waiting
+POOL = 3  # members made ahead of time: the seats of a game start without waiting
+QUIET = 0.003  # seconds after a request before the server makes members again
 MAX_MESSAGE = 1 << 20
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWCGROUP = 0x02000000
@@ -332,10 +334,12 @@ def serve(requests: socket.socket) -> None:
     buffer = bytearray(MAX_MESSAGE)
 
     trouble = ""
-    while True:
+    quiet_from = 0.0  # when to make members again, after a request: a game asks for its
+    while True:       # seats one after the other, and each waits for the one before
         # requests first: a member is made only while none waits (~1 ms of the server's)
         short = len(pool) < POOL and not trouble
-        events = waiting.poll(0 if short else None)
+        wait = max(0, int((quiet_from - time.monotonic()) * 1000) + 1) if short else None
+        events = waiting.poll(wait)
         if not events:
             try:
                 member = _make_member(libc, own_pid_ns, keep, early)
@@ -364,6 +368,7 @@ def serve(requests: socket.socket) -> None:
                 data.release()
                 buffer[:size] = bytes(size)  # forgotten before the next member is made
                 trouble = ""  # try again to make members
+                quiet_from = time.monotonic() + QUIET
                 continue
             ended: Member | None = given.pop(fd, None)
             if ended is None:  # a member of the pool died before it was used

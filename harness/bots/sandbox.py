@@ -50,6 +50,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from games import native
 from harness.bots import cgroups, isolation, jail, starter, syscalls
 from harness.bots import runner as bot_runner
 from harness.bots.jail import JailError
@@ -174,9 +175,12 @@ def _env(jailed: bool = False) -> dict[str, str]:
     """The environment of a bot's runner; in a jail its import path names the jail's paths
     (:func:`harness.bots.isolation.in_jail`)."""
     path = isolation.bot_sys_path()
+    engines = str(native.build_root())  # the compiled engines, as the bot's Python finds them
     if jailed:
         path = tuple(isolation.in_jail(entry) for entry in path)
+        engines = isolation.in_jail(engines)
     return {
+        native.BUILD_DIR: engines,
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
         "LANG": "C.UTF-8",
         "HOME": "/tmp",

@@ -179,6 +179,23 @@ def test_results_inside_a_directory_shown_under_tourney_stay_hidden(tmp_path: Pa
     assert "SECRET" not in done.stdout and "FOUND" not in done.stdout, done.stdout
 
 
+def test_a_sandboxed_bot_imports_the_engines_the_referee_plays_with(shared_dir: Path) -> None:
+    """A sandboxed bot runs the environment's base interpreter, which finds the compiled engines
+    only where the harness tells it (``TOURNEY_NATIVE_DIR``): without that it ran them from
+    their sources, three times slower, while the referee ran them compiled."""
+    from games import native
+
+    looker = shared_dir / "engines.py"
+    looker.write_text("def act(o, legal):\n"
+                      "    from games import native\n"
+                      "    print(sorted(native.status().items()))\n"
+                      "    return legal[0]\n")
+    record = play_game(GameSpec("g", "battleline", {}, 2,
+                                (BotRef("l", str(looker)), BotRef("r", "random"))))
+    assert record.offender is None, record.reason
+    assert record.logs[0].splitlines()[0] == str(sorted(native.status().items()))
+
+
 def test_a_jails_pid_1_has_the_bots_limits() -> None:
     """A jail's PID 1 is tourney's own init, forked off the runner once the bot's limits are set
     (and out of the bot's reach, tests/harness/hostile/init_taker.py): nothing run there could

@@ -18,7 +18,9 @@ games both ways.
   :func:`status` (printed by ``tourney bench``) says which engines run compiled.
 
 The build lives in the environment (``sys.prefix``), not in the source tree, so the checkout
-stays clean and a bot's sandbox, which sees the environment, imports the same engines.
+stays clean; a sandboxed bot, which sees the environment at another path and runs its base
+interpreter, is told where by the harness (``$TOURNEY_NATIVE_DIR``) and imports the same
+engines.
 """
 
 from __future__ import annotations

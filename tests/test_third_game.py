@@ -19,6 +19,7 @@ from harness.cli.app import app
 from harness.league import store
 from harness.league.report import find_game, replay_html
 from tests.fixtures import hiddenbid
+from tests.patience import patience
 
 BOT = Path(__file__).resolve().parent / "serve" / "bots" / "first.py"
 
@@ -100,7 +101,7 @@ def test_a_three_player_league_is_a_free_for_all(tmp_path: Path) -> None:
 
 def test_its_replay_page_shows_each_view_in_a_browser(tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
     from tests.report.browser import chromium, console_errors, require
 
@@ -113,7 +114,9 @@ def test_its_replay_page_shows_each_view_in_a_browser(tmp_path: Path) -> None:
     tourney("replay", out, game_id, "--html", page)
     with chromium() as driver:
         driver.get(page.as_uri() + "#3")
-        table = driver.find_element(By.CSS_SELECTOR, "table.generic-view")
+        # the viewer draws the board once its script has run: on a busy machine, a moment later
+        table = WebDriverWait(driver, patience(30)).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "table.generic-view"))
         assert "prize" in table.text and "round" in table.text
         panels = driver.find_element(By.ID, "seats").text
         assert "hands" in panels and "[1,2,3,4,5]" not in panels  # 3 moves in: hands shrank

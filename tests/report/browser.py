@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.patience import patience
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 INSTALL_HINT = ("headless Chromium is needed for the browser tests: `sudo apt-get install "
@@ -78,5 +80,5 @@ def open_page(driver: Any, path: Path, fragment: str = "") -> None:
 
     console_errors(driver)  # drop what earlier pages logged
     driver.get(path.resolve().as_uri() + fragment)
-    WebDriverWait(driver, 10).until(
+    WebDriverWait(driver, patience(10)).until(
         lambda d: d.execute_script("return document.readyState") == "complete")

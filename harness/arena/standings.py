@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 Z95 = 1.959963984540054
 VIEWS = ("latest", "all")
 CACHE_FILE = ".standings-cache.npz"
+READ_ATTEMPTS = 5  # listings of the batch files, while a writer merges them as they are read
 RATINGS_FILE = ".standings-ratings.npz"  # the last fit's ratings, where the next one starts
 _CACHE_VERSION = 1
 _COLUMNS = ["game_id", "bots", "result", "rated", "pair_id"]
@@ -128,7 +129,19 @@ class Totals:
 
 def read_totals(folder: Path) -> Totals:
     """The rated results stored in ``folder``, totalled per pairing: exactly those of the
-    stored rows (each game id once), read through the cache (see the module's docstring)."""
+    stored rows (each game id once), read through the cache (see the module's docstring).
+
+    A writer may merge batch files meanwhile (:meth:`harness.league.index.GameIndex.compact`):
+    it renames the merged file in before it removes the files merged, so a batch file that
+    was listed and is gone when it is read means the folder is listed and read again, and it
+    then holds the merged file."""
+    for _ in range(READ_ATTEMPTS - 1):
+        with contextlib.suppress(FileNotFoundError):
+            return _read_totals(folder)
+    return _read_totals(folder)
+
+
+def _read_totals(folder: Path) -> Totals:
     from harness.league import store
 
     files = store.batch_files(folder / "games")

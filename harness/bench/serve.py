@@ -234,6 +234,32 @@ def _tail(log: Path, lines: int = 30) -> str:
         return ""
 
 
+def server_errors(log: Path, limit: int = 80) -> list[str]:
+    """The server's error lines (``error: GET /path failed: ...``, :mod:`harness.serve.errors`)
+    with the traceback logged the first time a cause is seen: at most ``limit`` lines."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    out: list[str] = []
+    traceback = 0  # lines still taken after an error line that has its traceback
+    for k, line in enumerate(lines):
+        if line.startswith("error: "):
+            out.append(line)
+            traceback = 60 if line.endswith("shown once:") else 0
+        elif traceback:
+            out.append(line)
+            traceback -= 1
+            chained = k + 2 < len(lines) and not lines[k + 1].strip() and \
+                lines[k + 2].startswith(("During handling", "The above exception"))
+            if line.strip() and not line.startswith((" ", "Traceback", "During handling",
+                                                     "The above exception")) and not chained:
+                traceback = 0  # the last exception's own line ends the traceback
+    if len(out) > limit:
+        out = [*out[:limit], f"... and {len(out) - limit:,} more lines"]
+    return out
+
+
 def stored_games(folder: Path) -> int:
     """Rows in the league's committed games files (from their footers)."""
     import pyarrow.parquet as pq
@@ -629,6 +655,14 @@ class ScaleResult:
     exit_code: int | None = None
     killed: bool = False
     log_tail: str = ""
+    errors: list[str] = field(default_factory=list)  # the server's error lines (see above)
+
+    def server_errors(self) -> int:
+        """The answers with a 5xx status, of every kind of request."""
+        phases = (self.base, self.reads, self.mix, self.flood)
+        return sum(c.server_errors for c in (*(p.board for p in phases),
+                                             *self.kinds.values(), *self.mixed.values(),
+                                             self.flooded))
 
 
 # ------------------------------------------------------------------ stored games: the folder
@@ -827,6 +861,7 @@ def measure_games(games: int = STORED_GAMES, seconds: float = PHASE_SECONDS,
         if server is not None:
             result.exit_code, result.killed, _ = stop_server(server.process)
             result.log_tail = _tail(log)
+            result.errors = server_errors(log)
         with contextlib.suppress(Exception):
             result.stored = (result.stored[0], stored_games(folder))
             result.files_after = len(store.batch_files(folder / "games"))
@@ -878,6 +913,11 @@ def report_games(r: ScaleResult, pollers: int) -> None:
                        f"status), p99 {r.flooded.percentile(99) * 1e3:,.1f} ms")
     _line("server stop after SIGINT", f"exit code {r.exit_code}"
                                       f"{', killed' if r.killed else ''}")
+    if r.server_errors() or r.errors:  # a 5xx is a server bug: what the server said of it
+        _line("server errors", f"{r.server_errors():,} answers 5xx; the server's log says:")
+        for line in r.errors or ["(no error lines; its output ends:)",
+                                 *r.log_tail.splitlines()]:
+            print(f"    {line}", flush=True)
 
 
 def main_games(argv: Sequence[str] | None = None) -> None:

@@ -263,3 +263,60 @@ def test_a_games_file_of_several_row_groups_is_totalled_as_one(site: Site) -> No
         table = pq.read_table(path)
         pq.write_table(table, path, row_group_size=1, write_page_checksum=True)
     assert standings.read_totals(folder).pairs == want
+
+
+@pytest.mark.parametrize("when", ["listed", "stamped"])
+def test_the_leaderboard_is_read_while_the_league_merges_its_batch_files(
+        site: Site, monkeypatch: pytest.MonkeyPatch, when: str) -> None:
+    """A merge that removes batch files the leaderboard has just listed (or stamped) is read
+    again, never answered 500 (the stored games' bench saw one under its flood)."""
+    from harness.arena import standings
+
+    _league(site, batches=4)
+    folder = site.folder
+    want = standings.read_totals(folder).pairs
+    here = site.client.get("/api/leaderboard").json()["entrants"]
+    config = load_config(folder)
+    merged: list[str] = []
+    armed: list[str] = []  # the leaderboard's next read is raced by a merge
+
+    def merge() -> None:  # the league's store merges, as it does after a flush
+        if armed == [when]:
+            armed.clear()
+            with store.ResultsStore.open(folder, config, must_exist=True, indexed=True) as st:
+                merged.extend(st.compact(force=True))
+            assert merged
+
+    batch_files, read_file = store.batch_files, standings._read_file
+
+    def listed(games: Path) -> list[Path]:
+        files = batch_files(games)
+        if when == "listed":
+            merge()  # the files just listed are gone before they are looked at
+        return files
+
+    def stamped(path: Path) -> Any:
+        if when == "stamped":
+            merge()  # listed and stamped, then gone before they are read
+        return read_file(path)
+
+    monkeypatch.setattr(store, "batch_files", listed)
+    monkeypatch.setattr(standings, "_read_file", stamped)
+    (folder / standings.CACHE_FILE).unlink()  # every file read again
+    armed.append(when)
+    assert standings.read_totals(folder).pairs == want
+    assert merged and not (folder / "games" / merged[0]).exists()
+    # and through the server: the leaderboard answers, with the same table
+    site.play(2)
+    site.play(2)
+    want = standings.read_totals(folder).pairs
+    (folder / standings.CACHE_FILE).unlink()
+    merged.clear()
+    armed.append(when)
+    site.competition._board = None
+    board = site.client.get("/api/leaderboard")
+    assert board.status_code == 200, board.text
+    assert merged
+    assert standings.read_totals(folder).pairs == want
+    assert sum(e["games"] for e in board.json()["entrants"]) == \
+        sum(e["games"] for e in here) + 8  # four games more, two sides each

@@ -4,7 +4,12 @@ speed: every answer is a leaderboard or an upload's 202 or 429, and nothing fail
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from harness.bench import serve
 from tests.patience import patience
@@ -39,7 +44,7 @@ def test_the_server_answers_everyone_under_a_small_load(tmp_path: Path) -> None:
 
 def test_the_server_with_stored_games_answers_reads_and_a_flood(tmp_path: Path) -> None:
     result = serve.measure_games(4_000, seconds=2.0, pollers=4, root=tmp_path)
-    tail = result.log_tail
+    tail = "\n".join(result.errors) or result.log_tail
     assert result.stored[0] == 4_000 and result.files >= 2
     for phase in (result.base, result.mix, result.flood):
         assert phase.board.answered > 0 and set(phase.board.status) == {200}, tail
@@ -56,3 +61,48 @@ def test_the_server_with_stored_games_answers_reads_and_a_flood(tmp_path: Path) 
     assert set(result.flooded.status) <= {404, 429} and result.flooded.status[429] > 0
     assert result.exit_code == 0 and not result.killed, tail
     assert not any(tmp_path.iterdir())  # the copy is gone
+
+
+def test_the_bench_prints_the_servers_errors_when_an_answer_was_5xx(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.serve import errors
+
+    log = tmp_path / "serve.log"
+    handler = logging.FileHandler(log)
+    handler.setFormatter(logging.Formatter("error: %(message)s"))
+    errors.log.addHandler(handler)
+
+    async def failing(scope: Any, receive: Any, send: Any) -> None:
+        raise FileNotFoundError(2, "No such file or directory", "games/batch-1.parquet")
+
+    async def sent(message: Any) -> None:
+        pass
+
+    async def nothing() -> Any:
+        return {"type": "http.request", "body": b""}
+
+    app = errors.QuietErrors(failing)
+    try:
+        for _ in range(2):
+            asyncio.run(app({"type": "http", "method": "GET", "path": "/api/leaderboard"},
+                            nothing, sent))
+    finally:
+        errors.log.removeHandler(handler)
+        handler.close()
+    with log.open("a") as fh:
+        fh.write("the league played a batch\n")  # not an error: left out
+    lines = serve.server_errors(log)
+    assert len([line for line in lines if line.startswith("error: ")]) == 2, lines
+    assert lines[0].startswith("error: GET /api/leaderboard failed: FileNotFoundError")
+    assert lines[1] == "Traceback (most recent call last):"
+    assert any(line.startswith("FileNotFoundError:") for line in lines), lines
+    assert "the league played a batch" not in lines
+    result = serve.ScaleResult(1, log_tail="the end", errors=lines)
+    result.flood.board.status[500] += 1
+    serve.report_games(result, 1)
+    out = capsys.readouterr().out
+    assert "server errors: 1 answers 5xx" in out
+    assert "    error: GET /api/leaderboard failed: FileNotFoundError" in out
+    clean = serve.ScaleResult(1, log_tail="the end")
+    serve.report_games(clean, 1)
+    assert "server errors" not in capsys.readouterr().out

@@ -318,6 +318,10 @@ class PackedRecord:
         return list(self.field("returns"))
 
     @property
+    def teams(self) -> list[int]:
+        return list(self.field("teams"))
+
+    @property
     def offender(self) -> int | None:
         offender: int | None = self.row[_OFFENDER]
         return offender

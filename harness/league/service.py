@@ -327,19 +327,21 @@ class _Leader:
 
     def __init__(self) -> None:
         self.points: dict[str, list[float]] = {}
-        self._waiting: dict[tuple[tuple[str, ...], tuple[float, ...]], int] = {}
+        self._waiting: dict[tuple[tuple[str, ...], tuple[float, ...], tuple[int, ...]], int] = {}
 
-    def add(self, bots: Sequence[str], result: Sequence[float]) -> None:
-        """Count a game (scored when the text is next asked for: a league has few outcomes)."""
-        key = (tuple(bots), tuple(result))
+    def add(self, bots: Sequence[str], result: Sequence[float],
+            teams: Sequence[int] | None = None) -> None:
+        """Count a game (scored when the text is next asked for: a league has few outcomes);
+        ``teams``: the team of each seat, as the game declares them (none: a side a seat)."""
+        key = (tuple(bots), tuple(result), tuple(teams or ()))
         self._waiting[key] = self._waiting.get(key, 0) + 1
 
     def _score(self) -> None:
-        from harness.stats.outcome import Result
+        from harness.stats.outcome import Result, sides_of
 
         worth = {"win": 1.0, "draw": 0.5, "loss": 0.0}
-        for (bots, result), games in self._waiting.items():
-            game = Result.from_seats(bots, result)
+        for (bots, result, teams), games in self._waiting.items():
+            game = Result.from_seats(bots, result, teams=sides_of(teams) if teams else None)
             for name in dict.fromkeys(bots):
                 side = game.side_of(name)
                 assert side is not None
@@ -455,10 +457,12 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     leader = _Leader()
     if summary.already:
         wanted = {s.game_id for s in plan.specs}
-        stored = store.load_games([plan.out]).games.select(["game_id", "bots", "result", "rated"])
+        games = store.load_games([plan.out]).games
+        stored = games.select([c for c in ("game_id", "bots", "result", "rated", "teams")
+                               if c in games.column_names])
         for row in stored.to_pylist():
             if row["game_id"] in wanted and row["rated"]:
-                leader.add(row["bots"], row["result"])
+                leader.add(row["bots"], row["result"], row.get("teams"))
     bar = _progress(len(plan.specs), summary.already, progress)
     eta = Eta(todo)
     spec_of = {s.game_id: s for s in todo}
@@ -470,7 +474,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
             if st.add(record):
                 summary.stored += 1
                 if not is_void(record):
-                    leader.add(record.seats, record.returns)
+                    leader.add(record.seats, record.returns, record.teams)
                 else:
                     summary.void += 1
 

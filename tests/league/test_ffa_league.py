@@ -132,3 +132,26 @@ def test_the_cli_plays_a_three_player_league_and_refuses_partial_sets(tmp_path: 
                          "r2=random", "r3=random", "--games", "6", "--out", tmp_path / "g",
                          "-j", "0", "-q")
     assert code == 0 and "18 of 18 scheduled" in text, text  # greedy with each of 3 pairs
+
+
+def test_the_progress_bars_leader_counts_a_team_as_one_side() -> None:
+    """In a 2-against-2 War Chest game each bot holds two seats of one team: a bot that won
+    every game was shown winning half (its two seats tied for first, read as sides of their
+    own). The leader counts the teams the game declares, from records and from stored rows."""
+    from harness.league.service import _Leader
+    from harness.match.referee import play_game
+    from harness.records import BotRef, GameSpec, PackedRecord
+
+    refs = tuple(BotRef(name, "greedy" if name == "strong" else "random")
+                 for name in ("strong", "weak", "strong", "weak"))
+    record = play_game(GameSpec("g", "warchest", {"players": "4"}, 3, refs))
+    assert record.teams == [0, 1, 0, 1] and record.offender is None, record.reason
+    winner = record.seats[record.returns.index(max(record.returns))]
+    for seen in (record, PackedRecord.of(record)):
+        leader = _Leader()
+        for _ in range(3):
+            leader.add(seen.seats, seen.returns, seen.teams)
+        assert leader.text() == f"{winner} 100%"
+    untold = _Leader()  # without the teams, as it was
+    untold.add(record.seats, record.returns)
+    assert untold.text() != f"{winner} 100%"

@@ -61,21 +61,6 @@ LEADER_MASK: Final = (1 << ALEXANDER) | (1 << DARIUS)
 MORALE_MASK: Final = LEADER_MASK | (1 << COMPANION) | (1 << SHIELD)
 
 
-def is_troop(card: int) -> bool:
-    """True for the 60 troop cards."""
-    return card < NUM_TROOPS
-
-
-def colour_of(card: int) -> int:
-    """Colour index 0..5 of a troop."""
-    return card // NUM_VALUES
-
-
-def value_of(card: int) -> int:
-    """Value 1..10 of a troop."""
-    return card % NUM_VALUES + 1
-
-
 def troop(colour: int, value: int) -> int:
     """The id of the troop of that colour index and value."""
     return colour * NUM_VALUES + value - 1
@@ -132,11 +117,6 @@ def iter_bits(mask: int) -> Iterator[int]:
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
-
-
-def bits_list(mask: int) -> list[int]:
-    """The card ids in a mask as a list, lowest first."""
-    return list(iter_bits(mask))
 
 
 def names_of(mask: int) -> list[str]:

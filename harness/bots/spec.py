@@ -284,12 +284,6 @@ def is_sandboxed(spec: str) -> bool:
         return True
 
 
-def spec_hash(spec: str) -> str:
-    """SHA-256 of the bot's file or directory (empty for external commands): results name the
-    exact code."""
-    return parse_spec(spec).sha256()
-
-
 # ------------------------------------------------------------------------ external commands
 
 

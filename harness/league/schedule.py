@@ -84,11 +84,6 @@ def key_from_seed(seed: int) -> bytes:
     return hashlib.sha256(f"tourney-league-key\x1f{seed}".encode()).digest()[:KEY_BYTES]
 
 
-def pair_key(a: str, b: str) -> tuple[str, str]:
-    """The pairing of two bots, independent of the order they were named in."""
-    return (a, b) if a <= b else (b, a)
-
-
 def _parts(tag: str, league_seed: int, names: Sequence[str], index: int,
            key: bytes | None) -> tuple[object, ...]:
     """What a hash covers: the tag, the group's sorted names and an index (and, in the legacy

@@ -116,8 +116,8 @@ league-warchest: $(STAMP) $(NATIVE) ## the same demo on War Chest (results/demo-
 	$(BIN)/tourney league warchest random greedy mcts --games 10 --out results/demo-warchest --seed 1
 	$(BIN)/tourney ratings results/demo-warchest --h2h
 
-bench: $(STAMP) $(NATIVE) ## print the benchmark figures (engines, sandbox, leagues, start-up)
-	$(BIN)/tourney bench
+bench: $(STAMP) $(NATIVE) ## print the benchmark figures (engines, sandbox, leagues, server, start-up); ONLY="sandbox league" for some
+	$(BIN)/python -m bench $(foreach s,$(ONLY),--only $(s))
 
 learn: $(STAMP) $(NATIVE) ## fit Battle Line's learned judgement (mcts-x4's) from 1,000 self-play games into agents/battleline_value.json
 	$(BIN)/python -m agents.learn_battleline
@@ -128,8 +128,8 @@ golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/
 docs: $(STAMP) ## regenerate docs/observation.md (observation keys and examples from real games)
 	$(BIN)/python -m tests.observation_doc
 
-lint: $(STAMP) ## ruff and mypy --strict over games, harness, agents and tests
-	$(BIN)/ruff check games harness agents tests
+lint: $(STAMP) ## ruff and mypy --strict over games, harness, agents, bench and tests
+	$(BIN)/ruff check games harness agents bench tests
 	$(BIN)/mypy
 
 screenshots: $(STAMP) browser ## photograph the report, the replay viewers and the competition's pages into docs/screenshots/

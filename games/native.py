@@ -15,7 +15,7 @@ games both ways.
   was built from. An edited engine therefore runs from its sources until the next build: a
   stale build can make a run slower, never different.
 * ``TOURNEY_NATIVE=0`` in the environment turns the compiled modules off;
-  :func:`status` (printed by ``tourney bench``) says which engines run compiled.
+  :func:`status` (printed by ``make bench``) says which engines run compiled.
 
 The build lives in the environment (``sys.prefix``), not in the source tree, so the checkout
 stays clean; a sandboxed bot, which sees the environment at another path and runs its base

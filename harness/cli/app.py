@@ -164,7 +164,6 @@ def command(name: str, fn: Callable[..., None], group: typer.Typer = app) -> Non
 
 
 command("games", catalog.games_cmd)
-command("bench", catalog.bench_cmd)
 command("play", bots.play_cmd)
 command("validate", bots.validate_cmd)
 command("league", league.league_cmd)

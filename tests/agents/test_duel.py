@@ -1,4 +1,4 @@
-"""The strength duel (``python -m harness.bench.mcts duel``) is a thin client of the league
+"""The strength duel (``python -m bench.mcts duel``) is a thin client of the league
 (issue 29, item 6): the same deals, pairs and seats as ``tourney league --seed``, read with the
 pair statistics of ``tourney ratings --pairs``, and its line states the pair interval and the
 load it was measured under."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.dataset as ds
 from typer.testing import CliRunner
 
-from harness.bench import mcts as bench
+from bench import mcts as bench
 from harness.cli.app import app
 from harness.league import store
 from harness.stats.outcome import COLUMNS, Result

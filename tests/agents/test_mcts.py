@@ -1,7 +1,7 @@
 """The ``mcts`` search bot: legal in every game, stops in time, plays for its team, beats random.
 
 Strength against ``greedy`` and the scaling figures are measured outside the tests (README,
-``python -m harness.bench.mcts duel``); these tests use fixed seeds and fixed iteration budgets,
+``python -m bench.mcts duel``); these tests use fixed seeds and fixed iteration budgets,
 so they are deterministic and independent of the machine's speed.
 """
 

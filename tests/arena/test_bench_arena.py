@@ -1,4 +1,4 @@
-"""The arena bench's synthetic league (:mod:`harness.bench.arena`), small: stored as the arena
+"""The arena bench's synthetic league (:mod:`bench.arena`), small: stored as the arena
 stores games, totalled by the leaderboard to what was generated, shown whole by `status`."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from bench import arena as bench
 from harness.arena import living, standings
 from harness.arena.registry import Registry
-from harness.bench import arena as bench
 from harness.cli.app import app
 from harness.league import schedule, store
 from harness.league.matchmaking import kendall_tau

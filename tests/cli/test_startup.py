@@ -1,5 +1,5 @@
 """`tourney --help` starts fast because the command line imports nothing heavy until a command
-runs: the check is on the imports (the time is `tourney bench --only startup`'s figure)."""
+runs: the check is on the imports (the time is `make bench ONLY=startup`'s figure)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # Lowest first: a module may import its own room and the rooms below it, never one above.
-LAYERS = ["records", "stats", "bots", "match", "run", "league", "arena", "serve", "bench", "api",
-          "cli"]
+LAYERS = ["records", "stats", "bots", "match", "run", "league", "arena", "serve", "api", "cli"]
 
 
 def module_name(path: Path) -> str:
@@ -122,9 +121,19 @@ def test_games_import_nothing_of_ours_and_the_bot_runner_only_the_stdlib() -> No
     leaks = [f"{name} imports {target}" for name, path in modules("games").items()
              for target in imported(path, name) if target.split(".")[0] in ours]
     assert not leaks
-    runner = ROOT / "harness" / "bots" / "runner.py"
-    assert not [t for t in imported(runner, "harness.bots.runner")
-                if t.split(".")[0] in (*ours, "games")]
+    for program in ("runner", "forkserver"):  # they run in the jail from /tourney, alone
+        path = ROOT / "harness" / "bots" / f"{program}.py"
+        assert not [t for t in imported(path, f"harness.bots.{program}")
+                    if t.split(".")[0] in (*ours, "games")]
+
+
+def test_the_product_imports_nothing_of_the_bench() -> None:
+    """The bench (``bench/``, ``make bench``) measures the product from outside: it is not
+    installed with it, and nothing installed imports it."""
+    leaks = [f"{name} imports {target}" for package in ("games", "harness", "agents")
+             for name, path in modules(package).items()
+             for target in imported(path, name) if target.split(".")[0] == "bench"]
+    assert not leaks
 
 
 def test_the_checks_catch_a_cycle_and_an_upward_arrow() -> None:

@@ -44,7 +44,6 @@ BAD = [
     ["ratings", "nowhere", "--draw-probability", "1"],
     ["ratings", "nowhere", "--format", "yaml"],
     ["replay", "nowhere", "g", "--boards", "x"],
-    ["bench", "--only", "x"],
     ["play"],
     ["nosuch"],
 ]

@@ -1,9 +1,10 @@
-"""The command line's own surface: --version, `tourney games`, `tourney bench`, and the one
+"""The command line's own surface: --version, `tourney games`, the bench beside it, and the one
 place where errors become an exit status."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -15,7 +16,9 @@ from games import registry
 from harness.cli.app import app
 from harness.league.config import StoreError
 from harness.records import TourneyError
+from tests.patience import patience
 
+ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 FIGURE = re.compile(r"^  [^:]+: [\d,]+\.\d \S+( .*)?$")
 
@@ -41,9 +44,15 @@ def test_games_lists_every_game_its_aliases_and_variants() -> None:
     assert "schotten-totten" in next(line for line in lines if line.startswith("battleline"))
 
 
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m bench ARGS`` (what ``make bench`` runs) from the project's root."""
+    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=patience(600), check=False)
+
+
 def test_bench_runs_a_quick_section_and_prints_figures() -> None:
-    result = runner.invoke(app, ["bench", "--only", "league", "--quick"])
-    assert result.exit_code == 0, result.output
+    result = _bench("--only", "league", "--quick")
+    assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     # first which engines run compiled (the figures depend on it), then the section: compiled
     # where make built them (its stamp), from their sources where it did not (no compiler)
@@ -58,11 +67,17 @@ def test_bench_runs_a_quick_section_and_prints_figures() -> None:
 
 
 def test_bench_names_the_sections_when_one_is_unknown() -> None:
-    result = runner.invoke(app, ["bench", "--only", "nosuch"])
-    assert result.exit_code == 2
-    assert result.stderr == ("tourney: error: unknown bench section 'nosuch'; choose from "
+    result = _bench("--only", "nosuch")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("bench: error: unknown section 'nosuch'; choose from "
                              "battleline, warchest, mcts, sandbox, league, eta, cluster, stats, "
                              "matchmaking, arena, serve, startup\n")
+
+
+def test_the_bench_is_no_command_of_tourneys() -> None:
+    """The bench measures tourney from outside (``make bench``): ``tourney bench`` is gone."""
+    result = runner.invoke(app, ["bench"])
+    assert result.exit_code == 2 and "No such command 'bench'" in result.output
 
 
 @pytest.mark.parametrize("error", [TourneyError("the message"), StoreError("the message")])

@@ -1,6 +1,6 @@
 """The league's remaining-time estimate holds when one pairing is much slower than another.
 
-The same on a real league, against the clock, is a benchmark line (`tourney bench --only eta`),
+The same on a real league, against the clock, is a benchmark line (`make bench ONLY=eta`),
 not a test: timings on a shared machine vary."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.bench.matchmaking import (
+from bench.matchmaking import (
     FieldRun,
     adaptive,
     field,

@@ -1,4 +1,4 @@
-"""The load test of `tourney serve` (harness/bench/serve.py) in small: a real server on loopback,
+"""The load test of `tourney serve` (bench/serve.py) in small: a real server on loopback,
 a league playing, pollers and uploaders at once for a few seconds. It checks behaviour, never
 speed: every answer is a leaderboard or an upload's 202 or 429, and nothing fails."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.bench import serve
+from bench import serve
 from tests.patience import patience
 
 

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.bench import figure
+from bench import figure
 from harness.records import BotRef, GameRecord, GameSpec
 
 SEATS = (BotRef("r1", "random"), BotRef("r2", "random"))

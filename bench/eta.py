@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.bench import figure
+from bench import figure
 from harness.league.eta import Eta
 from harness.league.service import League
 from harness.records import GameRecord

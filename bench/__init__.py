@@ -1,4 +1,4 @@
-"""`tourney bench` / `make bench`: benchmark sections, each printing its own figures.
+"""`make bench` (``python -m bench``): benchmark sections, each printing its own figures.
 
 A section is a module in this package with ``run(quick: bool) -> None``. Figures go to stdout as
 ``name: value unit`` lines so they can be pasted into notes and compared across runs.
@@ -28,7 +28,7 @@ def run_sections(only: list[str], quick: bool = False) -> None:
     print("engines: " + "; ".join(f"{game} {how}" for game, how in native.status().items()),
           flush=True)
     for name in only or SECTIONS:
-        module = importlib.import_module(f"harness.bench.{name}")
+        module = importlib.import_module(f"bench.{name}")
         print(f"[{name}]", flush=True)
         t0 = time.perf_counter()
         module.run(quick)

@@ -8,7 +8,7 @@ import random
 import time
 from collections.abc import Callable
 
-from harness.bench import figure
+from bench import figure
 from harness.stats.elo import fit_elo
 from harness.stats.outcome import Result
 from harness.stats.sprt import Sprt, SprtParams

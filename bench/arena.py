@@ -47,7 +47,7 @@ so a child would report at least what the bench held when it forked).
 Reads are timed with the folder in the page cache (the best of a few runs, as the machine may
 be shared)::
 
-    python -m harness.bench.arena [--bots 1000] [--games 1000000] [--folder DIR] [--quick]
+    python -m bench.arena [--bots 1000] [--games 1000000] [--folder DIR] [--quick]
 """
 
 from __future__ import annotations
@@ -544,7 +544,7 @@ def measure_startup(folder: Path, fresh: bool) -> dict[str, float]:
 
 def _child(what: str, folder: Path, *extra: str) -> dict[str, float]:
     """Run one measurement in a new interpreter (its own peak memory); its figures."""
-    cmd = [sys.executable, "-m", "harness.bench.arena", "--child", what, "--folder",
+    cmd = [sys.executable, "-m", "bench.arena", "--child", what, "--folder",
            str(folder), *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -582,7 +582,7 @@ def _cli_seconds(args: Sequence[str], repeats: int = 3) -> tuple[float, str, int
 
 def _row(what: str, seconds: float, note: str = "") -> None:
     value = f"{seconds * 1e3:,.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:,.1f} µs"
-    # ``  name: value unit  (note)``, as harness.bench.figure prints, the names padded
+    # ``  name: value unit  (note)``, as bench.figure prints, the names padded
     print(f"  {what:<44}: {value:<11} {note}".rstrip(), flush=True)
 
 
@@ -591,7 +591,7 @@ def _mb(n: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.bench.arena",
+    parser = argparse.ArgumentParser(prog="python -m bench.arena",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--bots", type=int, default=None, help="bots (default 1000; quick 100)")
     parser.add_argument("--games", type=int, default=None,
@@ -690,7 +690,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def run(quick: bool) -> None:
-    """Entry point for a bench section (``tourney bench``)."""
+    """Entry point for a bench section (``make bench``)."""
     main(["--quick"] if quick else [])
 
 

@@ -16,7 +16,7 @@ differs. Rank accuracy: Kendall's tau of the estimated against the true order, a
 the true top 10 in the estimated top 10. "Games per bot" counts games (a pair is two games, for
 each of its two bots).
 
-    python -m harness.bench.matchmaking [--bots 50,200,1000] [--seed S[,S...]] [--quick]
+    python -m bench.matchmaking [--bots 50,200,1000] [--seed S[,S...]] [--quick]
                                         [--plot docs/matchmaking.png]
 
 With several seeds each is run and reported in turn, then summarised. ``--plot`` draws the curves
@@ -360,7 +360,7 @@ def plot(runs: Sequence[FieldRun], path: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.bench.matchmaking",
+    parser = argparse.ArgumentParser(prog="python -m bench.matchmaking",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--bots", default=None,
                         help="comma-separated field sizes (default 50,200,1000; quick: 50,200)")
@@ -390,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def run(quick: bool) -> None:
-    """Entry point for a bench section (``tourney bench``)."""
+    """Entry point for a bench section (``make bench``)."""
     main(["--quick"] if quick else [])
 
 

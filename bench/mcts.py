@@ -2,7 +2,7 @@
 
 ``run(quick)`` (the bench section) prints, per game on one core: search iterations/s of the
 default bot from mid-game positions, and the ``sample_state`` and ``clone`` rates its search
-leans on. ``python -m harness.bench.mcts duel GAME A B --games 400 --seed 6000`` is a thin
+leans on. ``python -m bench.mcts duel GAME A B --games 400 --seed 6000`` is a thin
 client of the league: it plays a two-bot league in this process's league service (the deals,
 duplicate pairs and seat rule of ``tourney league --seed``, on ``--workers`` processes), reads
 it with the pair statistics of ``tourney ratings --pairs`` and prints the points with the pair
@@ -27,9 +27,9 @@ from typing import Any
 from agents.greedy import GreedyBot
 from agents.mcts import MctsBot, hooks_for, parse_options
 from agents.random import RandomBot
+from bench import figure
 from games import registry
 from games.protocol import State
-from harness.bench import figure
 from harness.bots.spec import BotSpecError, parse_spec
 from harness.league import store
 from harness.league.service import League
@@ -218,7 +218,7 @@ def run(quick: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.bench.mcts")
+    parser = argparse.ArgumentParser(prog="python -m bench.mcts")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("duel", help="a league of two bots, with its pair interval")
     p.add_argument("game")

@@ -13,9 +13,9 @@ import random
 import statistics
 import time
 
+from bench import figure
 from games import registry
 from games.battleline.state import BattleLineState
-from harness.bench import figure
 
 
 def _playout(seed: int, rules: str, players: int = 2) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from harness.bench import figure
+from bench import figure
 from harness.records import BotRef, GameSpec
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 import time
 
+from bench import figure
 from games.warchest import GAME
-from harness.bench import figure
 
 
 def _playouts(games: int, limit: int | None = None, **variant: str) -> tuple[int, int, float]:

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.bench import figure
+from bench import figure
 
 TARGET_MS = 250
 

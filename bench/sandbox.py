@@ -17,8 +17,8 @@ import subprocess
 import tempfile
 import time
 
-from harness.bench import figure
-from harness.bench.startup import tourney_argv
+from bench import figure
+from bench.startup import tourney_argv
 from harness.match.placement import pinned_here
 from harness.records import BotRef, GameSpec, Limits
 

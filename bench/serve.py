@@ -33,17 +33,17 @@ Latencies are measured by the client, which shares the machine's cores with the 
 league's worker processes and the entry checks; so they include the client's own queueing.
 ``tests/serve/test_load.py`` runs the same code briefly with fewer clients::
 
-    python -m harness.bench.serve [--seconds 60] [--pollers 50] [--uploaders 10]
+    python -m bench.serve [--seconds 60] [--pollers 50] [--uploaders 10]
                                   [--upload-every 11] [--quick]
 
-**The stored games at scale** (issue 45; :func:`main_games`, which ``tourney bench --only
-serve`` runs after the load above): ``tourney serve`` on a folder of 1,000,000 stored games,
+**The stored games at scale** (issue 45; :func:`main_games`, which ``make bench
+ONLY=serve`` runs after the load above): ``tourney serve`` on a folder of 1,000,000 stored games,
 its league playing, entrants reading their pages, replays and logs, and one entrant flooding
 it with made-up game ids.
 
 What it does, in order:
 
-* the synthetic living league of :mod:`harness.bench.arena` (100 bots, 1,000,000 games in the
+* the synthetic living league of :mod:`bench.arena` (100 bots, 1,000,000 games in the
   store's own format: 2,000-game batch files of games and moves; ``--quick`` 50,000), made once
   and kept in the temporary directory, with the index of its games built once beside it;
 * a copy of it for this run (the batch files hard-linked: a committed batch is never changed,
@@ -70,7 +70,7 @@ What it does, in order:
 Latencies are measured by the client, which shares the machine's two cores with the server,
 the league's workers and the games::
 
-    python -m harness.bench.serve --games-only [--games 1000000] [--seconds 20]
+    python -m bench.serve --games-only [--games 1000000] [--seconds 20]
                                        [--pollers 50] [--quick]
 """
 
@@ -516,12 +516,12 @@ def _counts(counter: Counter[Any]) -> str:
 
 
 def _line(name: str, text: str) -> None:
-    """A figure that is a count or words, in the format :func:`harness.bench.figure` prints."""
+    """A figure that is a count or words, in the format :func:`bench.figure` prints."""
     print(f"  {name}: {text}", flush=True)
 
 
 def _latencies(what: str, calls: Calls) -> None:
-    from harness.bench import figure
+    from bench import figure
 
     if not calls.seconds:
         _line(f"{what} latency", "no answers")
@@ -533,7 +533,7 @@ def _latencies(what: str, calls: Calls) -> None:
 
 def report(r: Result) -> None:
     """Print a run's figures in the bench's format."""
-    from harness.bench import figure
+    from bench import figure
 
     figure("server start", r.started, "s", "until /health answers")
     figure("upload to active", r.checked, "s", "the second seed: its entry check passed")
@@ -587,7 +587,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         main_games([a for a in args_in if a != "--games-only"])
         return
     argv = args_in
-    parser = argparse.ArgumentParser(prog="python -m harness.bench.serve",
+    parser = argparse.ArgumentParser(prog="python -m bench.serve",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=None,
                         help=f"the load's duration (default {SECONDS:g}; quick 15)")
@@ -670,8 +670,8 @@ class ScaleResult:
 
 def _cached(games: int, say: bool = True) -> Path:
     """The synthetic league of this size (made once), with its index built."""
+    from bench import arena
     from harness.arena.registry import Registry
-    from harness.bench import arena
     from harness.league.index import INDEX_FILE, GameIndex
 
     folder = arena.default_folder(BOTS, games, 1)
@@ -873,7 +873,7 @@ def measure_games(games: int = STORED_GAMES, seconds: float = PHASE_SECONDS,
 
 
 def report_games(r: ScaleResult, pollers: int) -> None:
-    from harness.bench import figure
+    from bench import figure
 
     _line("store", f"{r.stored[0]:,} games in {r.files:,} batch files; the league stored "
                    f"{r.stored[1] - r.stored[0]:,} more during the run, and {r.files_after:,} "
@@ -921,7 +921,7 @@ def report_games(r: ScaleResult, pollers: int) -> None:
 
 
 def main_games(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.bench.serve --games-only",
+    parser = argparse.ArgumentParser(prog="python -m bench.serve --games-only",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--games", type=int, default=None,
                         help=f"stored games (default {STORED_GAMES:,}; quick {QUICK_GAMES:,})")
@@ -945,7 +945,7 @@ def main_games(argv: Sequence[str] | None = None) -> None:
 
 
 def run(quick: bool) -> None:
-    """Entry point for a bench section (``tourney bench``): the load on a new competition,
+    """Entry point for a bench section (``make bench``): the load on a new competition,
     then the stored games at scale (:func:`measure_games`)."""
     main(["--quick"] if quick else [])
     main_games(["--quick"] if quick else [])

@@ -59,7 +59,6 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "localtime", "nsswitch.conf", "passwd", "group",
              "alternatives")
 DEVICES = ("null", "zero", "urandom")
-SCRATCH_BYTES = 64 << 20  # default size of a bot's private /tmp
 
 
 def inside(path: str, parent: str) -> bool:

@@ -494,7 +494,7 @@ def _read_bot(bot: dict[str, Any]) -> BotFiles:
     following a symbolic link anywhere (:func:`_open_beneath`). Only regular files are read (a
     FIFO or device swapped in after the listing is refused, never waited on), and at most
     ``bot["max_bytes"]`` bytes in all (a file grown after the listing is refused)."""
-    limit = int(bot.get("max_bytes", 64 << 20))
+    limit = int(bot["max_bytes"])  # harness.bots.spec.MAX_DIR_BYTES, from the referee
     if "files" not in bot:
         fd = os.open(bot["source"], os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         return [(bot["name"], _read_regular(fd, bot["name"], limit))]

@@ -814,6 +814,7 @@ class SandboxedAgent:
         }
         if self.source.path is not None and not self.source.command:
             cfg["bot"] = {"source": str(self.source.path), "name": self.source.path.name,
+                          "max_bytes": MAX_DIR_BYTES,
                           "fallback_dir": str(self.fallback_dir), **self._directory()}
         if user is not None:
             cfg["uid"], cfg["gid"] = user

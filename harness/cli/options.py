@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from harness.league import BATCH_SIZE
 from harness.records import LIMIT_OPTIONS, LimitOption, Limits, TourneyError
 
 if TYPE_CHECKING:
@@ -75,7 +76,6 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar."
 TimeoutOpt = Annotated[float | None, typer.Option(
     "--game-timeout", metavar="SECONDS", help="Watchdog limit per game in seconds (default: "
     "every seat's worst-case time plus a minute); a game past it is recorded void.")]
-BATCH_SIZE = 2000  # harness.league.service.BATCH_SIZE (tests/cli check they agree)
 BatchOpt = Annotated[int, typer.Option(
     "--batch-size", metavar="N",
     help="Games per Parquet batch file (a batch is also written every 10 s).")]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harness.league import BATCH_SIZE
 from harness.league.clock_cuts import ClockCuts
 from harness.league.config import LeagueConfig, StoreError, load_config
 from harness.league.eta import Eta, clock
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
 CANDIDATES = 20  # ids an ambiguous replay prefix lists
-BATCH_SIZE = 2000  # = harness.league.store.BATCH_SIZE, not imported: pyarrow is slow to import
 
 
 class LeagueError(TourneyError):

@@ -46,6 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from harness.league import BATCH_SIZE
 from harness.league.config import LeagueConfig, StoreError, load_config, merge_configs
 from harness.league.schema import (
     GAMES_SCHEMA,
@@ -60,7 +61,8 @@ from harness.records import PackedRecord
 if TYPE_CHECKING:
     from harness.league.index import GameIndex
 
-BATCH_SIZE = 2000  # games per batch file at most; a batch is also written every FLUSH_SECONDS
+# games per batch file at most (harness.league.BATCH_SIZE); a batch is also written every
+# FLUSH_SECONDS
 FLUSH_SECONDS = 10.0  # so a crash loses at most this much play, and a night makes few files
 
 SPRT_FILE = "sprt.json"  # an SPRT's parameters, written before the first game (sequential.py)

@@ -6,10 +6,10 @@ unpacked, when a member has an absolute path, a ``..`` part, a backslash or a dr
 symbolic link, a device, a pipe or a socket, is encrypted, is listed twice, lies more than
 :data:`MAX_DEPTH` folders deep or has a path longer than :data:`MAX_PATH` characters, or when
 the archive declares more than :data:`harness.bots.spec.MAX_DIR_FILES` files, more than
-:data:`MAX_UNPACKED_BYTES` unpacked, or a member packed more than :data:`MAX_RATIO` times. The
-sizes an archive declares can lie, so unpacking counts the bytes it really gets and stops at the
-declared size. Files are created with ``O_EXCL`` inside a fresh temporary folder: nothing is
-overwritten and nothing lands outside it.
+:data:`harness.bots.spec.MAX_DIR_BYTES` unpacked, or a member packed more than
+:data:`MAX_RATIO` times. The sizes an archive declares can lie, so unpacking counts the bytes
+it really gets and stops at the declared size. Files are created with ``O_EXCL`` inside a fresh
+temporary folder: nothing is overwritten and nothing lands outside it.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from harness.bots.spec import MAX_DIR_BYTES
 from harness.serve.db import ServeError
 
-MAX_UNPACKED_BYTES = 64 << 20  # a bot directory's largest size (harness.bots.spec.MAX_DIR_BYTES)
 MAX_RATIO = 200  # a member packed more tightly than this is a decompression bomb
 MAX_DEPTH = 32  # folders a member may lie in (a bot's own tree is a few deep)
 MAX_PATH = 512  # characters of a member's path (the league puts its own folders before it)
@@ -142,8 +142,8 @@ def _check_members(members: list[zipfile.ZipInfo], max_files: int
         seen.add(key)
         if not info.is_dir():
             total += info.file_size
-            if total > MAX_UNPACKED_BYTES:
-                raise ServeError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES >> 20} "
+            if total > MAX_DIR_BYTES:
+                raise ServeError(f"the archive unpacks to more than {MAX_DIR_BYTES >> 20} "
                                  f"MB, the most a bot directory may hold", 413)
             if info.file_size > MAX_RATIO * max(info.compress_size, 1) and \
                     info.file_size > (1 << 20):

@@ -15,12 +15,14 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from harness.bots import spec as spec_module
 from harness.bots.spec import (
+    MAX_DIR_BYTES,
     BotSpecError,
     directory_files,
     directory_sha256,
@@ -32,6 +34,12 @@ from harness.records import BotRef, GameSpec, Limits, Termination
 from tests.patience import patience
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "dirbot"
+LIMIT = MAX_DIR_BYTES  # what the referee tells the runner a bot may hold
+
+
+def _listing(bot: Path, *files: str) -> dict[str, Any]:
+    """What the referee hands the runner for the files ``files`` of the bot directory ``bot``."""
+    return {"source": str(bot), "name": "bot", "max_bytes": LIMIT, "files": list(files)}
 FIXTURE_FILES = ["bot.toml", "data/table.json", "engine.py", "lib/__init__.py", "lib/choice.py"]
 EASY = Limits(move_time=5.0, overage=5.0, startup_time=30.0, memory_bytes=512 << 20,
               cpu_seconds=30, log_bytes=8192)
@@ -315,16 +323,15 @@ def test_the_copy_follows_no_link_at_any_depth(tmp_path: Path) -> None:
 
     bot, _ = _swapped_directory(tmp_path)
     with pytest.raises(OSError) as refused:
-        runner._read_bot({"source": str(bot), "name": "bot", "files": ["bot.py", "lib/data.txt"]})
+        runner._read_bot(_listing(bot, "bot.py", "lib/data.txt"))
     assert refused.value.errno in (20, 40)  # ENOTDIR or ELOOP: the link is not followed
     os.mkfifo(bot / "pipe")
     with pytest.raises(OSError, match="not a regular file"):
-        runner._read_bot({"source": str(bot), "name": "bot", "files": ["pipe"]})
+        runner._read_bot(_listing(bot, "pipe"))
     for bad in ("../bot/bot.py", "/etc/passwd", "lib//data.txt", "./bot.py"):
         with pytest.raises(OSError, match="not a path inside"):
-            runner._read_bot({"source": str(bot), "name": "bot", "files": [bad]})
-    assert runner._read_bot({"source": str(bot), "name": "bot", "files": ["bot.py"]})[0][0] == \
-        "bot.py"
+            runner._read_bot(_listing(bot, bad))
+    assert runner._read_bot(_listing(bot, "bot.py"))[0][0] == "bot.py"
 
 
 def test_a_bot_file_is_read_with_its_owners_rights_only(tmp_path: Path) -> None:
@@ -344,7 +351,8 @@ def test_a_bot_file_is_read_with_its_owners_rights_only(tmp_path: Path) -> None:
     folder = tmp_path / "entrant"
     folder.mkdir()
     os.chown(folder, 65534, 65534)
-    listed = {"source": str(folder), "name": "entrant", "files": ["secret.txt"]}
+    listed = {"source": str(folder), "name": "entrant", "max_bytes": LIMIT,
+              "files": ["secret.txt"]}
     (folder / "secret.txt").symlink_to(secret)  # even a link the listing missed
     with pytest.raises(OSError):
         runner._as_owner(runner._libc(), listed, runner._read_bot)

@@ -480,7 +480,7 @@ class GameIndex:
                 # a batch of its own: the files appear and the games move at one commit
                 os.replace(tmp_moves, moves_dir / new_name)
                 os.replace(tmp_games, games_dir / new_name)
-                _fsync(games_dir)
+                fsync_path(games_dir)
                 size, mtime = _stamp(games_dir / new_name)
                 conn.execute("INSERT OR REPLACE INTO files VALUES (?, 'live', ?, ?, ?, NULL)",
                              (new_name, size, mtime, games.num_rows))
@@ -510,7 +510,8 @@ def new_batch_name(seq: int) -> str:
     return f"batch-{seq:06d}-{secrets.token_hex(4)}.parquet"
 
 
-def _fsync(path: Path) -> None:
+def fsync_path(path: Path) -> None:
+    """Flush a file's or a folder's (its entries') changes to the disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

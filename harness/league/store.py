@@ -48,6 +48,7 @@ import pyarrow.parquet as pq
 
 from harness.league import BATCH_SIZE
 from harness.league.config import LeagueConfig, StoreError, load_config, merge_configs
+from harness.league.index import fsync_path
 from harness.league.schema import (
     GAMES_SCHEMA,
     MOVES_SCHEMA,
@@ -69,14 +70,6 @@ SPRT_FILE = "sprt.json"  # an SPRT's parameters, written before the first game (
 
 
 # ----------------------------------------------------------------------------- atomic files
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _write_atomic(final: Path, write: Any) -> None:
@@ -384,7 +377,7 @@ class ResultsStore:
                 moves = moves_table(batch)
                 _write_atomic(self.moves_dir / name, lambda fh: _write_parquet(moves, fh))
                 _write_atomic(self.games_dir / name, lambda fh: _write_parquet(games, fh))
-                _fsync_dir(self.games_dir)
+                fsync_path(self.games_dir)
                 if self.index is not None:
                     self.index.add_batch(name, games)
                     finished = self.report.finished

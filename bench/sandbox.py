@@ -102,6 +102,32 @@ def _startup_and_pause(quick: bool) -> tuple[float, float]:
     return statistics.median(starts) * 1e3, statistics.median(pauses) * 1e6
 
 
+def _start_made_ahead(quick: bool) -> float:
+    """Median ms from taking a bot process made ahead of its game (as a league worker makes the
+    next game's, :mod:`harness.bots.spares`) to its ``ready``."""
+    from harness.bots import spares
+    from harness.bots.sandbox import harden_referee
+    from harness.bots.spec import parse_spec
+
+    harden_referee()
+    source = parse_spec("sandbox:random")
+    game = GameSpec("ahead", "battleline", {}, 1, (BotRef("a", "sandbox:random"),
+                                                    BotRef("b", "random")))
+    starts = []
+    with pinned_here():
+        for _ in range(10 if quick else 30):
+            spares.expect(game)
+            time.sleep(0.02)  # the game it is made during
+            t0 = time.perf_counter()
+            agent = spares.take(source, Limits())
+            assert agent is not None
+            agent.start({"game": "battleline", "seat": 0, "rng_seed": 1}, 10.0)
+            starts.append(time.perf_counter() - t0)
+            agent.close()
+    spares.drop()
+    return statistics.median(starts) * 1e3
+
+
 def _games_per_second(game: str, seats: tuple[str, str], games: int) -> tuple[float, float]:
     """Games per second and mean decisions per game."""
     from harness.match.referee import play_game
@@ -141,6 +167,8 @@ def run(quick: bool) -> None:
            f"target <= {START_TARGET_MS:g} ms")
     figure("stopping a bot's whole tree between turns and resuming it (median)", pause, "µs",
            "paid once per change of the seat to move")
+    figure("start of a bot made during the game before (median)", _start_made_ahead(quick), "ms",
+           "take, start, ready: a league worker's games")
     games, runs = (40, 1) if quick else (100, 3)
     trusted = max(_league_rate(["random", "greedy"], games) for _ in range(runs))
     boxed = max(_league_rate(["sandbox:random", "sandbox:greedy"], games) for _ in range(runs))

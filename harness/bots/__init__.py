@@ -25,9 +25,10 @@ def open_agent(source: BotSpec, limits: Limits) -> Agent:
     Raises :class:`harness.bots.protocol.AgentCrash` when an in-process bot cannot be loaded.
     """
     if source.sandboxed:
+        from harness.bots import spares
         from harness.bots.sandbox import SandboxedAgent
 
-        return SandboxedAgent(source, limits)
+        return spares.take(source, limits) or SandboxedAgent(source, limits)
     try:
         factory = load_factory(source)
     except BotLoadError as exc:

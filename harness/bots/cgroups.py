@@ -370,9 +370,10 @@ def _drained() -> None:
 
 
 # groups a process keeps for reuse before it waits for one to drain rather than make another:
-# a game's bots close as the next game's start, and a killed bot's processes take a moment to
+# a game's bots close as the next game's start (and a league worker holds the next game's bots
+# already: :mod:`harness.bots.spares`), and a killed bot's processes take a moment to
 # exit (a bot from the start-up server is not waited for at its close)
-SPARE_GROUPS: Final = 8
+SPARE_GROUPS: Final = 12
 _made = 0  # groups this process made and has not retired
 
 
@@ -414,7 +415,7 @@ class BotGroup:
         self.memory_bytes = memory_bytes
         self._oom_base = 0
         self._cpu_base = 0.0
-        self._fds: dict[Path, int] = {}
+        self._fds: dict[tuple[str, str], int] = {}  # (controller, file) -> descriptor
         self._procs_file: str | None = None
         self.freezer = ""  # how this group freezes (Backend.freezer), "" where it cannot
         self._freeze_fd = -1
@@ -561,23 +562,23 @@ class BotGroup:
                         break
         self.thaw()
 
-    def _read(self, path: Path) -> bytes:
-        """A control file's content, through a descriptor kept open for the group's life."""
-        fd = self._fds.get(path)
+    def _read(self, controller: str, name: str) -> bytes:
+        """A control file's content, through a descriptor kept open for the group's life (read
+        at every stop between turns: no path is made again)."""
+        fd = self._fds.get((controller, name))
         if fd is None:
-            fd = self._fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self.dirs[controller] / name, os.O_RDONLY | os.O_CLOEXEC)
+            self._fds[controller, name] = fd
         return os.pread(fd, 65536, 0)
 
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for exceeding the memory limit."""
         if not self.dirs:
             return 0
-        if self.kind == "cgroup2":
-            source = self.dirs["unified"] / "memory.events"
-        else:
-            source = self.dirs["memory"] / "memory.oom_control"
+        source = ("unified", "memory.events") if self.kind == "cgroup2" else \
+            ("memory", "memory.oom_control")
         try:
-            for line in self._read(source).splitlines():
+            for line in self._read(*source).splitlines():
                 key, _, value = line.partition(b" ")
                 if key == b"oom_kill":
                     return int(value) - self._oom_base
@@ -589,11 +590,11 @@ class BotGroup:
         """CPU time used by all of the bot's processes so far."""
         try:
             if self.kind == "cgroup2":
-                for line in self._read(self.dirs["unified"] / "cpu.stat").splitlines():
+                for line in self._read("unified", "cpu.stat").splitlines():
                     if line.startswith(b"usage_usec "):
                         return int(line.split()[1]) / 1e6 - self._cpu_base
             elif self.kind == "cgroup1":
-                used = int(self._read(self.dirs["cpuacct"] / "cpuacct.usage")) / 1e9
+                used = int(self._read("cpuacct", "cpuacct.usage")) / 1e9
                 return used - self._cpu_base
         except (OSError, ValueError, KeyError):
             return 0.0

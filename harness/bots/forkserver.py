@@ -49,6 +49,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import ModuleType
     from typing import Any
 
@@ -218,18 +219,27 @@ def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType,
         for fd in (stdin, stdout, log):
             os.close(fd)
         _root(libc, request, files)
-        if request.get("cpus"):  # the referee's, as a bot it started itself would have them
-            os.sched_setaffinity(0, request["cpus"])
         runner._set_limits(request["cfg"], 1)  # its init's: nothing run there escapes them
         # root's runner keeps what it becomes the bots' user with; nothing else is left
         _keep_only(libc, _ROOT_KEEPS if os.geteuid() == 0 else [])
-        if request.get("late_filter"):
-            runner._install_filter(libc, request["late_filter"])
     except OSError as exc:
         message = f"could not confine the bot: {exc}"
         os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
         os._exit(71)
-    runner.run(request["cfg"], request["args"])
+    late = runner._prepared_filter(libc, request["late_filter"]) \
+        if request.get("late_filter") else None
+    runner.run(request["cfg"], request["args"], lambda: _at_start(request.get("cpus"), late))
+
+
+def _at_start(cpus: list[int] | None, late_filter: Callable[[], None] | None) -> None:
+    """When the bot's game starts it, just before its code is loaded: onto the referee's CPUs
+    (as a bot the referee started itself would be; until then a process made ahead of its game
+    ran on the server's, off the game being played), then the filter's last part, which
+    refuses ``sched_setaffinity`` and ``mount`` from then on."""
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    if late_filter is not None:
+        late_filter()
 
 
 def _root(libc: Any, request: dict[str, Any], files: int) -> None:
@@ -401,23 +411,33 @@ def _give(requests: socket.socket, data: memoryview, fds: list[int], pool: list[
         return
     status, *passed = fds
     try:
-        if not pool:
+        # one killed while it waited is reaped when its pidfd says so
+        member = next((m for m in pool if not _ended(m)), None)
+        if member is None:
             raise OSError(f"could not make a process for the bot: {trouble or 'none ready'}")
-        member = pool.pop(0)
-        assert member.sock is not None
-        member.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                      array.array("i", passed))])
-        member.sock.close()
-        member.sock = None
+        # the answer first: the member, once given its request, may take this CPU for its
+        # confinement before this process runs again
+        socket.send_fds(requests, [json.dumps({"pid": member.pid}).encode()], [member.pidfd])
+        pool.remove(member)
         member.status = status
         given[member.pidfd] = member
-        socket.send_fds(requests, [json.dumps({"pid": member.pid}).encode()], [member.pidfd])
+        assert member.sock is not None
+        with contextlib.suppress(OSError):  # it ended just now: the referee sees it ended
+            member.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                          array.array("i", passed))])
+        member.sock.close()
+        member.sock = None
     except OSError as exc:
         os.close(status)
         requests.send(json.dumps({"error": str(exc)}).encode())
     finally:
         for fd in passed:
             os.close(fd)
+
+
+def _ended(member: Member) -> bool:
+    """Whether a member of the pool has ended (its pidfd reads ready)."""
+    return bool(select.select([member.pidfd], [], [], 0)[0])
 
 
 def _reap(member: Member) -> None:

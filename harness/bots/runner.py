@@ -433,6 +433,13 @@ def _check(ok: int, what: str, path: str) -> None:
 
 def _install_filter(libc: Any, program: str) -> None:
     """Install the system-call filter (:mod:`harness.bots.syscalls`, BPF bytes in base64)."""
+    _prepared_filter(libc, program)()
+
+
+def _prepared_filter(libc: Any, program: str) -> Callable[[], None]:
+    """:func:`_install_filter` in two steps: decoded now, installed when the result is called
+    (a process made ahead of its game installs it at the game's start, at the cost of one
+    system call)."""
     import base64
     import ctypes
 
@@ -443,8 +450,12 @@ def _install_filter(libc: Any, program: str) -> None:
 
     buffer = ctypes.create_string_buffer(code, len(code))
     prog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    _check(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0),
-           "seccomp", "the system-call filter")
+
+    def install(_program_memory: Any = buffer) -> None:  # kept alive with the function
+        _check(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0),
+               "seccomp", "the system-call filter")
+
+    return install
 
 
 def _measured() -> dict[str, Any]:
@@ -648,13 +659,18 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def serve(factory: BotFactory | None, load_error: str, wire: _Wire) -> None:
+def serve(load: Callable[[], tuple[BotFactory | None, str]], wire: _Wire) -> None:
     """Answer requests until ``quit`` or end of input.
+
+    ``load`` gives the bot's factory (or None and why not); it is called at the first
+    ``start``, not before: a process made ahead of its game (see
+    :mod:`harness.bots.spares`) runs no code of its bot until its game starts it.
 
     The bot's own output is flushed to its log before each reply, so the log is complete up to
     the moment the referee hears back (it may kill the process right after the last reply).
     """
     bot: Any = None
+    loaded: tuple[BotFactory | None, str] | None = None
     while True:
         message = wire.read()
         if message is None or message.get("type") == "quit":
@@ -662,6 +678,9 @@ def serve(factory: BotFactory | None, load_error: str, wire: _Wire) -> None:
         kind = message.get("type")
         reply: dict[str, Any]
         try:
+            if kind == "start" and loaded is None:
+                loaded = load()
+            factory, load_error = loaded if loaded is not None else (None, "")
             if kind == "start" and factory is None:
                 reply = {"type": "error", "message": load_error}
             elif kind == "start":
@@ -769,9 +788,12 @@ def _cannot_confine(exc: OSError) -> None:
     os._exit(71)
 
 
-def run(cfg: dict[str, Any] | None, args: list[str]) -> None:
+def run(cfg: dict[str, Any] | None, args: list[str],
+        before_bot: Callable[[], None] | None = None) -> None:
     """Confine this process by ``cfg`` (None: not at all), then run the bot ``args`` name
-    (see :func:`main`); never returns."""
+    (see :func:`main`); never returns. ``before_bot``: the last of the confinement, done when
+    the bot's game starts it, just before its code is loaded (an :class:`OSError` there is the
+    bot's start-up error)."""
     sandbox: dict[str, Any] = {}
     allowed = None
     if cfg is not None:
@@ -781,7 +803,9 @@ def run(cfg: dict[str, Any] | None, args: list[str]) -> None:
                 allowed = cfg.get("allowed")
         except OSError as exc:
             _cannot_confine(exc)
-    if args[:1] == ["--probe"]:
+    if args[:1] == ["--probe"]:  # measured as a bot would be: with the whole confinement
+        if before_bot is not None:
+            before_bot()
         sandbox["sockets"] = _socket_families()
         os.write(1, json.dumps({"type": "confined", **sandbox}).encode() + b"\n")
         os._exit(0)
@@ -803,9 +827,21 @@ def run(cfg: dict[str, Any] | None, args: list[str]) -> None:
         for name in ("exit", "quit"):
             setattr(builtins, name, _sitebuiltins.Quitter(name, "Ctrl-D (i.e. EOF)"))
     path = sandbox.get("bot_path") or args[args.index("--file") + 1]
+    serve(lambda: _load(path, args, allowed, before_bot), wire)
+    _flush_output()
+    os._exit(0)  # do not wait for threads the bot may have left running
+
+
+def _load(path: str, args: list[str], allowed: str | None,
+          before_bot: Callable[[], None] | None) -> tuple[BotFactory | None, str]:
+    """The bot's factory from its file or directory, with a built-in's options; or None and
+    the reason it could not be loaded."""
+    if before_bot is not None:
+        try:
+            before_bot()
+        except OSError as exc:
+            return None, f"could not confine the bot: {exc}"
     entry = args[args.index("--entry") + 1] if "--entry" in args else None
-    factory: BotFactory | None = None
-    error = ""
     try:
         if "--module" in args:
             factory = load_bot_dir(path, args[args.index("--module") + 1], entry,
@@ -813,12 +849,10 @@ def run(cfg: dict[str, Any] | None, args: list[str]) -> None:
         else:
             factory = load_bot_file(path, entry, module_name="bot", allowed=allowed)
     except BotLoadError as exc:
-        error = f"could not load bot: {exc}"
-    if factory is not None and "--options" in args:  # keyword arguments for the constructor
+        return None, f"could not load bot: {exc}"
+    if "--options" in args:  # keyword arguments for the constructor
         factory = _with_options(factory, json.loads(args[args.index("--options") + 1]))
-    serve(factory, error, wire)
-    _flush_output()
-    os._exit(0)  # do not wait for threads the bot may have left running
+    return factory, ""
 
 
 if __name__ == "__main__":

@@ -750,13 +750,18 @@ def running_bots() -> set[int]:
     """The host pids of this process's sandboxed bots that are started and not yet closed (each
     the leader of its bot's processes: its jail's or runner's process, or from the start-up
     server, its namespace's init)."""
-    return {agent.proc.pid for agent in list(_running) if not agent._closed}
+    return {agent.proc.pid for agent in list(_running) if not agent._closed and agent.made}
 
 
 class SandboxedAgent:
     """One bot process for one game (see the module docstring). Raises AgentError subclasses."""
 
-    def __init__(self, source: BotSpec, limits: Limits) -> None:
+    proc: subprocess.Popen[bytes]  # set once its process is made (``made``)
+
+    def __init__(self, source: BotSpec, limits: Limits, *, ahead: bool = False) -> None:
+        """``ahead``: made ahead of its game (:mod:`harness.bots.spares`): where its process
+        comes from the start-up server, it is asked for and not waited for; :meth:`usable`
+        says whether it can be a game's."""
         self.source = source
         self.limits = limits
         self.sandbox: JSON = {}
@@ -772,6 +777,9 @@ class SandboxedAgent:
         self._jail_proc = -1
         self._trace = tracer()  # tourney play --trace: every wire line (None: off)
         self._who = source.label
+        self._files: list[tuple[str, bytes]] = []  # what it was given of its bot's files
+        self._asked: tuple[starter.Starter, starter.Asked] | None = None  # not yet made
+        self._ahead = ahead
         own_root = _own_root_works()
         if not own_root:
             _clear_stale_copies()
@@ -784,22 +792,54 @@ class SandboxedAgent:
         processes = limits.max_processes + (1 if own_root and self._starter is None else 0)
         self.group = cgroups.BotGroup(limits.memory_bytes, processes)
         self.spawned = time.perf_counter()
+        self.made = False
         try:
-            self.proc = self._spawn(own_root)
+            made = self._spawn(own_root)
+            if made is not None:
+                self.proc, self.made = made, True
         except BaseException:
             self._closed = True
             self.group.close()
             raise
-        assert self.proc.stdin is not None and self.proc.stdout is not None
         _running.add(self)
-        self._in = self.proc.stdin.fileno()
-        self._out = self.proc.stdout.fileno()
+        if self._asked is not None:  # the pipes are ours already; the process is on its way
+            self._in: int = self._asked[1].fds[1]
+            self._out: int = self._asked[1].fds[2]
+        else:
+            assert self.proc.stdin is not None and self.proc.stdout is not None
+            self._in = self.proc.stdin.fileno()
+            self._out = self.proc.stdout.fileno()
         os.set_blocking(self._in, False)
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN)
         self._poll.register(self._log_fd, select.POLLIN)
 
     # ---------------------------------------------------------------- process life
+
+    @property
+    def forked(self) -> bool:
+        """Whether its process came from the start-up server, so could be made ahead of its
+        game (:mod:`harness.bots.spares`): it runs no code of its bot before its first
+        ``start``."""
+        return self._asked is not None or isinstance(self.proc, starter.ForkedBot)
+
+    def usable(self) -> bool:
+        """For a process made ahead of its game: whether it can still be a game's (its process
+        waiting, its bot's files as they were when it was made); if so its start-up time
+        counts from now."""
+        try:
+            self._arrive()
+        except AgentError:
+            return False
+        if self._closed or self._reaped():
+            return False
+        try:
+            if self._bot_files() != self._files:
+                return False
+        except AgentError:
+            return False
+        self.spawned = time.perf_counter()
+        return True
 
     def _confinement(self) -> JSON:
         """The runner's confinement where no jail is possible: it confines itself."""
@@ -835,7 +875,7 @@ class SandboxedAgent:
             argv += ["--options", json.dumps(self.source.kwargs())]
         return argv
 
-    def _spawn(self, own_root: bool) -> subprocess.Popen[bytes]:
+    def _spawn(self, own_root: bool) -> subprocess.Popen[bytes] | None:
         argv = self._runner_args()
         log_r, log_w = os.pipe()
         popen: dict[str, Any] = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_w,
@@ -853,6 +893,9 @@ class SandboxedAgent:
         except OSError as exc:
             os.close(log_r)
             raise AgentCrash(f"could not start: {exc}") from None
+        except BaseException:
+            os.close(log_r)
+            raise
         finally:
             os.close(log_w)
         os.set_blocking(log_r, False)
@@ -860,12 +903,12 @@ class SandboxedAgent:
         return proc
 
     def _spawn_forked(self, server: starter.Starter, argv: list[str],
-                      log: int) -> subprocess.Popen[bytes]:
+                      log: int) -> subprocess.Popen[bytes] | None:
         """The bot's process from the start-up server (:mod:`harness.bots.starter`): a fresh
         process in namespaces of its own, its files in its own ``/bot``, in the bot's control
         groups before it runs."""
         assert self.source.path is not None
-        bot = self._bot_files()
+        bot = self._files = self._bot_files()
         cfg: JSON = {**_jail_cfg(self.limits, forked=True), "memory": self.limits.memory_bytes,
                      "cpu": self.limits.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
                      "allowed": isolation.allowed_imports(),
@@ -874,20 +917,38 @@ class SandboxedAgent:
         files = jail.memfd("bot", b"".join(data for _, data in bot))
         try:
             try:
-                proc = server.spawn(request, files, self.group.join_files, log)
+                asked = server.ask(request, files, self.group.join_files, log)
             except starter.StarterError:
                 fresh = None if server.alive() else bot_starter()
                 if fresh is None:  # it did not die: the error is this bot's
                     raise
-                proc = fresh.spawn(request, files, self.group.join_files, log)
+                server, asked = fresh, fresh.ask(request, files, self.group.join_files, log)
         except starter.StarterError as exc:
             raise AgentCrash(f"could not start its sandbox: {exc}") from None
         finally:
             os.close(files)
+        self._asked = server, asked
+        if self._ahead:
+            return None
+        self._arrive()
+        return None
+
+    def _arrive(self) -> None:
+        """The process asked of the start-up server, once the server answers (it is being made
+        meanwhile); :class:`AgentCrash` if it could not be made."""
+        if self._asked is None:
+            return
+        server, asked = self._asked
+        self._asked = None
+        try:
+            proc = server.answer(asked)
+        except starter.StarterError as exc:
+            raise AgentCrash(f"could not start its sandbox: {exc}") from None
         self._spaces = proc.namespaces()
         self._init = os.dup(proc.pidfd)
         self._init_pid = proc.pid
-        return proc  # type: ignore[return-value]  # what the agent uses of a Popen
+        self.proc = proc  # type: ignore[assignment]  # what the agent uses of a Popen
+        self.made = True
 
     def _spawn_jailed(self, argv: list[str], popen: dict[str, Any],
                       log: int) -> subprocess.Popen[bytes]:
@@ -1111,7 +1172,14 @@ class SandboxedAgent:
         """Quit, kill everything the bot started, keep its log, remove its files and group."""
         if self._closed:
             return
+        with contextlib.suppress(AgentError):
+            self._arrive()
         self._closed = True
+        if not self.made:  # asked ahead of its game and never made
+            with contextlib.suppress(OSError):
+                os.close(self._log_fd)
+            self.group.close()
+            return
         if not self._stopped:
             with contextlib.suppress(OSError):
                 quit_line = encode({"type": "quit"})
@@ -1265,6 +1333,7 @@ class SandboxedAgent:
                  start: float | None = None) -> JSON:
         if self._closed:
             raise AgentCrash("was already closed")
+        self._arrive()
         self.resume()
         deadline = (start if start is not None else time.perf_counter()) + budget
         self._send(message, deadline, what)

@@ -12,6 +12,7 @@ they need their own paths shown and a program executed.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -48,11 +49,11 @@ class ForkedBot:
     def __init__(self, pidfd: int, status: int, stdin: int, stdout: int) -> None:
         self.pidfd = pidfd
         self.pid = _host_pid(pidfd)
+        namespace = os.stat(f"/proc/{self.pid}/ns/pid").st_ino  # (before the files own them)
         self.returncode: int | None = None
         self._status = status
         self.stdin: Any = os.fdopen(stdin, "wb", buffering=0)
         self.stdout: Any = os.fdopen(stdout, "rb", buffering=0)
-        namespace = os.stat(f"/proc/{self.pid}/ns/pid").st_ino
         self.info = {"child-pid": self.pid, "pid-namespace": namespace}
 
     def namespaces(self) -> dict[str, bool]:
@@ -105,6 +106,26 @@ class ForkedBot:
         self.pidfd = self._status = -1
 
 
+class Asked:
+    """A request sent to the start-up server, until its answer is read: the referee's ends of
+    the process's status pipe and protocol pipes."""
+
+    def __init__(self, status: int, stdin: int, stdout: int) -> None:
+        self.fds = [status, stdin, stdout]
+        self.reply: tuple[bytes, list[int]] | None = None
+
+    def take(self) -> tuple[int, int, int]:
+        status, stdin, stdout = self.fds
+        self.fds = []
+        return status, stdin, stdout
+
+    def close(self) -> None:
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fds = []
+
+
 class Starter:
     """One start-up server in its jail ``cage``, running ``python`` in the environment ``env``,
     with its ``settings`` (:func:`harness.bots.forkserver.serve`)."""
@@ -112,6 +133,7 @@ class Starter:
     def __init__(self, cage: jail.Jail, python: str, env: dict[str, str],
                  settings: dict[str, Any]) -> None:
         self._lock = threading.Lock()
+        self._asked: collections.deque[Asked] = collections.deque()  # sent, not yet answered
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
         err_r, err_w = os.pipe()
@@ -166,6 +188,13 @@ class Starter:
         """A new bot process for ``request`` (see :func:`harness.bots.forkserver._become_bot`),
         its files in the memory file ``files``, joining the control groups whose join files are
         ``groups``, writing its log to ``log``. :class:`StarterError` if the server failed."""
+        return self.answer(self.ask(request, files, groups, log))
+
+    def ask(self, request: dict[str, Any], files: int, groups: Sequence[str],
+            log: int) -> Asked:
+        """Send :meth:`spawn`'s request without waiting for the answer (:meth:`answer` reads
+        it): the process is made while the referee goes on. :class:`StarterError` if the
+        server is gone."""
         taken: list[int] = []
         try:
             status_r, status_w = os.pipe()
@@ -179,14 +208,31 @@ class Starter:
                 joins.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))
                 taken.append(joins[-1])
             passed = [status_w, to_bot, from_bot, log, files, *joins]
+            asked = Asked(status_r, bot_in, bot_out)
             with self._lock:
                 self._keep_off_our_cpus()
                 try:
                     socket.send_fds(self._sock, [json.dumps(request).encode()], passed)
-                    self._sock.settimeout(ANSWER_WAIT)
-                    data, fds, _, _ = socket.recv_fds(self._sock, MAX_REPLY, 1)
                 except OSError as exc:
                     raise StarterError(f"the start-up server stopped answering ({exc})") from None
+                self._asked.append(asked)
+        except BaseException:
+            for fd in taken:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            raise
+        for fd in (status_w, to_bot, from_bot, *joins):
+            os.close(fd)
+        return asked
+
+    def answer(self, asked: Asked) -> ForkedBot:
+        """The process :meth:`ask` asked for, once the server has made it (answers come in the
+        order of the requests). :class:`StarterError` if the server failed."""
+        try:
+            with self._lock:
+                while asked.reply is None:
+                    self._read_answer()
+            data, fds = asked.reply
             if not data:
                 raise StarterError(self._said() or "the start-up server has ended")
             reply = json.loads(data)
@@ -195,19 +241,28 @@ class Starter:
                     os.close(fd)
                 raise StarterError(str(reply.get("error", "no process was made")))
         except BaseException:
-            for fd in taken:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            asked.close()
             raise
-        for fd in (status_w, to_bot, from_bot, *joins):
-            os.close(fd)
+        mine = [fds[0], *asked.take()]
         try:
-            return ForkedBot(fds[0], status_r, bot_in, bot_out)
+            return ForkedBot(*mine)
         except OSError as exc:  # the process is gone already
-            for fd in (fds[0], status_r, bot_in, bot_out):
+            for fd in mine:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             raise StarterError(f"the bot's process ended at once ({exc.strerror})") from None
+
+    def _read_answer(self) -> None:
+        """Read the server's next answer, which is the oldest unanswered request's."""
+        if not self._asked:
+            raise StarterError("no request waits for an answer")
+        try:
+            self._sock.settimeout(ANSWER_WAIT)
+            data, fds, _, _ = socket.recv_fds(self._sock, MAX_REPLY, 1)
+        except OSError as exc:
+            self._asked.popleft().reply = (b"", [])
+            raise StarterError(f"the start-up server stopped answering ({exc})") from None
+        self._asked.popleft().reply = (data, fds)
 
     def _keep_off_our_cpus(self) -> None:
         """Keep the server (and the processes it makes ahead of time) off the CPUs this

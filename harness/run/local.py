@@ -26,6 +26,7 @@ import os
 import pickle
 import select
 import signal
+import sys
 import time
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -113,20 +114,62 @@ def _worker_main(conn: Any, play: PlayFn, inherited: list[Any], cpu: int | None 
             other.close()
     gc.freeze()  # the parent's objects: never scanned here, so never copied page by page
     keep_to = placement.Keeper()
-    while True:
-        try:
-            specs = pickle.loads(conn.recv_bytes())
-        except (EOFError, OSError):
-            return
-        if specs is None:
-            return
-        for spec in specs:  # each record goes back as soon as it is played (the watchdog
-            keep_to(cpu if _has_sandboxed_seat(spec) else None)  # times the head game)
-            record = safe_play(play, spec)
-            try:
+    queue: collections.deque[GameSpec] = collections.deque()
+    more = True  # until the parent says stop (None) or goes away
+    ahead = ""  # the game whose bots' processes were made during the game before
+    try:
+        while True:
+            if not queue:
+                more = more and _receive(conn, queue)
+                if not queue:
+                    return
+            spec = queue.popleft()
+            if not queue and more and _readable(conn):  # the next games, if already sent
+                more = _receive(conn, queue)
+            keep_to(cpu if _has_sandboxed_seat(spec) else None)
+            ahead = _make_ahead(spec, queue[0] if queue else None, ahead)
+            record = safe_play(play, spec)  # each record goes back as soon as it is played
+            try:  # (the watchdog times the head game)
                 conn.send_bytes(pack_record(record))
             except (BrokenPipeError, OSError):
                 return
+    finally:
+        if "harness.bots.spares" in sys.modules:
+            from harness.bots import spares
+
+            spares.drop()
+
+
+def _make_ahead(spec: GameSpec, upcoming: GameSpec | None, ahead: str) -> str:
+    """Before playing ``spec``: ask for the bots' processes of the game after it, to be made
+    while this one is played (:mod:`harness.bots.spares`); a game takes the oldest that fit, so
+    one whose own were not made ahead (``ahead`` names the game they were made for) asks for
+    them first. Returns the game whose processes are made ahead now."""
+    now = _has_sandboxed_seat(spec)
+    later = upcoming is not None and _has_sandboxed_seat(upcoming)
+    if not now and not later:
+        return ""
+    from harness.bots import spares
+
+    if now and ahead != spec.game_id:
+        spares.expect(spec)
+    if upcoming is None or not later:
+        return ""
+    spares.expect(upcoming)
+    return upcoming.game_id
+
+
+def _receive(conn: Any, queue: collections.deque[GameSpec]) -> bool:
+    """Wait for the parent's next message and queue its games; whether more may come (not after
+    its stop, None, or when it is gone)."""
+    try:
+        specs = pickle.loads(conn.recv_bytes())
+    except (EOFError, OSError):
+        return False
+    if specs is None:
+        return False
+    queue.extend(specs)
+    return True
 
 
 def _has_sandboxed_seat(spec: GameSpec) -> bool:

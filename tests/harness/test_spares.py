@@ -1,0 +1,123 @@
+"""Bot processes made ahead of their game (harness.bots.spares): fresh, never shared, and running
+no code of their bot before their game starts it."""
+
+from __future__ import annotations
+
+import select
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.bots import spares
+from harness.bots.sandbox import SandboxedAgent
+from harness.bots.spec import parse_spec
+from harness.match.referee import play_game
+from harness.records import BotRef, GameSpec, Limits
+from harness.run.local import InlineExecutor, ProcessExecutor
+from tests.harness.test_sandbox import EASY, bot
+from tests.patience import patience
+
+CHATTY = """
+    print("module code ran", flush=True)
+    class Bot:
+        def start(self, info):
+            print("started", info["seat"], flush=True)
+        def act(self, observation, legal_actions):
+            return legal_actions[0]
+"""
+
+
+@pytest.fixture(autouse=True)
+def no_spares_left() -> Iterator[None]:
+    yield
+    spares.drop()
+
+
+def _waiting_confined(agent: SandboxedAgent) -> None:
+    """Wait until the spare's process is made and has confined itself (its first line, the
+    runner's report, is waiting on its output)."""
+    assert agent.usable()
+    ready = select.poll()
+    ready.register(agent._out, select.POLLIN)
+    assert ready.poll(int(patience(30) * 1000)), "the spare never reported its confinement"
+
+
+def test_a_spare_runs_no_code_of_its_bot_before_its_game(toy: str, shared_dir: Path) -> None:
+    path = bot(shared_dir, CHATTY)
+    game = GameSpec("g", toy, {}, 1, (BotRef("a", path), BotRef("b", "random")), limits=EASY)
+    spares.expect(game)
+    assert spares.waiting() == 1  # the trusted built-in gets none
+    agent = spares.take(parse_spec(path), EASY)
+    assert agent is not None and agent.forked
+    _waiting_confined(agent)
+    time.sleep(0.2)  # time enough for an import to print, had it run
+    agent._drain_log()
+    assert "module code ran" not in agent.logs()
+    agent.start({"game": toy, "seat": 0, "num_players": 2, "rng_seed": 1}, 30.0)
+    assert "module code ran" in agent.logs() and "started 0" in agent.logs()
+    agent.close()
+
+
+def test_a_spare_serves_one_game_and_the_next_gets_a_new_one(toy: str,
+                                                             shared_dir: Path) -> None:
+    path = bot(shared_dir, CHATTY)
+    game = GameSpec("g", toy, {}, 1, (BotRef("a", path), BotRef("b", path)), limits=EASY)
+    spares.expect(game)
+    assert spares.waiting() == 2
+    first = spares.take(parse_spec(path), EASY)
+    second = spares.take(parse_spec(path), EASY)
+    assert first is not None and second is not None and first is not second
+    assert spares.take(parse_spec(path), EASY) is None  # none left: the game starts its own
+    assert spares.take(parse_spec(path), Limits()) is None  # other limits: never that one
+    for agent in (first, second):
+        agent.close()
+    record = play_game(game)
+    assert not record.termination.is_forfeit, record.reason
+    assert spares.waiting() == 0
+
+
+def test_a_spare_of_a_bot_changed_since_is_not_used(toy: str, shared_dir: Path) -> None:
+    path = bot(shared_dir, CHATTY)
+    game = GameSpec("g", toy, {}, 1, (BotRef("a", path), BotRef("b", "random")), limits=EASY)
+    spares.expect(game)
+    bot(shared_dir, CHATTY.replace("module code ran", "the new version ran"))
+    assert spares.take(parse_spec(path), EASY) is None
+    assert spares.waiting() == 0
+    record = play_game(game)
+    assert "the new version ran" in record.logs[0]
+
+
+def test_spares_are_closed_with_nothing_left(toy: str, shared_dir: Path) -> None:
+    path = bot(shared_dir, CHATTY)
+    game = GameSpec("g", toy, {}, 1, (BotRef("a", path), BotRef("b", path)), limits=EASY)
+    for _ in range(spares.MOST):  # more than may wait: the oldest are closed
+        spares.expect(game)
+    assert spares.waiting() == spares.MOST
+    spares.drop()
+    assert spares.waiting() == 0  # (and the autouse check finds no process of them left)
+
+
+def test_a_league_worker_plays_the_same_games_with_its_spares(toy: str,
+                                                              shared_dir: Path) -> None:
+    """A worker process makes each next game's bots during a game; the games are the ones the
+    referee plays without (inline, where nothing is made ahead)."""
+    path = bot(shared_dir, """
+        import random
+        class Bot:
+            def start(self, info):
+                self.rng = random.Random(info["rng_seed"])
+            def act(self, observation, legal_actions):
+                return self.rng.choice(legal_actions)
+    """)
+    games = [GameSpec(f"g{i}", toy, {}, i, (BotRef("a", path), BotRef("b", "sandbox:random")),
+                      limits=EASY) for i in range(6)]
+
+    def moves(executor: InlineExecutor | ProcessExecutor) -> dict[str, list[str]]:
+        with executor:
+            return {r.game_id: [m.action for m in r.moves] for r in executor.run(games)}
+
+    inline = moves(InlineExecutor())
+    assert moves(ProcessExecutor(1)) == inline
+    assert all(inline.values())

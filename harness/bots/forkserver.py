@@ -49,7 +49,6 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from types import ModuleType
     from typing import Any
 
@@ -228,18 +227,16 @@ def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType,
         os._exit(71)
     late = runner._prepared_filter(libc, request["late_filter"]) \
         if request.get("late_filter") else None
-    runner.run(request["cfg"], request["args"], lambda: _at_start(request.get("cpus"), late))
+    runner.run(request["cfg"], request["args"], late, lambda: _onto(request.get("cpus")))
 
 
-def _at_start(cpus: list[int] | None, late_filter: Callable[[], None] | None) -> None:
-    """When the bot's game starts it, just before its code is loaded: onto the referee's CPUs
-    (as a bot the referee started itself would be; until then a process made ahead of its game
-    ran on the server's, off the game being played), then the filter's last part, which
-    refuses ``sched_setaffinity`` and ``mount`` from then on."""
+def _onto(cpus: list[int] | None) -> None:
+    """Once confined, before it waits for its game: onto the referee's CPUs, as a bot the
+    referee started itself would be (its confinement ran on the server's, off the game being
+    played; woken for its game it runs where the referee waits for it). The filter's last part,
+    installed when its game starts it, then refuses ``sched_setaffinity``."""
     if cpus:
         os.sched_setaffinity(0, cpus)
-    if late_filter is not None:
-        late_filter()
 
 
 def _root(libc: Any, request: dict[str, Any], files: int) -> None:

@@ -789,11 +789,13 @@ def _cannot_confine(exc: OSError) -> None:
 
 
 def run(cfg: dict[str, Any] | None, args: list[str],
-        before_bot: Callable[[], None] | None = None) -> None:
+        before_bot: Callable[[], None] | None = None,
+        waiting: Callable[[], None] | None = None) -> None:
     """Confine this process by ``cfg`` (None: not at all), then run the bot ``args`` name
-    (see :func:`main`); never returns. ``before_bot``: the last of the confinement, done when
-    the bot's game starts it, just before its code is loaded (an :class:`OSError` there is the
-    bot's start-up error)."""
+    (see :func:`main`); never returns. ``waiting``: done once its confinement is reported,
+    before it waits for its first request; ``before_bot``: the last of the confinement, done
+    when the bot's game starts it, just before its code is loaded (an :class:`OSError` in either
+    is the bot's start-up error)."""
     sandbox: dict[str, Any] = {}
     allowed = None
     if cfg is not None:
@@ -804,8 +806,9 @@ def run(cfg: dict[str, Any] | None, args: list[str],
         except OSError as exc:
             _cannot_confine(exc)
     if args[:1] == ["--probe"]:  # measured as a bot would be: with the whole confinement
-        if before_bot is not None:
-            before_bot()
+        for step in (waiting, before_bot):
+            if step is not None:
+                step()
         sandbox["sockets"] = _socket_families()
         os.write(1, json.dumps({"type": "confined", **sandbox}).encode() + b"\n")
         os._exit(0)
@@ -827,7 +830,14 @@ def run(cfg: dict[str, Any] | None, args: list[str],
         for name in ("exit", "quit"):
             setattr(builtins, name, _sitebuiltins.Quitter(name, "Ctrl-D (i.e. EOF)"))
     path = sandbox.get("bot_path") or args[args.index("--file") + 1]
-    serve(lambda: _load(path, args, allowed, before_bot), wire)
+    try:
+        if waiting is not None:
+            waiting()
+    except OSError as exc:
+        failed = f"could not confine the bot: {exc}"
+        serve(lambda: (None, failed), wire)
+    else:
+        serve(lambda: _load(path, args, allowed, before_bot), wire)
     _flush_output()
     os._exit(0)  # do not wait for threads the bot may have left running
 

@@ -619,6 +619,19 @@ def _private_copy(bot: dict[str, Any], files: BotFiles) -> str:
 # serving the protocol
 
 
+def _reader() -> Callable[[bytes], Any]:
+    """What reads the referee's lines: orjson where the bot's Python has it (the environment's
+    does; the start-up server imports it ahead), else the standard library."""
+    try:
+        import orjson
+    except ImportError:
+        return json.loads
+    return orjson.loads
+
+
+_loads = _reader()
+
+
 class _Wire:
     """The protocol on private descriptors; fd 0 becomes /dev/null and fd 1 joins fd 2 (the log)."""
 
@@ -634,7 +647,7 @@ class _Wire:
         line = self.inp.readline()
         if not line:
             return None
-        message = json.loads(line)
+        message = _loads(line)
         return message if isinstance(message, dict) else {"type": "?"}
 
     def send(self, message: dict[str, Any]) -> None:

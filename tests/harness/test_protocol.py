@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import random
+
 import pytest
 
+from games import registry
 from harness.bots.protocol import AgentCrash, AgentProtocolError, decode, encode, expect
 
 
@@ -33,3 +37,29 @@ def test_replies_of_the_wrong_type_and_errors() -> None:
         expect({"type": "ready"}, "action")
     with pytest.raises(AgentCrash, match="gave up: out of ideas"):
         expect({"type": "error", "message": "out of ideas"}, "action")
+
+
+def _standard(message: object) -> bytes:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+@pytest.mark.parametrize("game", ["battleline", "warchest"])
+def test_the_wire_writes_what_the_standard_library_writes(game: str) -> None:
+    """Every observation of a few random games, as its ``act`` message: the same bytes as
+    Python's own compact JSON (the wire is written by orjson for speed)."""
+    engine = registry.get(game)
+    for seed in range(3):
+        state, rng = engine.new_game(seed), random.Random(seed)
+        while not state.is_terminal():
+            seat = state.current_player
+            message = {"type": "act", "observation": state.observation(seat),
+                       "legal_actions": state.legal_actions(), "time_left": 0.25}
+            assert encode(message) == _standard(message)
+            state.apply(rng.choice(state.legal_actions()))
+
+
+def test_what_orjson_does_not_write_the_standard_library_does() -> None:
+    for message in ({"type": "end", "result": {1: "one", "big": 2 ** 70}},
+                    {"type": "start", "info": {"name": "é ✓ \u2028", "seeds": [0, -1, 1.5]}}):
+        assert encode(message) == _standard(message)
+        assert json.loads(encode(message)) == json.loads(_standard(message))

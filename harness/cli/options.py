@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 import typer
 
 from harness.league import BATCH_SIZE
-from harness.records import LIMIT_OPTIONS, LimitOption, Limits, TourneyError
+from harness.league.limits import NO_LIMITS as NO_LIMITS  # the commands' default: none given
+from harness.league.limits import LimitChoice as LimitChoice  # the commands' limits
+from harness.records import LIMIT_OPTIONS, LimitOption, TourneyError
 
 if TYPE_CHECKING:
     from harness.league.service import League
@@ -100,38 +102,6 @@ def _limit_parameter(option: LimitOption) -> inspect.Parameter:
                              annotation=annotation)
 
 
-@dataclasses.dataclass(frozen=True)
-class LimitChoice:
-    """The limit options a command was given, by the options' Python names (``move_time``,
-    ``memory_mb``; None: not given), in the options' units."""
-
-    given: Mapping[str, float | int | None] = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def take(cls, values: dict[str, Any]) -> LimitChoice:
-        """Take the limit options out of a command's keyword arguments."""
-        return cls({o.name: values.pop(o.name) for o in LIMIT_OPTIONS if o.name in values})
-
-    def any(self) -> bool:
-        """Whether any limit was given."""
-        return any(value is not None for value in self.given.values())
-
-    def over(self, base: Limits | None = None) -> Limits:
-        """``base`` (default :class:`Limits`) with the given limits laid over it; a value out
-        of range is a :class:`harness.league.limits.LimitError` naming the option."""
-        from harness.league.limits import from_options
-
-        return from_options(base if base is not None else Limits(), **self.given)
-
-    def kwargs(self) -> dict[str, Any]:
-        """As keyword arguments of :meth:`harness.league.service.League.prepare`."""
-        return dict(self.given)
-
-
-NO_LIMITS = LimitChoice()
-"""The default of a ``limits: LimitChoice`` parameter: none given."""
-
-
 # ------------------------------------------------------------------------------ leagues
 
 
@@ -168,7 +138,7 @@ class LeagueOptions:
             games=games if games is not None else self.games, seed=self.seed,
             variants=self.variant or [], resume=self.resume, kind=kind,
             require_isolation=self.require_isolation, mixed_teams=mixed_teams,
-            **self.limits.kwargs())
+            limits=self.limits)
 
 
 LEAGUE_DEFAULTS = LeagueOptions()

@@ -27,6 +27,7 @@ from harness.league.clock_cuts import ClockCuts
 from harness.league.config import LeagueConfig, StoreError, load_config
 from harness.league.eta import Eta, clock
 from harness.league.forfeits import Forfeits, record_field
+from harness.league.limits import NO_LIMITS, LimitChoice
 from harness.records import (
     BotRef,
     GameRecord,
@@ -132,14 +133,10 @@ def prepare_league(
     games: int | None = None,
     seed: int | None = None,
     variants: Sequence[str] = (),
-    move_time: float | None = None,
-    overage: float | None = None,
+    limits: LimitChoice = NO_LIMITS,
     resume: bool = False,
     kind: str = "round-robin",
     require_isolation: bool = False,
-    startup_time: float | None = None,
-    memory_mb: int | None = None,
-    cpu_seconds: int | None = None,
     mixed_teams: bool | None = None,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
@@ -147,7 +144,8 @@ def prepare_league(
     Options left out are taken from the folder's ``league.json`` when it exists, so
     ``tourney league --resume --out FOLDER`` continues the last run. A new league gets a random
     secret key (or, with ``seed``, one derived from it); a stored league keeps its key and its
-    deal scheme. ``require_isolation``: refuse unless every protection of
+    deal scheme. ``limits``: the limit options given, laid over the stored league's (or the
+    defaults). ``require_isolation``: refuse unless every protection of
     :mod:`harness.bots.isolation` is in force for the league's sandboxed bots. A bot argument
     may end in its own limits, ``NAME=SPEC@move-time=0.5,memory-mb=512``
     (:mod:`harness.league.limits`). ``mixed_teams``: in a game of two teams, teams of
@@ -203,10 +201,7 @@ def prepare_league(
         key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
         key_hex, scheme = key.hex(), schedule.KEYED
     key_bytes = bytes.fromhex(key_hex) if scheme == schedule.KEYED else None
-    lim = bot_limits.from_options(
-        stored.limits if stored is not None else Limits(), move_time=move_time,
-        overage=overage, startup_time=startup_time, memory_mb=memory_mb,
-        cpu_seconds=cpu_seconds)
+    lim = limits.over(stored.limits if stored is not None else None)
     name = stored.name if stored is not None else out.resolve().name
     try:
         legacy_seed = league_seed if league_seed is not None else 0
@@ -775,19 +770,16 @@ class League:
     @classmethod
     def prepare(cls, game: str | None, bots: Sequence[str], *, out: Path,
                 games: int | None = None, seed: int | None = None,
-                variants: Sequence[str] = (), move_time: float | None = None,
-                overage: float | None = None, resume: bool = False,
-                kind: str = "round-robin", require_isolation: bool = False,
-                startup_time: float | None = None, memory_mb: int | None = None,
-                cpu_seconds: int | None = None, mixed_teams: bool | None = None) -> League:
+                variants: Sequence[str] = (), limits: LimitChoice = NO_LIMITS,
+                resume: bool = False, kind: str = "round-robin",
+                require_isolation: bool = False, mixed_teams: bool | None = None) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
-        out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`)."""
+        out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`).
+        ``limits``: the limit options given, as one object."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
-                                  variants=variants, move_time=move_time, overage=overage,
-                                  resume=resume, kind=kind,
+                                  variants=variants, limits=limits, resume=resume, kind=kind,
                                   require_isolation=require_isolation,
-                                  startup_time=startup_time, memory_mb=memory_mb,
-                                  cpu_seconds=cpu_seconds, mixed_teams=mixed_teams))
+                                  mixed_teams=mixed_teams))
 
     @classmethod
     def resume(cls, out: Path) -> League:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 import typer
 
 from harness.league import BATCH_SIZE
+from harness.league.folder import CONFIG_FILE
 from harness.league.limits import NO_LIMITS as NO_LIMITS  # the commands' default: none given
 from harness.league.limits import LimitChoice as LimitChoice  # the commands' limits
 from harness.records import LIMIT_OPTIONS, LimitOption, TourneyError
@@ -61,7 +62,7 @@ WorkersOpt = Annotated[int | None, typer.Option(
 SeedOpt = Annotated[int | None, typer.Option(metavar="N", help=(
     "For experiments, not competitions: derive the league's secret key from this seed, so "
     "every deal is reproducible (a small seed can be guessed by a bot). Default: a random "
-    "key kept in league.json."))]
+    f"key kept in {CONFIG_FILE}."))]
 RequireOpt = Annotated[bool, typer.Option(
     "--require-isolation", help="Refuse to start unless sandboxed bots get every protection "
     "(per-bot cgroup limits, namespaces, allow-list file system, unprivileged user, stopped "
@@ -71,7 +72,7 @@ JsonOpt = Annotated[bool, typer.Option(
 StrictOpt = Annotated[bool, typer.Option(
     "--strict", help="Stop the league at the first forfeit (finished games are kept).")]
 ResumeOpt = Annotated[bool, typer.Option(
-    "--resume", help="Continue the league stored in --out (options default to league.json).")]
+    "--resume", help=f"Continue the league stored in --out (options default to {CONFIG_FILE}).")]
 ClusterOpt = Annotated[str | None, typer.Option(
     "--cluster", metavar="ADDRESS", help="Run on a Dask scheduler, e.g. tcp://host:8786.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]

@@ -76,7 +76,7 @@ def test_the_league_commands_share_one_options_object(tmp_path: Path) -> None:
                                       "--move-time", "0.5", "--memory-mb", "256", "-q",
                                       "--workers", "0", "--out", str(tmp_path / "g")])
     assert result.exit_code == 0, result.output
-    from harness.league.config import load_config
+    from harness.league.folder import load_config
 
     limits = load_config(tmp_path / "g").limits
     assert (limits.move_time, limits.memory_bytes) == (0.5, 256 << 20)

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from harness.cli.app import app
 from harness.league.clock_cuts import NEAR, ClockCuts
-from harness.league.config import LeagueMismatch, load_config
+from harness.league.config import LeagueMismatch
+from harness.league.folder import load_config
 from harness.league.forfeits import STREAK, Forfeits
 from harness.league.limits import LimitChoice, LimitError, split_limits
 from harness.league.service import League, RunSummary

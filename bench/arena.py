@@ -177,6 +177,7 @@ def generate(folder: Path, bots: int, games: int, seed: int = 1,
     from harness.arena import entries, living
     from harness.arena.registry import Registry
     from harness.league import schedule, store
+    from harness.league.folder import ResultsFolder
     from harness.league.schema import GAMES_SCHEMA, MOVES_SCHEMA, variant_text
     from harness.records import BotRef
 
@@ -200,8 +201,7 @@ def generate(folder: Path, bots: int, games: int, seed: int = 1,
             refs.append(BotRef(version.bot, version.spec, version.sha256))
         names = [r.name for r in refs]
         # the admitted versions in league.json, as Arena._admit lists them
-        store.write_json_atomic(folder / "league.json",
-                                dataclasses.replace(config, bots=refs).to_json())
+        ResultsFolder(folder).write_config(dataclasses.replace(config, bots=refs))
 
         # the pairs, in the order they were chosen: a bot (uniformly: the minimum share keeps
         # games even), and an opponent near it in the true order, or anywhere (placement)

@@ -32,6 +32,7 @@ from games import registry
 from games.protocol import State
 from harness.bots.spec import BotSpecError, parse_spec
 from harness.league import store
+from harness.league.limits import LimitChoice
 from harness.league.service import League
 from harness.stats.outcome import COLUMNS, Result
 from harness.stats.pairs import PairStats, pair_stats
@@ -92,7 +93,7 @@ def duel(game: str, variant: dict[str, str], a: str, b: str, *, games: int, seed
         folder = out if out is not None else Path(scratch) / "duel"
         league = League.prepare(game, [f"a={a}", f"b={b}"], out=folder, games=games,
                                 seed=seed, variants=[f"{k}={v}" for k, v in variant.items()],
-                                move_time=move_time)
+                                limits=LimitChoice({"move_time": move_time}))
         load = os.getloadavg()[0]
         t0 = time.perf_counter()
         league.run(workers=workers, progress=False)

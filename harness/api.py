@@ -135,6 +135,7 @@ def play(game: str, bots: Sequence[str], *, seed: int | None = None,
     """
     from games import registry
     from games.protocol import GameError, VariantError
+    from harness.league.folder import logs_cover
     from harness.match.placement import pinned_here
     from harness.match.referee import play_game
 
@@ -152,8 +153,9 @@ def play(game: str, bots: Sequence[str], *, seed: int | None = None,
                        f"{len(bots)}; give one bot a seat")
     spec = GameSpec(f"play-{chosen.info.name}-{seed}", chosen.info.name, options, seed,
                     _seat_refs(bots, sandbox_builtins), limits=limits or Limits())
+    logs = Path(log_dir) if log_dir is not None else None
     with pinned_here():  # the game and its bots on one CPU, as `tourney play`
-        return play_game(spec, log_dir=Path(log_dir) if log_dir is not None else None)
+        return play_game(spec, log_dir=logs, hide=logs_cover(logs) if logs is not None else ())
 
 
 def _seat_refs(specs: Sequence[str], sandbox_builtins: bool) -> tuple[BotRef, ...]:

@@ -41,7 +41,8 @@ from typing import TYPE_CHECKING, Any
 from harness.arena.entries import Inbox
 from harness.arena.fairshare import FairShare
 from harness.arena.registry import DB_FILE, ArenaError, Assignment, Registry, Version
-from harness.league.config import LeagueConfig, StoreError, describe_variant, load_config
+from harness.league.config import LeagueConfig, StoreError, describe_variant
+from harness.league.folder import ResultsFolder
 from harness.records import BotRef, GameRecord, GameSpec, Limits, PackedRecord, is_void
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ def create(folder: Path, game: str, *, variants: Sequence[str] = (), seed: int |
     from harness.league.service import LeagueError, choose_game, isolation_record
     from harness.league.store import ResultsStore
 
-    if (folder / "league.json").exists():
+    results = ResultsFolder(folder)
+    if results.holds_league():
         config = load_arena(folder)
         try:
             asked = choose_game(game, variants)
@@ -87,17 +89,12 @@ def create(folder: Path, game: str, *, variants: Sequence[str] = (), seed: int |
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ArenaError(f"{folder} is not empty and is not a living league; choose a new or "
                          f"empty folder")
-    key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
     try:
         isolation = isolation_record([BotRef("x", "sandbox:random")], require_isolation)
     except LeagueError as exc:
         raise ArenaError(str(exc)) from None
-    config = LeagueConfig(
-        name=folder.resolve().name, game=choice.name, variant=choice.variant,
-        rules_version=choice.rules_version, seed=seed, games_per_pair=2, bots=[],
-        limits=limits or Limits(), kind=KIND, players=choice.players,
-        schedule={"kind": KIND}, key=key.hex(), deal_scheme=schedule.KEYED,
-        isolation=isolation)
+    config = results.new_config(choice, kind=KIND, games_per_pair=2, seed=seed, limits=limits,
+                                isolation=isolation)
     try:
         ResultsStore.open(folder, config).close()
     except StoreError as exc:
@@ -108,14 +105,15 @@ def create(folder: Path, game: str, *, variants: Sequence[str] = (), seed: int |
 
 def load_arena(folder: Path) -> LeagueConfig:
     """The configuration of the living league in ``folder``; :class:`ArenaError` otherwise."""
-    if not (folder / DB_FILE).is_file() or not (folder / "league.json").is_file():
-        if (folder / "league.json").is_file():
+    results = ResultsFolder(folder)
+    if not (folder / DB_FILE).is_file() or not results.holds_league():
+        if results.holds_league():
             raise ArenaError(f"{folder} holds a league, not a living league; `tourney arena` "
                              f"works on folders made by `tourney arena run FOLDER --game GAME`")
         raise ArenaError(f"{folder} is not a living league (no {DB_FILE}); start one with "
                          f"tourney arena run {folder} --game GAME")
     try:
-        config = load_config(folder)
+        config = results.read_config()
     except StoreError as exc:
         raise ArenaError(str(exc)) from None
     if config.kind != KIND:
@@ -302,9 +300,7 @@ class Arena:
             self._say(f"{version.bot} failed its entry check: {reason}")
 
     def _admit(self, version: Version) -> None:
-        """The version joins league.json's bots (what `tourney ratings` reads of it)."""
-        from harness.league.store import write_json_atomic
-
+        """The version joins the configuration's bots (what `tourney ratings` reads of it)."""
         assert self._store is not None
         ref = self._ref(version)
         config = self._store.config
@@ -312,7 +308,7 @@ class Arena:
             config = dataclasses.replace(config, bots=[*config.bots, ref])
             self._store.config = config
             self.config = config
-            write_json_atomic(self.folder / "league.json", config.to_json())
+            ResultsFolder(self.folder).write_config(config)
 
     # -- results
 
@@ -381,7 +377,6 @@ class Arena:
     def run(self, executor: Executor | None = None) -> RunSummary:
         """Play until stopped (Ctrl-C), ``stop_after`` games, or (``stop_when_idle``) until
         fewer than two bots can play; every finished game is stored."""
-        from harness.bots.sandbox import hide_from_bots
         from harness.league.service import make_executor
         from harness.league.store import ResultsStore
 
@@ -397,7 +392,7 @@ class Arena:
                                             indexed=True, **sizes)
         except StoreError as exc:
             raise ArenaError(str(exc)) from None
-        hide_from_bots(self.folder)
+        ResultsFolder(self.folder).hide_from_bots()
         if opts.progress:
             from tqdm import tqdm
 

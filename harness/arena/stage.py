@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from harness.arena.final import Knockout, Meeting, Pairing, Standing, Swiss
 from harness.arena.registry import ArenaError, Registry
-from harness.league.config import LeagueConfig, StoreError, load_config
+from harness.league.config import GameChoice, LeagueConfig, StoreError
+from harness.league.folder import ResultsFolder, load_config
 from harness.records import BotRef, GameSpec
 from harness.stats import outcome
 
@@ -61,7 +62,7 @@ def _load(out: Path) -> Stage | None:
 
 
 def _save(out: Path, stage: Stage) -> None:
-    from harness.league.store import write_json_atomic
+    from harness.league.folder import write_json_atomic
 
     write_json_atomic(out / STAGE_FILE, stage.to_json())
 
@@ -70,7 +71,6 @@ def prepare(arena: Path, out: Path, *, fmt: str, top: int, rounds: int | None,
             pairs: int) -> tuple[Stage, LeagueConfig, dict[str, BotRef]]:
     """The stage in ``out`` (a new one seeded from the arena's standings, or the stored one)."""
     from harness.arena import living, standings
-    from harness.league import schedule
     from harness.league.store import ResultsStore
 
     arena_config = living.load_arena(arena)
@@ -94,7 +94,8 @@ def prepare(arena: Path, out: Path, *, fmt: str, top: int, rounds: int | None,
                 stage.plan()
             except ValueError as exc:
                 raise ArenaError(f"{exc}") from None
-    if (out / "league.json").exists():
+    folder = ResultsFolder(out)
+    if folder.holds_league():
         try:
             config = load_config(out)
         except StoreError as exc:
@@ -102,14 +103,13 @@ def prepare(arena: Path, out: Path, *, fmt: str, top: int, rounds: int | None,
     else:
         if out.exists() and any(out.iterdir()):
             raise ArenaError(f"{out} is not empty and holds no final; choose another --out")
-        config = LeagueConfig(
-            name=f"{arena_config.name}-final", game=arena_config.game,
-            variant=arena_config.variant, rules_version=arena_config.rules_version, seed=None,
+        game = GameChoice(arena_config.game, arena_config.variant,
+                          arena_config.rules_version, arena_config.players)
+        config = folder.new_config(
+            game, name=f"{arena_config.name}-final", kind=f"final-{stage.format}",
             games_per_pair=2 * pairs, bots=[refs[s] for s in stage.seeds],
-            limits=arena_config.limits, kind=f"final-{stage.format}",
-            players=arena_config.players, schedule={"kind": f"final-{stage.format}"},
-            key=schedule.new_key().hex(), deal_scheme=schedule.KEYED,
-            isolation=arena_config.isolation, bot_limits=arena_config.bot_limits)
+            limits=arena_config.limits, isolation=arena_config.isolation,
+            bot_limits=arena_config.bot_limits)
         try:
             ResultsStore.open(out, config).close()
         except StoreError as exc:

@@ -49,8 +49,9 @@ def new_cmd(
     Example: tourney arena new results/club --game battleline
     """
     from harness.arena import living
+    from harness.league.folder import ResultsFolder
 
-    if (folder / "league.json").exists():
+    if ResultsFolder(folder).holds_league():
         fail(f"{folder} already holds a league; run it with: tourney arena run {folder}")
     config = living.create(folder, game, variants=variant or [], seed=seed, limits=limits.over(),
                            require_isolation=require_isolation)

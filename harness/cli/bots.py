@@ -118,6 +118,7 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
              limits: Limits = _DEFAULTS, show: bool = False, sandbox_builtins: bool = False,
              log_dir: Path | None = None) -> GameRecord:
     """Play one game (``tourney play``); raises :class:`UsageError` for anything unplayable."""
+    from harness.league.folder import logs_cover
     from harness.match.placement import pinned_here
     from harness.match.referee import play_game
 
@@ -133,8 +134,9 @@ def play_one(game_name: str, bots: Sequence[str], *, seed: int, variants: Sequen
 
     if show:
         typer.echo(f"start:\n{initial}")
+    hide = logs_cover(log_dir) if log_dir is not None else ()
     with pinned_here():  # the game and its bots on one CPU (harness.match.placement)
-        return play_game(spec, log_dir=log_dir, on_move=draw if show else None)
+        return play_game(spec, log_dir=log_dir, on_move=draw if show else None, hide=hide)
 
 
 HUMAN = "human"  # the seat `tourney play` gives to you, in the browser

@@ -275,7 +275,7 @@ def shown_bots(folders: list[Path], versions: str | None, patterns: list[str]
                     names.add(v.bot)
                     labels[v.bot] = v.entrant
     if len(arenas) < len(folders) or not arenas:
-        from harness.league.config import load_config
+        from harness.league.folder import load_config
 
         for folder in folders:
             if folder not in arenas:
@@ -294,7 +294,7 @@ def _with_times(text: str, folders: list[Path], fmt: str, skipped: list[str]) ->
     import json
 
     from harness.league import times
-    from harness.league.config import load_config
+    from harness.league.folder import load_config
     from harness.league.identity import versions
 
     rename, _notes = versions([load_config(f) for f in folders])

@@ -23,7 +23,10 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 import typer
 
 from harness.league import BATCH_SIZE
-from harness.records import LIMIT_OPTIONS, LimitOption, Limits, TourneyError
+from harness.league.folder import CONFIG_FILE
+from harness.league.limits import NO_LIMITS as NO_LIMITS  # the commands' default: none given
+from harness.league.limits import LimitChoice as LimitChoice  # the commands' limits
+from harness.records import LIMIT_OPTIONS, LimitOption, TourneyError
 
 if TYPE_CHECKING:
     from harness.league.service import League
@@ -59,7 +62,7 @@ WorkersOpt = Annotated[int | None, typer.Option(
 SeedOpt = Annotated[int | None, typer.Option(metavar="N", help=(
     "For experiments, not competitions: derive the league's secret key from this seed, so "
     "every deal is reproducible (a small seed can be guessed by a bot). Default: a random "
-    "key kept in league.json."))]
+    f"key kept in {CONFIG_FILE}."))]
 RequireOpt = Annotated[bool, typer.Option(
     "--require-isolation", help="Refuse to start unless sandboxed bots get every protection "
     "(per-bot cgroup limits, namespaces, allow-list file system, unprivileged user, stopped "
@@ -69,7 +72,7 @@ JsonOpt = Annotated[bool, typer.Option(
 StrictOpt = Annotated[bool, typer.Option(
     "--strict", help="Stop the league at the first forfeit (finished games are kept).")]
 ResumeOpt = Annotated[bool, typer.Option(
-    "--resume", help="Continue the league stored in --out (options default to league.json).")]
+    "--resume", help=f"Continue the league stored in --out (options default to {CONFIG_FILE}).")]
 ClusterOpt = Annotated[str | None, typer.Option(
     "--cluster", metavar="ADDRESS", help="Run on a Dask scheduler, e.g. tcp://host:8786.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
@@ -98,38 +101,6 @@ def _limit_parameter(option: LimitOption) -> inspect.Parameter:
         f"--{option.word}", metavar=option.unit, help=limit_help(option))]
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
                              annotation=annotation)
-
-
-@dataclasses.dataclass(frozen=True)
-class LimitChoice:
-    """The limit options a command was given, by the options' Python names (``move_time``,
-    ``memory_mb``; None: not given), in the options' units."""
-
-    given: Mapping[str, float | int | None] = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def take(cls, values: dict[str, Any]) -> LimitChoice:
-        """Take the limit options out of a command's keyword arguments."""
-        return cls({o.name: values.pop(o.name) for o in LIMIT_OPTIONS if o.name in values})
-
-    def any(self) -> bool:
-        """Whether any limit was given."""
-        return any(value is not None for value in self.given.values())
-
-    def over(self, base: Limits | None = None) -> Limits:
-        """``base`` (default :class:`Limits`) with the given limits laid over it; a value out
-        of range is a :class:`harness.league.limits.LimitError` naming the option."""
-        from harness.league.limits import from_options
-
-        return from_options(base if base is not None else Limits(), **self.given)
-
-    def kwargs(self) -> dict[str, Any]:
-        """As keyword arguments of :meth:`harness.league.service.League.prepare`."""
-        return dict(self.given)
-
-
-NO_LIMITS = LimitChoice()
-"""The default of a ``limits: LimitChoice`` parameter: none given."""
 
 
 # ------------------------------------------------------------------------------ leagues
@@ -168,7 +139,7 @@ class LeagueOptions:
             games=games if games is not None else self.games, seed=self.seed,
             variants=self.variant or [], resume=self.resume, kind=kind,
             require_isolation=self.require_isolation, mixed_teams=mixed_teams,
-            **self.limits.kwargs())
+            limits=self.limits)
 
 
 LEAGUE_DEFAULTS = LeagueOptions()

@@ -84,6 +84,7 @@ def serve_cmd(
     import socket
 
     from harness.arena import living
+    from harness.league.folder import ResultsFolder
     from harness.serve import errors
     from harness.serve.app import create_app
     from harness.serve.competition import Competition
@@ -100,7 +101,7 @@ def serve_cmd(
                                                 header_timeout=header_timeout,
                                                 body_timeout=body_timeout,
                                                 keep_alive=keep_alive))
-    fresh = not (folder / "league.json").exists()
+    fresh = not ResultsFolder(folder).holds_league()
     if fresh and game is None:
         fail(f"{folder} is not a competition yet; give --game GAME to start one there")
     if not fresh and (limits.any() or seed is not None or variant):

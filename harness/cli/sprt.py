@@ -48,9 +48,10 @@ def sprt_params(spec: str, fmt: str) -> SprtParams:
 
 def cap(games: int | None, out: Path) -> int | None:
     """--games, or for a new folder the default cap of an SPRT (a stored league keeps its own)."""
+    from harness.league.folder import ResultsFolder
     from harness.league.sequential import DEFAULT_CAP
 
-    if games is None and not (out / "league.json").exists():
+    if games is None and not ResultsFolder(out).holds_league():
         return DEFAULT_CAP
     return games
 

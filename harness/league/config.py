@@ -1,13 +1,13 @@
 """A league's configuration: what ``league.json`` holds, and whether a run may continue a folder.
 
-:class:`LeagueConfig` is written to ``league.json`` when a league starts and read back to
-resume it; :func:`merge_configs` decides whether new options continue the stored league (more
-bots, more games) or would mix different leagues in one folder (:class:`LeagueMismatch`).
+:class:`LeagueConfig` is written to the results folder when a league starts and read back to
+resume it (:class:`harness.league.folder.ResultsFolder` reads and writes it);
+:func:`merge_configs` decides whether new options continue the stored league (more bots, more
+games) or would mix different leagues in one folder (:class:`LeagueMismatch`).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,16 @@ class StoreError(TourneyError):
 
 class LeagueMismatch(StoreError):
     """The folder holds a different league (game, variant, rules version, seed, bot code)."""
+
+
+@dataclass
+class GameChoice:
+    """The game a league plays: the registered name, its full variant and player count."""
+
+    name: str
+    variant: dict[str, str]
+    rules_version: str
+    players: int
 
 
 @dataclass
@@ -218,20 +228,3 @@ def _check_bot_limits(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> 
                 f"{show(was)}, not {show(now)}; give it the same limits (NAME=SPEC@...) to "
                 f"continue, leave it out of the command, or use another --out folder"
             )
-
-
-def load_config(root: Path) -> LeagueConfig:
-    path = root / "league.json"
-    if not path.exists():
-        raise StoreError(f"{root} is not a results folder (no league.json); "
-                         f"pass the folder given to `tourney league --out`")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise StoreError(f"{path} cannot be read ({why}); it must be the league.json file "
-                         f"tourney wrote: restore it or start a new folder") from None
-    try:
-        return LeagueConfig.from_json(json.loads(text))
-    except (ValueError, TypeError, KeyError) as exc:
-        raise StoreError(f"{path} is damaged ({exc}); restore it or start a new folder") from exc

@@ -3,7 +3,9 @@ bot of a league, both made from the one table :data:`harness.records.LIMIT_OPTIO
 
 The keys after a bot's ``@`` are the option words without their dashes, so one word means one
 thing everywhere. :func:`split_limits` takes them off a bot argument; :func:`apply_overrides`
-lays them over the league's limits; :func:`from_options` lays a command's options over a base.
+lays them over the league's limits; a command's limit options travel as one
+:class:`LimitChoice` (to :meth:`harness.league.service.League.prepare`, say), laid over a base
+by :meth:`LimitChoice.over` (:func:`from_options`).
 A league stores the overrides per bot name in ``league.json`` (``bot_limits``), in the field
 names of :class:`harness.records.Limits`.
 """
@@ -90,9 +92,9 @@ def as_options(limits: Mapping[str, float | int]) -> str:
     return " ".join(f"--{word}" for word in in_words(limits, sep=" "))
 
 
-def from_options(base: Limits, **given: float | int | None) -> Limits:
+def from_options(base: Limits, given: Mapping[str, float | int | None]) -> Limits:
     """``base`` with the limit options a command was given laid over it; ``given`` by the
-    options' Python names (``move_time=0.5``, ``memory_mb=512``), None: not given."""
+    options' Python names (``move_time``, ``memory_mb``), None: not given."""
     by_name = {option.name: option for option in LIMIT_OPTIONS}
     unknown = sorted(set(given) - set(by_name))
     if unknown:
@@ -100,6 +102,37 @@ def from_options(base: Limits, **given: float | int | None) -> Limits:
     return apply_overrides(base, dict(
         _checked(by_name[name], value, f"--{by_name[name].word} {_shown(value)}")
         for name, value in given.items() if value is not None))
+
+
+@dataclasses.dataclass(frozen=True)
+class LimitChoice:
+    """The limit options a command was given, as one object: by the options' Python names
+    (``move_time``, ``memory_mb``; None or absent: not given), in the options' units. What
+    passes them on names no limit, so a new row of the table reaches every command.
+
+    >>> LimitChoice({"move_time": 0.5}).over().move_time
+    0.5
+    """
+
+    given: Mapping[str, float | int | None] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def take(cls, values: dict[str, Any]) -> LimitChoice:
+        """Take the limit options out of a command's keyword arguments."""
+        return cls({o.name: values.pop(o.name) for o in LIMIT_OPTIONS if o.name in values})
+
+    def any(self) -> bool:
+        """Whether any limit was given."""
+        return any(value is not None for value in self.given.values())
+
+    def over(self, base: Limits | None = None) -> Limits:
+        """``base`` (default :class:`Limits`) with the given limits laid over it; a value out
+        of range is a :class:`LimitError` naming the option."""
+        return from_options(base if base is not None else Limits(), self.given)
+
+
+NO_LIMITS = LimitChoice()
+"""No limit given: every limit is the base's."""
 
 
 def _shown(value: float) -> str:

@@ -260,7 +260,8 @@ def fix_hypotheses(out: Path, params: SprtParams, has_games: bool) -> None:
     boundary the stored pairs happen to cross first (20 pairs scoring exactly 50 % became "H1
     accepted after 3 pairs" that way). A folder whose games were played without a stored test
     cannot start one either."""
-    from harness.league.store import SPRT_FILE, write_json_atomic
+    from harness.league.folder import write_json_atomic
+    from harness.league.store import SPRT_FILE
 
     path = out / SPRT_FILE  # fixed when the test starts, as fishtest fixes a test's bounds
     if path.exists():
@@ -318,11 +319,13 @@ def run_sprt(league: League, params: SprtParams, executor: Executor | None = Non
              workers: int | None = None, progress: bool = True, batch_size: int | None = None,
              level: float = 0.95) -> SprtRun:
     """Play ``league`` (one pairing) until the SPRT accepts a hypothesis or the schedule ends."""
-    from harness.league.config import load_config, merge_configs
+    from harness.league.config import merge_configs
+    from harness.league.folder import ResultsFolder
 
     new, old = check_one_pairing(league)
-    if (league.out / "league.json").exists():  # refuse another league before reading its games
-        merge_configs(load_config(league.out), league.config, league.out)
+    earlier = ResultsFolder(league.out).stored_config()
+    if earlier is not None:  # refuse another league before reading its games
+        merge_configs(earlier, league.config, league.out)
     league.plan.resume_command = rerun_command(league, params)
     ids = {s.game_id for s in league.specs}
     stored = stored_points(league.out, ids, new, old)

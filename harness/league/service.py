@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.league import BATCH_SIZE
 from harness.league.clock_cuts import ClockCuts
-from harness.league.config import LeagueConfig, StoreError, load_config
+from harness.league.config import GameChoice, LeagueConfig, StoreError
 from harness.league.eta import Eta, clock
+from harness.league.folder import CONFIG_FILE, ResultsFolder, load_config
 from harness.league.forfeits import Forfeits, record_field
+from harness.league.limits import NO_LIMITS, LimitChoice
 from harness.records import (
     BotRef,
     GameRecord,
@@ -92,14 +94,6 @@ def resolve_bot(name: str, spec: str) -> BotRef:
     return BotRef(name=name or source.name, spec=spec, sha256=digest)
 
 
-@dataclass
-class GameChoice:
-    name: str
-    variant: dict[str, str]
-    rules_version: str
-    players: int
-
-
 def choose_game(name: str, variants: Sequence[str]) -> GameChoice:
     """The registered game, its full variant (alias preset + options) and player count."""
     from games import registry
@@ -132,33 +126,31 @@ def prepare_league(
     games: int | None = None,
     seed: int | None = None,
     variants: Sequence[str] = (),
-    move_time: float | None = None,
-    overage: float | None = None,
+    limits: LimitChoice = NO_LIMITS,
     resume: bool = False,
     kind: str = "round-robin",
     require_isolation: bool = False,
-    startup_time: float | None = None,
-    memory_mb: int | None = None,
-    cpu_seconds: int | None = None,
     mixed_teams: bool | None = None,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
-    Options left out are taken from the folder's ``league.json`` when it exists, so
+    Options left out are taken from the folder's configuration when it exists, so
     ``tourney league --resume --out FOLDER`` continues the last run. A new league gets a random
     secret key (or, with ``seed``, one derived from it); a stored league keeps its key and its
-    deal scheme. ``require_isolation``: refuse unless every protection of
-    :mod:`harness.bots.isolation` is in force for the league's sandboxed bots. A bot argument
-    may end in its own limits, ``NAME=SPEC@move-time=0.5,memory-mb=512``
+    deal scheme (:meth:`ResultsFolder.new_config`). ``limits``: the limit options given, laid
+    over the stored league's (or the defaults). ``require_isolation``: refuse unless every
+    protection of :mod:`harness.bots.isolation` is in force for the league's sandboxed bots. A
+    bot argument may end in its own limits, ``NAME=SPEC@move-time=0.5,memory-mb=512``
     (:mod:`harness.league.limits`). ``mixed_teams``: in a game of two teams, teams of
     different bots (:func:`harness.league.schedule.round_robin`).
     """
     from harness.league import limits as bot_limits
     from harness.league import schedule
 
-    stored = load_config(out) if (out / "league.json").exists() else None
+    folder = ResultsFolder(out)
+    stored = folder.stored_config()
     if resume and stored is None:
-        raise LeagueError(f"{out} holds no league to resume (no league.json); drop --resume "
+        raise LeagueError(f"{out} holds no league to resume (no {CONFIG_FILE}); drop --resume "
                           f"to start one")
     last = stored.schedule if stored is not None else {}
     if game is None:
@@ -193,49 +185,31 @@ def prepare_league(
     if mixed:
         default = 2 * len(schedule.team_splits(range(2 * len(seats[0])), len(seats[0])))
     n = games if games is not None else int(last.get("games", default))
-    if stored is not None:
-        league_seed = seed if seed is not None else stored.seed
-        key_hex, scheme = stored.key, stored.deal_scheme
-        if seed is not None and seed != stored.seed:  # refused by the store, with the fix
-            key_hex, scheme = schedule.key_from_seed(seed).hex(), schedule.KEYED
-    else:
-        league_seed = seed
-        key = schedule.key_from_seed(seed) if seed is not None else schedule.new_key()
-        key_hex, scheme = key.hex(), schedule.KEYED
-    key_bytes = bytes.fromhex(key_hex) if scheme == schedule.KEYED else None
-    lim = bot_limits.from_options(
-        stored.limits if stored is not None else Limits(), move_time=move_time,
-        overage=overage, startup_time=startup_time, memory_mb=memory_mb,
-        cpu_seconds=cpu_seconds)
-    name = stored.name if stored is not None else out.resolve().name
+    lim = limits.over(stored.limits if stored is not None else None)
+    config = folder.new_config(
+        choice, kind=kind, games_per_pair=n, bots=refs, seed=seed, stored=stored, limits=lim,
+        challenger=refs[0].name if kind == "gauntlet" else "",
+        schedule={"kind": kind, "bots": [r.name for r in refs], "games": n,
+                  **({"mixed_teams": True} if mixed else {})},
+        bot_limits=own)
     try:
-        legacy_seed = league_seed if league_seed is not None else 0
+        legacy_seed = config.seed if config.seed is not None else 0
         if kind == "gauntlet":
             schedule.check_bots(refs)
             specs = schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
-                                      legacy_seed, players=choice.players, league=name,
-                                      limits=lim, key=key_bytes)
+                                      legacy_seed, players=choice.players, league=config.name,
+                                      limits=lim, key=config.key_bytes)
         else:
             specs = schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
-                                         players=choice.players, league=name, limits=lim,
-                                         key=key_bytes, mixed_teams=mixed)
+                                         players=choice.players, league=config.name,
+                                         limits=lim, key=config.key_bytes, mixed_teams=mixed)
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
     if own:
         specs = _with_seat_limits(specs, lim, own)
-    config = LeagueConfig(
-        name=name, game=choice.name, variant=choice.variant,
-        rules_version=choice.rules_version, seed=league_seed, games_per_pair=n, bots=refs,
-        limits=lim, kind=kind, challenger=refs[0].name if kind == "gauntlet" else "",
-        players=choice.players,
-        schedule={"kind": kind, "bots": [r.name for r in refs], "games": n,
-                  **({"mixed_teams": True} if mixed else {})},
-        key=key_hex, deal_scheme=scheme,
-        # once asked for, isolation is required on every resume of the folder too
-        isolation=isolation_record(refs, require_isolation or (
-            stored is not None and bool(stored.isolation.get("required")))),
-        bot_limits=own,
-    )
+    # once asked for, isolation is required on every resume of the folder too
+    config.isolation = isolation_record(refs, require_isolation or (
+        stored is not None and bool(stored.isolation.get("required"))))
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
 
 
@@ -254,7 +228,7 @@ def _with_seat_limits(specs: list[GameSpec], base: Limits,
 
 
 def isolation_record(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
-    """What confines this league's sandboxed bots (recorded in league.json, with ``required``
+    """What confines this league's sandboxed bots (recorded in its configuration, with ``required``
     when the folder demands it); with ``required``, a :class:`LeagueError` naming what is
     missing."""
     from harness.bots import isolation, sandbox
@@ -275,7 +249,7 @@ def isolation_record(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:
 def _stored_ref(config: LeagueConfig, name: str) -> BotRef:
     ref = config.bot(name)
     if ref is None:
-        raise LeagueError(f"league.json names bot {name!r} but does not describe it; "
+        raise LeagueError(f"{CONFIG_FILE} names bot {name!r} but does not describe it; "
                           f"name the bots on the command line")
     return resolve_bot(name, ref.spec)
 
@@ -404,7 +378,7 @@ def run_league(
                                  flush_seconds=flush_seconds)
     try:
         _require_same_deals(plan, st)
-        _require_writable_logs(plan.out / "logs")
+        _require_writable_logs(ResultsFolder(plan.out).logs)
         return _run_open(plan, st, executor, progress, on_record, gate, strict)
     finally:
         st.close()
@@ -425,7 +399,7 @@ def _require_writable_logs(logs: Path) -> None:
 
 
 def _require_same_deals(plan: Plan, st: ResultsStore) -> None:
-    """Refuse a folder whose league.json no longer describes its stored games: game ids are
+    """Refuse a folder whose configuration no longer describes its stored games: game ids are
     keyed hashes, so under a removed, changed or public key (or another deal scheme) the
     schedule names none of the games already played by its bots, and a resume would play them
     all again under deals that are not the league's."""
@@ -438,19 +412,18 @@ def _require_same_deals(plan: Plan, st: ResultsStore) -> None:
     theirs = [row for row in stored if frozenset(row["bots"]) in groups]
     if theirs:
         raise LeagueError(
-            f"{plan.out / 'league.json'} does not describe the games stored there: "
+            f"{ResultsFolder(plan.out).config_path} does not describe the games stored there: "
             f"{len(theirs)} stored games of these bots, none of them in the schedule its key "
-            f"and deal scheme give (were they changed or removed?); restore league.json from a "
-            f"backup (nothing was played), or play into a new --out folder")
+            f"and deal scheme give (were they changed or removed?); restore {CONFIG_FILE} from "
+            f"a backup (nothing was played), or play into a new --out folder")
 
 
 def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
               on_record: Callable[[GameRecord], None] | None,
               gate: Gate | None = None, strict: bool = False) -> RunSummary:
-    from harness.bots.sandbox import hide_from_bots
     from harness.league import store
 
-    hide_from_bots(plan.out)  # league.json's seed would let a bot rebuild the deals
+    ResultsFolder(plan.out).hide_from_bots()  # its key would let a bot rebuild the deals
     todo = [s for s in plan.specs if s.game_id not in st.finished]
     summary = RunSummary(len(plan.specs), len(plan.specs) - len(todo),
                          quarantined=list(st.report.quarantined))
@@ -555,7 +528,8 @@ def make_executor(workers: int | None, out: Path, cluster: str | None,
         dask.require_dask()
         from harness.run.dask.executor import DaskExecutor
 
-        return DaskExecutor(cluster, log_dir=out / "logs", require_isolation=require_isolation)
+        return DaskExecutor(cluster, log_dir=ResultsFolder(out).logs,
+                            require_isolation=require_isolation)
     from harness.match.placement import cpu_count
     from harness.run import base, local
 
@@ -565,7 +539,8 @@ def make_executor(workers: int | None, out: Path, cluster: str | None,
         raise LeagueError(f"--game-timeout must be positive (got {game_timeout})")
     if game_timeout is not None and workers == 0:
         raise LeagueError("--game-timeout needs worker processes: use --workers 1 or more")
-    play = base.default_play(out / "logs")
+    folder = ResultsFolder(out)
+    play = base.default_play(folder.logs, hide=folder.cover())
     n = workers if workers is not None else cpu_count()
     return local.make_executor(n, play, deadline=game_timeout, persistent=persistent)
 
@@ -775,19 +750,16 @@ class League:
     @classmethod
     def prepare(cls, game: str | None, bots: Sequence[str], *, out: Path,
                 games: int | None = None, seed: int | None = None,
-                variants: Sequence[str] = (), move_time: float | None = None,
-                overage: float | None = None, resume: bool = False,
-                kind: str = "round-robin", require_isolation: bool = False,
-                startup_time: float | None = None, memory_mb: int | None = None,
-                cpu_seconds: int | None = None, mixed_teams: bool | None = None) -> League:
+                variants: Sequence[str] = (), limits: LimitChoice = NO_LIMITS,
+                resume: bool = False, kind: str = "round-robin",
+                require_isolation: bool = False, mixed_teams: bool | None = None) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
-        out come from the folder's ``league.json`` when it exists (see :func:`prepare_league`)."""
+        out come from the folder's configuration when it exists (see :func:`prepare_league`).
+        ``limits``: the limit options given, as one object."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
-                                  variants=variants, move_time=move_time, overage=overage,
-                                  resume=resume, kind=kind,
+                                  variants=variants, limits=limits, resume=resume, kind=kind,
                                   require_isolation=require_isolation,
-                                  startup_time=startup_time, memory_mb=memory_mb,
-                                  cpu_seconds=cpu_seconds, mixed_teams=mixed_teams))
+                                  mixed_teams=mixed_teams))
 
     @classmethod
     def resume(cls, out: Path) -> League:

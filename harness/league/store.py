@@ -1,8 +1,8 @@
-"""The results folder of a league: ``league.json`` plus Parquet datasets ``games/`` and ``moves/``.
+"""The results of a league: Parquet datasets ``games/`` and ``moves/`` in its results folder
+(:class:`harness.league.folder.ResultsFolder` owns the folder's layout and configuration).
 
-Layout of ``results/NAME/``::
+Layout of the batch files::
 
-    league.json              the league's configuration (harness.league.config)
     games/batch-000001-<token>.parquet   one row per game   (harness.league.schema)
     moves/batch-000001-<token>.parquet   one row per decision (harness.league.schema)
     quarantine/              damaged or orphaned batch files moved aside, never read
@@ -47,7 +47,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from harness.league import BATCH_SIZE
-from harness.league.config import LeagueConfig, StoreError, load_config, merge_configs
+from harness.league.config import LeagueConfig, StoreError, merge_configs
+from harness.league.folder import ResultsFolder, write_json_atomic
+from harness.league.folder import write_atomic as _write_atomic
 from harness.league.index import fsync_path
 from harness.league.schema import (
     GAMES_SCHEMA,
@@ -72,21 +74,6 @@ SPRT_FILE = "sprt.json"  # an SPRT's parameters, written before the first game (
 # ----------------------------------------------------------------------------- atomic files
 
 
-def _write_atomic(final: Path, write: Any) -> None:
-    """Write ``final`` via a hidden temporary file: write, fsync, rename. Nothing partial stays."""
-    tmp = final.with_name(f".{final.name}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-
-
 @contextlib.contextmanager
 def _interrupts_deferred() -> Iterator[None]:
     """Hold SIGINT back for the duration (main thread only), then deliver it."""
@@ -105,17 +92,6 @@ def _interrupts_deferred() -> Iterator[None]:
 
 def _write_parquet(table: pa.Table, fh: IO[bytes]) -> None:
     pq.write_table(table, fh, compression="zstd", write_page_checksum=True)
-
-
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    """Readable by its owner only: ``league.json`` holds the league's secret key."""
-    text = (json.dumps(data, indent=2, sort_keys=False) + "\n").encode()
-
-    def write(fh: Any) -> None:
-        os.fchmod(fh.fileno(), 0o600)
-        fh.write(text)
-
-    _write_atomic(path, write)
 
 
 def _os_problem(exc: OSError, folder: Path) -> StoreError:
@@ -224,9 +200,10 @@ class ResultsStore:
         self.config = config
         self.batch_size = batch_size
         self.flush_seconds = flush_seconds
-        self.games_dir = root / "games"
-        self.moves_dir = root / "moves"
-        self.quarantine_dir = root / "quarantine"
+        self.folder = ResultsFolder(root)
+        self.games_dir = self.folder.games
+        self.moves_dir = self.folder.moves
+        self.quarantine_dir = self.folder.quarantine
         self._pending: list[PackedRecord] = []
         self._last_flush = time.monotonic()
         self._lock: IO[str] | None = None
@@ -247,16 +224,17 @@ class ResultsStore:
         files the index already vouches for are not read again, and the stored ids are asked of
         the index rather than kept in memory.
         """
-        manifest = root / "league.json"
+        folder = ResultsFolder(root)
         if root.exists() and not root.is_dir():
             raise StoreError(f"{root} is a file, not a results folder; choose another --out")
-        stored = load_config(root) if manifest.exists() else None
+        stored = folder.stored_config()
         if stored is None:
+            name = folder.config_path.name
             if must_exist:
-                raise StoreError(f"{root} holds no league to resume (no league.json); "
+                raise StoreError(f"{root} holds no league to resume (no {name}); "
                                  f"drop --resume to start one")
             if root.is_dir() and any(p.name != SPRT_FILE for p in root.iterdir()):
-                raise StoreError(f"{root} is not empty and holds no league.json; "
+                raise StoreError(f"{root} is not empty and holds no {name}; "
                                  f"choose an empty or new --out folder")
             merged = config
         else:
@@ -267,7 +245,7 @@ class ResultsStore:
             for d in (root, store.games_dir, store.moves_dir):
                 d.mkdir(parents=True, exist_ok=True)
             store._take_lock()
-            write_json_atomic(manifest, merged.to_json())
+            folder.write_config(merged)
         except OSError as exc:
             store.close()
             raise _os_problem(exc, root) from exc
@@ -279,7 +257,7 @@ class ResultsStore:
         return store
 
     def _take_lock(self) -> None:
-        fh = open(self.root / ".lock", "a+")  # noqa: SIM115  (held open until close())
+        fh = open(self.folder.lock, "a+")  # noqa: SIM115  (held open until close())
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -554,13 +532,13 @@ def load_games(roots: Iterable[Path]) -> Loaded:
     tables: list[pa.Table] = []
     leagues: dict[str, tuple[Path, set[str]]] = {}
     for root in roots:
-        config = load_config(root)  # a clear error if it is not a results folder
+        config = ResultsFolder(root).read_config()  # a clear error if it is not one
         identity = (f"{config.deal_scheme}:{config.key}" if config.key
                     else f"{config.deal_scheme}:seed {config.seed}")
         first, seen = leagues.setdefault(identity, (root, set()))
         before = len(seen)
         dropped = 0
-        for table in _read_folder_tables(root / "games", skipped):
+        for table in _read_folder_tables(ResultsFolder(root).games, skipped):
             if table.schema != GAMES_SCHEMA:
                 table = with_teams(table).select(GAMES_SCHEMA.names).cast(GAMES_SCHEMA)
             keep = _first_seen(table.column("game_id").to_pylist(), seen)
@@ -584,7 +562,7 @@ def load_moves(root: Path, game_id: str) -> list[dict[str, Any]]:
 
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
-    for table in _read_folder_tables(root / "moves", skipped):
+    for table in _read_folder_tables(ResultsFolder(root).moves, skipped):
         hit = table.filter(pc.equal(table.column("game_id"), game_id))
         rows.extend(hit.to_pylist())
     # one ply once: a merge of batch files leaves both for a moment (harness.league.index)
@@ -594,7 +572,7 @@ def load_moves(root: Path, game_id: str) -> list[dict[str, Any]]:
 def load_all_moves(root: Path, columns: list[str]) -> tuple[pa.Table, list[str]]:
     """The ``columns`` of every stored move of ``root``, and the files that could not be read."""
     skipped: list[str] = []
-    tables = [t.select(columns) for t in _read_folder_tables(root / "moves", skipped)]
+    tables = [t.select(columns) for t in _read_folder_tables(ResultsFolder(root).moves, skipped)]
     if not tables:
         return MOVES_SCHEMA.empty_table().select(columns), skipped
     return pa.concat_tables(tables), skipped

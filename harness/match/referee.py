@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,11 +103,14 @@ def start_info(spec: GameSpec, variant: dict[str, str], seat: int, players: int,
 
 
 def play_game(
-    spec: GameSpec, *, log_dir: Path | None = None, on_move: MoveHook | None = None
+    spec: GameSpec, *, log_dir: Path | None = None, on_move: MoveHook | None = None,
+    hide: Sequence[Path] = (),
 ) -> GameRecord:
     """Play the game ``spec`` describes and return its record (see the module docstring).
 
     ``log_dir``: where each seat's captured output is written, as ``<game_id>.seat<i>.log``.
+    ``hide``: folders sandboxed bots must not see besides ``log_dir`` (the results folder the
+    game is played into, whose configuration holds the league's key).
     ``on_move``: called after every applied move (``tourney play --show`` draws the board).
     Raises only for a spec that cannot be played at all, the caller's mistake rather than a
     bot's: ``games.registry.UnknownGame`` for an unknown game, ``ValueError`` for a bad variant
@@ -134,7 +137,7 @@ def play_game(
     forfeit: _Forfeit | None = None
     try:
         with capture_logs():  # an in-process bot's log records go to its seat's log
-            forfeit = _seat_bots(spec, table, variant, n, info.rules_version, log_dir)
+            forfeit = _seat_bots(spec, table, variant, n, info.rules_version, log_dir, hide)
             if forfeit is None:
                 forfeit = _play(state, table, moves, info.max_decisions, on_move)
             if forfeit is None:  # a limit of a bot's whole tree passed on its last turn
@@ -152,15 +155,16 @@ def play_game(
     return record
 
 
-def _hide_outputs(log_dir: Path) -> None:
-    """Bots see neither the logs folder nor, when it lies in one, the league's results folder
-    (whose league.json holds the seed the deals derive from)."""
+def _hide_outputs(log_dir: Path | None, hide: Sequence[Path]) -> None:
+    """Bots see neither the logs folder nor the folders the caller names (the league's results
+    folder, whose configuration holds the key the deals derive from)."""
     from harness.bots.sandbox import hide_from_bots
 
-    log_dir.mkdir(parents=True, exist_ok=True)
-    hide_from_bots(log_dir)
-    if (log_dir.parent / "league.json").exists():
-        hide_from_bots(log_dir.parent)
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        hide_from_bots(log_dir)
+    for folder in hide:
+        hide_from_bots(folder)
 
 
 _BUILTIN_SOURCES: dict[str, BotSpec] = {}
@@ -178,7 +182,7 @@ def _source(spec: str) -> BotSpec:
 
 def _seat_bots(
     spec: GameSpec, table: _Table, variant: dict[str, str], n: int, rules_version: str,
-    log_dir: Path | None,
+    log_dir: Path | None, hide: Sequence[Path] = (),
 ) -> _Forfeit | None:
     """Load and start every bot; the first seat that fails forfeits."""
     sources: list[BotSpec] = []
@@ -191,8 +195,7 @@ def _seat_bots(
         from harness.bots.sandbox import harden_referee
 
         harden_referee()
-        if log_dir is not None:
-            _hide_outputs(log_dir)
+        _hide_outputs(log_dir, hide)
     for seat, source in enumerate(sources):
         try:
             table.agents[seat] = open_agent(source, table.limits[seat])

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
@@ -74,12 +74,13 @@ class Executor(Protocol):
                  tb: TracebackType | None) -> None: ...
 
 
-def default_play(log_dir: Path | None = None) -> PlayFn:
-    """The referee, with bot logs written under ``log_dir``."""
+def default_play(log_dir: Path | None = None, hide: Sequence[Path] = ()) -> PlayFn:
+    """The referee, with bot logs written under ``log_dir`` and the folders ``hide`` names
+    hidden from sandboxed bots (the results folder played into)."""
     from harness.match.referee import play_game
 
     def play(spec: GameSpec) -> GameRecord:
-        return play_game(spec, log_dir=log_dir)
+        return play_game(spec, log_dir=log_dir, hide=hide)
 
     return play
 

@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.league.folder import ResultsFolder
+
 if TYPE_CHECKING:
     from harness.league.report.data import Redactor
 
@@ -61,7 +63,7 @@ def files(folder: Path) -> Iterator[tuple[Path, str]]:
         rel = path.relative_to(folder)
         if rel.parts[0] in SKIP_DIRS or any(p.startswith(".") for p in rel.parts):
             continue
-        if not path.is_file() or path.is_symlink() or path.name == "league.json" or \
+        if not path.is_file() or path.is_symlink() or ResultsFolder.is_config_file(path) or \
                 path.name.endswith(("-wal", "-shm", "-journal")):
             continue
         yield path, str(rel)
@@ -71,9 +73,8 @@ def stream(folder: Path, redact: Redactor) -> Iterator[bytes]:
     """The zip of ``folder``, a piece at a time."""
     sink = _Sink()
     with zipfile.ZipFile(sink, "w", zipfile.ZIP_DEFLATED) as out:
-        config = json.loads((folder / "league.json").read_text())
-        config.pop("key", None)
-        out.writestr("league.json", redact.text(json.dumps(config, indent=1)))
+        name, config = ResultsFolder(folder).public_config()
+        out.writestr(name, redact.text(json.dumps(config, indent=1)))
         yield sink.take()
         for path, rel in files(folder):
             if path.suffix == ".sqlite":

@@ -52,6 +52,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from harness.league.folder import ResultsFolder, load_config
 from harness.records import BotRef, GameRecord, GameSpec, Limits, TourneyError
 
 JSON = dict[str, Any]
@@ -513,7 +514,9 @@ class HumanGames:
             seat_limits=tuple(human_limits if seat == session.human else self.limits
                               for seat in range(self.players)))
         try:
-            record = play_game(spec, log_dir=self.store / "logs", on_move=session.moved)
+            folder = ResultsFolder(self.store)
+            record = play_game(spec, log_dir=folder.logs, on_move=session.moved,
+                               hide=folder.cover())
             if record.offender == session.human and session.leaving:
                 record.reason = f"seat {session.human} ({record.seats[session.human]}) " \
                                 f"{session.leaving}"
@@ -530,11 +533,9 @@ class HumanGames:
     # -- storing
 
     def _stored_config(self) -> Any:
-        from harness.league.config import load_config
-
-        if not (self.store / "league.json").is_file():
+        config = ResultsFolder(self.store).stored_config()
+        if config is None:
             return None
-        config = load_config(self.store)
         if config.kind != KIND:
             raise HumanError(500, f"{self.store} holds a {config.kind} league, not human "
                                   f"games; store human games in a folder of their own")
@@ -542,24 +543,19 @@ class HumanGames:
 
     def config(self, seats: Sequence[BotRef]) -> Any:
         """The league configuration of the folder with ``seats``' bots added."""
-        from harness.league import schedule
-        from harness.league.config import LeagueConfig
+        from harness.league.config import GameChoice
 
-        stored = self._stored_config()
         bots: list[BotRef] = []
         for ref in seats:
             if all(b.name != ref.name for b in bots):
                 bots.append(ref)
-        return LeagueConfig(
-            name=stored.name if stored is not None else self.league, game=self.game,
-            variant=dict(self.variant), rules_version=self.engine.info.rules_version,
-            seed=None, games_per_pair=1, bots=bots, limits=self.limits, kind=KIND,
-            players=self.players, schedule={"kind": KIND},
-            key=stored.key if stored is not None else schedule.new_key().hex(),
-            deal_scheme=schedule.KEYED)
+        game = GameChoice(self.game, self.variant, self.engine.info.rules_version, self.players)
+        return ResultsFolder(self.store).new_config(
+            game, name=self.league, kind=KIND, games_per_pair=1, bots=bots,
+            stored=self._stored_config(), limits=self.limits)
 
     def prepare(self, seats: Sequence[BotRef]) -> None:
-        """Write the folder's ``league.json`` with ``seats``' bots before their game starts, so
+        """Write the folder's configuration with ``seats``' bots before their game starts, so
         that a folder that cannot take its results fails now, before anyone plays."""
         from harness.league.config import StoreError
         from harness.league.store import ResultsStore
@@ -758,7 +754,6 @@ class SeatWeb:
         return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
 
     def replay(self, request: Request) -> Response:
-        from harness.league.config import load_config
         from harness.league.report import find_game, replay_html
         from harness.league.report.data import Redactor
         from harness.serve.pages import viewer_headers

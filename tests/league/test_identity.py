@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
-from harness.league.config import load_config
+from harness.league.folder import load_config
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,9 +14,10 @@ from typer.testing import CliRunner
 
 from harness.cli.app import app
 from harness.league.clock_cuts import NEAR, ClockCuts
-from harness.league.config import LeagueMismatch, load_config
+from harness.league.config import LeagueMismatch
+from harness.league.folder import load_config
 from harness.league.forfeits import STREAK, Forfeits
-from harness.league.limits import LimitError, split_limits
+from harness.league.limits import LimitChoice, LimitError, split_limits
 from harness.league.service import League, RunSummary
 from harness.records import Limits, MoveRecord, PackedRecord
 from tests.league.helpers import record, spec
@@ -183,7 +184,8 @@ def test_a_bot_loses_on_time_under_its_own_move_time_only(tmp_path: Path) -> Non
     # resuming checks the limits: the same bot without its own limits is refused
     with pytest.raises(LeagueMismatch, match=r"its own limits move-time=0\.2, not none"):
         League.prepare("bl", [f"slow={slow}", "random"], out=own_out, games=4,
-                       kind="gauntlet", overage=0).run(workers=0, progress=False)
+                       kind="gauntlet", limits=LimitChoice({"overage": 0})).run(
+            workers=0, progress=False)
     resumed = League.resume(own_out)
     assert resumed.config.bot_limits == {"slow": {"move_time": 0.2}}
     assert {s.limits_of(s.seats.index(next(r for r in s.seats if r.name == "slow"))).move_time

@@ -13,7 +13,8 @@ import pytest
 
 from harness.bots import isolation, sandbox
 from harness.league import schedule, store
-from harness.league.config import LeagueMismatch, load_config
+from harness.league.config import LeagueMismatch
+from harness.league.folder import load_config
 from harness.league.service import LeagueError, make_executor, prepare_league, run_league
 from harness.records import BotRef
 from tests.isolation_states import everything_in_force

@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from harness.league import schema, store
-from harness.league.config import LeagueConfig, LeagueMismatch, StoreError, load_config
+from harness.league.config import LeagueConfig, LeagueMismatch, StoreError
+from harness.league.folder import load_config
 from harness.records import BotRef, GameRecord, Limits, Termination
 
 from .helpers import record

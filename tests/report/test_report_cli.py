@@ -279,7 +279,7 @@ def test_report_carries_elo_columns_the_ratings_print(league: Path, tmp_path: Pa
 def test_report_keeps_the_league_key_secret(league: Path, tmp_path: Path) -> None:
     """Deals derive from league.json's secret key: a report, made to be shared, shows how deals
     are made but never the key, nor do its replay viewers."""
-    from harness.league.config import load_config
+    from harness.league.folder import load_config
 
     key = load_config(league).key
     assert len(key) == 32  # the fixture's league has a random key (no --seed)

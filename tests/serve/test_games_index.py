@@ -18,7 +18,7 @@ import pytest
 
 from harness import api
 from harness.league import store
-from harness.league.config import load_config
+from harness.league.folder import load_config
 from harness.league.index import INDEX_FILE, GameIndex
 from harness.serve.competition import Competition
 from tests.serve.conftest import Site

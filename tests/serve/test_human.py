@@ -28,7 +28,7 @@ import pytest
 from games import registry
 from harness.bots import sandbox
 from harness.league import schedule
-from harness.league.config import load_config
+from harness.league.folder import load_config
 from harness.league.report import find_game, replay_html
 from harness.league.report.frames import replay_frames
 from harness.league.store import load_games

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.league.folder import ResultsFolder
 from harness.league.report.data import Redactor, ReportError, load, report_data
 from harness.league.report.frames import board_geometry, replay_frames
 from harness.league.report.render import asset, check_writable, render, write_atomic
@@ -284,7 +285,7 @@ class ReportUpdater:
 
     def write(self) -> ReportSummary | None:
         self.last = time.monotonic()
-        if not (self.folder / "league.json").exists():
+        if not ResultsFolder(self.folder).holds_league():
             return None
         entrants = self.entrants() if callable(self.entrants) else self.entrants
         return write_report([self.folder], self.out, replays=self.replays,

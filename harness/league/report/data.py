@@ -20,6 +20,7 @@ from typing import Any
 
 from harness.league import store
 from harness.league.config import LeagueConfig, describe_variant
+from harness.league.folder import CONFIG_FILE, public_json
 from harness.league.service import stored_games
 from harness.records import BotRef, TourneyError
 from harness.stats import ratings
@@ -300,8 +301,7 @@ def config_json(data: LeagueData, public: bool = False) -> list[dict[str, Any]]:
     """
     out = []
     for folder, c in zip(data.folders, data.configs, strict=True):
-        d = c.to_json()
-        del d["key"]
+        d = public_json(c)
         if public:
             for bot, ref in zip(d["bots"], c.bots, strict=True):
                 bot["spec"] = public_spec(ref)
@@ -313,7 +313,7 @@ def config_json(data: LeagueData, public: bool = False) -> list[dict[str, Any]]:
         if c.deal_scheme == "sha256-v0":
             d["deals"] = f"from --seed {c.seed}"
         elif c.seed is None:
-            d["deals"] = "from a secret random key (kept in league.json, not in this report)"
+            d["deals"] = f"from a secret random key (kept in {CONFIG_FILE}, not in this report)"
         else:
             d["deals"] = f"from a key derived from --seed {c.seed}"
         out.append(d)

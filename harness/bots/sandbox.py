@@ -418,8 +418,8 @@ def jail_python() -> str:
 
 # what the start-up server imports before it forks any bot: the modules of tourney's engines and
 # of its built-in bots, and the standard modules they and the runner start with
-PRELOAD = ("random", "json", "orjson", "typing", "dataclasses", "pathlib", "collections", "itertools",
-           "functools", "math", "games.battleline", "games.warchest", "agents.greedy",
+PRELOAD = ("random", "json", "orjson", "typing", "dataclasses", "pathlib", "collections",
+           "itertools", "functools", "math", "games.battleline", "games.warchest", "agents.greedy",
            "agents.greedy_battleline", "agents.greedy_warchest")
 _starters: dict[tuple[str, ...], starter.Starter] = {}
 _starter_lock = threading.Lock()

@@ -85,14 +85,26 @@ def test_a_made_up_game_id_reads_no_batch_file(site: Site,
 
 
 def test_the_newest_games_come_first(site: Site) -> None:
+    """My games: newest first by when they ended (not by game id), each with its date and
+    the entrant's own result, as the store holds them."""
     alice, _bob = _league(site)
     games = site.client.get("/api/me/games?limit=5000", headers=site.bearer(alice)).json()
     index = GameIndex.open(site.folder)
-    seqs = index.seq_of(g["game_id"] for g in games["games"])
-    order = [seqs[g["game_id"]] for g in games["games"]]
-    assert order == sorted(order, reverse=True)
+    ended = [g["finished"] for g in games["games"]]
+    assert all(isinstance(t, float) for t in ended) and ended == sorted(ended, reverse=True)
+    rows = {r["game_id"]: r for r in store.load_games([site.folder]).games.to_pylist()}
+    for g in games["games"]:
+        row = rows[g["game_id"]]
+        assert abs(row["finished_at"].timestamp() - g["finished"]) < 0.01
+        seat = next(i for i, b in enumerate(row["bots"]) if b.startswith("alice.v"))
+        mine = row["result"][seat]
+        assert g["result"] == ("win" if mine > 0 else "loss" if mine < 0 else "draw"), g
+    page = site.client.get("/me", headers=site.bearer(alice)).text
+    first = games["games"][0]
+    assert page.index(first["game_id"]) < page.index(games["games"][-1]["game_id"])
+    assert f'result-{first["result"]}' in page
     stored = store.load_games([site.folder]).games.num_rows
-    assert len(order) == stored  # every game has alice at the table
+    assert len(ended) == stored  # every game has alice at the table
     index.close()
 
 

@@ -42,5 +42,6 @@ def report_rows(folder: Path) -> list[dict[str, Any]]:
         versions = registry.versions()
     games = read_totals(folder).games
     return [{"entrant": v.entrant, "bot": v.bot, "version": v.version, "status": v.status,
-             "reason": public_reason(v.status, v.reason), "games": games.get(v.bot, 0), "added": v.added}
+             "reason": public_reason(v.status, v.reason), "games": games.get(v.bot, 0),
+             "added": v.added}
             for v in versions]

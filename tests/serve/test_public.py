@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.arena import report
-from tests.arena.test_arena import _page_data
 from harness.league import store
+from tests.arena.test_arena import _page_data
 from tests.serve.conftest import Site
 
 SECRET = "SECRET-MARKER-4711"  # what alice's refused bot says when it fails

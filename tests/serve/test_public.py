@@ -103,7 +103,7 @@ def test_the_public_report_keeps_a_refusal_reason_to_its_entrant(
     _league(site)
     out = tmp_path / "report.html"
     report.write(site.folder, out, replays=0)
-    entrants = {e["bot"]: e for e in _page_data(out)["entrants"]}
+    entrants = {e["bot"]: e for e in _page_data(out)["entrants"]}  # type: ignore[attr-defined]
     assert entrants["alice.v1"]["status"] == "failed"
     assert entrants["alice.v1"]["reason"] == "refused by its entry check"
     assert SECRET not in out.read_text()

@@ -30,6 +30,7 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from harness.arena.registry import ArenaError
 from harness.bots.spec import MANIFEST, MAX_DIR_BYTES, MAX_DIR_FILES
@@ -184,7 +185,7 @@ def _limit_files() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _run_jailed(directory: Path, command: str, out: object, seconds: float
+def _run_jailed(directory: Path, command: str, out: IO[bytes], seconds: float
                 ) -> tuple[int, bool]:
     """(exit status, whether it ran out of time) of ``sh -c COMMAND`` in the build's jail."""
     from harness.bots import isolation, jail, syscalls

@@ -132,11 +132,10 @@ def entry_check(config: LeagueConfig, version: Version, *, seed: int | None = No
     checks of ``tourney validate`` (one game against random from every seat) and one
     self-play game: (passed, the first problem, the report's lines)."""
     from games import registry as games
+    from harness.arena.build import build_once
     from harness.bots.spec import parse_spec
     from harness.match.referee import play_game
     from harness.match.validation import unguessable_seed, validate
-
-    from harness.arena.build import build_once
 
     built = build_once(version.spec)  # a bot in another language: its build step, once
     if built is not None and not built.ok:

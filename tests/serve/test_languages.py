@@ -14,6 +14,7 @@ import pytest
 
 from harness.arena import build
 from harness.league import store
+from tests.patience import patience
 from tests.serve.conftest import BOTS, Site
 
 NODE_BOT = BOTS / "nodebot"
@@ -107,3 +108,18 @@ def test_a_manifest_with_a_bad_command_is_refused_at_once(site: Site) -> None:
         "bot.toml": 'command = "node bot.js"\nbuild = "make"\ncompiler = "gcc"\n'}))
     assert r.status_code == 422 and "unknown keys (compiler)" in r.json()["error"]
     assert site.client.get("/api/me", headers=site.bearer(alice)).json()["submissions"] == []
+
+
+def test_locally_a_command_manifest_says_how_to_run_it(tmp_path: Path) -> None:
+    """`tourney validate DIR/` of such a directory names the cmd: spec that runs it here."""
+    import subprocess
+    import sys
+
+    copy = tmp_path / "nodebot"
+    shutil.copytree(NODE_BOT, copy)
+    done = subprocess.run([sys.executable, "-m", "harness.cli.app", "validate", "-g",
+                           "battleline", f"{copy}/"], capture_output=True, text=True,
+                          timeout=patience(120), cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode != 0
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1 and f"cmd[cwd={copy}]:node built/bot.js" in line, line

@@ -332,3 +332,30 @@ def test_the_leaderboard_is_read_while_the_league_merges_its_batch_files(
     assert standings.read_totals(folder).pairs == want
     assert sum(e["games"] for e in board.json()["entrants"]) == \
         sum(e["games"] for e in here) + 8  # four games more, two sides each
+
+
+def test_an_index_of_an_older_tourney_is_made_again_keeping_its_pruned_logs(
+        site: Site) -> None:
+    """An index of schema 1 (no dates, no results per seat) is made again from the store when
+    it is opened; the notes of the logs removed are kept."""
+    import sqlite3
+
+    alice, _bob = _league(site, batches=2)
+    first = site.client.get("/api/me/games", headers=site.bearer(alice)).json()["games"][0]
+    site.competition.close()
+    index = GameIndex.open(site.folder)
+    index.mark_pruned([(first["game_id"], 0)], "the log budget")
+    index.close()
+    with contextlib.closing(sqlite3.connect(site.folder / INDEX_FILE)) as conn:
+        conn.execute("UPDATE games SET finished = NULL")  # as schema 1 had none
+        conn.execute("PRAGMA user_version = 1")
+        conn.commit()
+    competition = Competition(site.folder)
+    try:
+        games = competition.games_of("alice")
+        assert games[0]["game_id"] == first["game_id"]
+        assert all(isinstance(g["finished"], float) and g["result"] for g in games)
+        assert competition.index.pruned(first["game_id"], 0) == "the log budget"
+        assert competition.index.count() == store.load_games([site.folder]).games.num_rows
+    finally:
+        competition.close()

@@ -531,8 +531,7 @@ async def me_submit(request: Request) -> Response:
 async def replay_page(request: Request) -> Response:
     comp = site_of(request).competition
     html = await site_of(request).reads.run(request, _reader(request), comp.replay_html,
-                                            request.path_params["game_id"], None,
-                                            REPORT_SCRIPTS)
+                                            request.path_params["game_id"], REPORT_SCRIPTS)
     return HTMLResponse(html, headers=pages.viewer_headers())
 
 

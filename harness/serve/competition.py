@@ -242,14 +242,13 @@ class Competition:
             raise ServeError("no such game", 404)
         return row
 
-    def stored_game(self, game_id: str, account: Account | None = None) -> tuple[
-            dict[str, Any], list[dict[str, Any]]]:
-        """The full row and the moves of a stored game (public: ``account`` may be anyone):
-        one row group of one batch file, found through the index."""
+    def stored_game(self, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The full row and the moves of a stored game (public): one row group of one batch
+        file, found through the index."""
         self.public_row(game_id)
         found = self.index.read_game(game_id)
         if found is None:
-            raise ServeError("no such game of yours", 404)
+            raise ServeError("no such game", 404)
         return found
 
     def redactor(self) -> Redactor:
@@ -261,8 +260,7 @@ class Competition:
             self._redactor = Redactor([self.folder], [self.config])
         return self._redactor
 
-    def replay_html(self, game_id: str, account: Account | None = None,
-                    scripts: str | None = None) -> str:
+    def replay_html(self, game_id: str, scripts: str | None = None) -> str:
         """The replay viewer of a stored game (public), without the organiser's paths
         (``scripts``: where the page loads its scripts from, instead of inlining them)."""
         from harness.league.report import StoredGame, replay_html
@@ -271,7 +269,7 @@ class Competition:
         with self._board_lock:
             html = self._replays.get(game_id)
         if html is None:
-            row, moves = self.stored_game(game_id, account)
+            row, moves = self.stored_game(game_id)
             html = replay_html(StoredGame(row, self.folder, moves), self.redactor(), scripts)
             with self._board_lock:  # a stored game never changes: its viewer is kept a while
                 self._replays[game_id] = html
@@ -279,9 +277,9 @@ class Competition:
                     self._replays.popitem(last=False)
         return html
 
-    def game_json(self, game_id: str, account: Account | None = None) -> dict[str, Any]:
+    def game_json(self, game_id: str) -> dict[str, Any]:
         """A stored game (public), with its moves, as the API gives it."""
-        row, moves = self.stored_game(game_id, account)
+        row, moves = self.stored_game(game_id)
         keep = ("game_id", "game", "variant", "seed", "bots", "winner", "rated", "termination",
                 "reason", "decisions", "score", "duration")
         out: dict[str, Any] = {k: row[k] for k in keep if k in row}

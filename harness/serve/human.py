@@ -52,7 +52,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from harness.records import BotRef, GameRecord, GameSpec, Limits, Termination, TourneyError
+from harness.records import BotRef, GameRecord, GameSpec, Limits, TourneyError
 
 JSON = dict[str, Any]
 
@@ -519,6 +519,8 @@ class HumanGames:
                 record.reason = f"seat {session.human} ({record.seats[session.human]}) " \
                                 f"{session.leaving}"
                 if session.leaving == RESIGNED:  # what it is, not the crash the referee saw
+                    from harness.records import Termination
+
                     record.termination = Termination.RESIGNED
             session.record = record
             if not session.cancelled:

@@ -53,6 +53,7 @@ class Termination(enum.Enum):
     TIMEOUT = "timeout"  # a bot ran past its deadline (killed): it loses
     CRASH = "crash"  # a bot's process died or its code raised: it loses
     PROTOCOL = "protocol_error"  # a bot broke the wire protocol (garbage, wrong type): it loses
+    RESIGNED = "resigned"  # a person at the human seat gave up: they lose (no bot failed)
 
     @property
     def is_forfeit(self) -> bool:
@@ -198,6 +199,8 @@ class GameRecord:
     def result_line(self) -> str:
         """One line: who won and why the game ended (``tourney play``, the human seat)."""
         how = self.termination.value.replace("_", " ")
+        if self.offender is not None and self.termination is Termination.RESIGNED:
+            return f"seat {self.offender} ({self.seats[self.offender]}) resigns"
         if self.offender is not None:
             return (f"seat {self.offender} ({self.seats[self.offender]}) forfeits: {how}; "
                     f"{self.reason}")

@@ -5,7 +5,8 @@ A version's code is copied into the arena (``bots/ENTRANT/vN/``) the moment it a
 rated under its content hash: editing or deleting the original afterwards changes nothing, and a
 changed file is a new version. What is refused at once, before anything is recorded (one line,
 exit status 2 on the command line): an entrant name in use or retired, a spec that names nothing
-(:func:`harness.bots.spec.parse_spec`), a Python file that does not compile. Everything else a
+(:func:`harness.bots.spec.parse_spec`), a Python file that does not compile, a manifest that
+names a command but cannot be read (:mod:`harness.arena.build`). Everything else a
 bot might get wrong (it does not start, crashes, answers illegal moves or too slowly) is the
 entry check's to find (:mod:`harness.arena.living`), which marks the version ``failed`` with the
 reason.
@@ -49,6 +50,9 @@ def read_spec(text: str) -> Snapshot:
     usable or a Python file of it does not compile."""
     from harness.bots.spec import BotSpecError, directory_files, parse_spec
 
+    commanded = _command_directory(text)
+    if commanded is not None:
+        return commanded
     try:
         spec = parse_spec(text)
     except BotSpecError as exc:
@@ -79,6 +83,36 @@ def read_spec(text: str) -> Snapshot:
     return Snapshot(str(spec), digest, files, spec.path.name)
 
 
+def _command_directory(text: str) -> Snapshot | None:
+    """A bot directory whose manifest names a command (a bot in any language,
+    :mod:`harness.arena.build`): its files, to be copied, and the command that runs it from
+    its copy; None for any other spec."""
+    from harness.arena import build
+    from harness.bots.spec import BotSpecError, directory_files, parse_spec
+
+    directory = Path(text.rstrip("/") or text).expanduser()
+    if text.startswith(("cmd:", "cmd[", "sandbox:", "inproc:")) or not directory.is_dir():
+        return None
+    try:
+        found = build.manifest(directory)
+    except ArenaError as exc:
+        raise ArenaError(f"bot {text!r}: {exc} (nothing was added)") from None
+    if found is None:
+        return None
+    directory = directory.resolve()
+    try:
+        files = directory_files(directory)
+        for rel, path in files:
+            _check_file(text, rel, path)
+        spec = parse_spec(build.command_spec(directory, found))
+        return Snapshot(str(spec), spec.sha256(), files, directory.name)
+    except BotSpecError as exc:
+        raise ArenaError(f"bot {text!r}: {exc}; nothing was added") from None
+    except OSError as exc:
+        raise ArenaError(f"cannot read bot {text!r}: {exc.strerror or exc}; nothing was "
+                         f"added") from None
+
+
 def _check_file(text: str, rel: str, path: Path) -> None:
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
@@ -107,7 +141,7 @@ def _copy(folder: Path, entrant: str, version: int, snap: Snapshot) -> str:
     tmp = Path(tempfile.mkdtemp(prefix=f".v{version}-", dir=base))
     try:
         spec = parse_spec(snap.spec, check=False)
-        if spec.is_directory:
+        if spec.is_directory or spec.command:
             for rel, path in snap.files:
                 dest = tmp / snap.root / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)
@@ -119,7 +153,8 @@ def _copy(folder: Path, entrant: str, version: int, snap: Snapshot) -> str:
         shutil.rmtree(tmp, ignore_errors=True)
         raise ArenaError(f"cannot copy the bot into {target}: {exc.strerror or exc}; free "
                          f"space or fix the folder's permissions (nothing was added)") from None
-    copied = replace(spec, path=target / snap.root)
+    copied = replace(spec, cwd=target / snap.root) if spec.command else \
+        replace(spec, path=target / snap.root)
     if copied.sha256() != snap.sha256:
         shutil.rmtree(target, ignore_errors=True)
         raise ArenaError("the bot changed while it was being copied; send it again")

@@ -126,19 +126,26 @@ def load_arena(folder: Path) -> LeagueConfig:
 
 def entry_check(config: LeagueConfig, version: Version, *, seed: int | None = None
                 ) -> tuple[bool, str, list[str]]:
-    """The checks of ``tourney validate`` (one game against random from every seat) and one
+    """The build step of a bot in another language (:mod:`harness.arena.build`, once), the
+    checks of ``tourney validate`` (one game against random from every seat) and one
     self-play game: (passed, the first problem, the report's lines)."""
     from games import registry as games
+    from harness.arena.build import build_once
     from harness.bots.spec import parse_spec
     from harness.match.referee import play_game
     from harness.match.validation import unguessable_seed, validate
 
+    built = build_once(version.spec)  # a bot in another language: its build step, once
+    if built is not None and not built.ok:
+        return False, built.reason, built.lines
     seed = unguessable_seed() if seed is None else seed
     game = games.get(config.game)
     limits = config.limits_for(version.bot)
     source = parse_spec(version.spec)
     boxed = version.spec if source.sandboxed else str(source.in_sandbox())
     report = validate(boxed, version.bot, game, config.variant, 1, limits, seed)
+    if built is not None:
+        report.lines[:0] = built.lines
     if not report.passed:
         return False, report.failures[0], report.lines
     players = game.new_game(seed, **config.variant).num_players

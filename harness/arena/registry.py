@@ -403,3 +403,12 @@ class Registry:
         with self._write() as db:
             db.execute("INSERT INTO events (at, entrant, bot, what) VALUES (?, ?, ?, ?)",
                        (now(), entrant, bot, what))
+
+
+def public_reason(status: str, reason: str) -> str:
+    """What anyone may read of why a version has its status: a refusal's reason (its entry
+    check's findings, which may quote the entrant's code) is the entrant's own; a suspension,
+    a replacement or a retirement is said as it is."""
+    if status == "failed":
+        return "refused by its entry check" if reason else ""
+    return reason

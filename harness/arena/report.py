@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.arena.registry import Registry
+from harness.arena.registry import Registry, public_reason
 from harness.league.report import DEFAULT_REPLAYS, ReportSummary, write_report
 
 
@@ -35,12 +35,13 @@ class ArenaReport:
 
 def report_rows(folder: Path) -> list[dict[str, Any]]:
     """Every version of the arena with its status and games, as the report's entrants panel
-    shows them."""
+    shows them (the report is public: a refusal's reason is left to its entrant)."""
     from harness.arena.standings import read_totals
 
     with Registry.open(folder) as registry:
         versions = registry.versions()
     games = read_totals(folder).games
     return [{"entrant": v.entrant, "bot": v.bot, "version": v.version, "status": v.status,
-             "reason": v.reason, "games": games.get(v.bot, 0), "added": v.added}
+             "reason": public_reason(v.status, v.reason), "games": games.get(v.bot, 0),
+             "added": v.added}
             for v in versions]

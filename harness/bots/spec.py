@@ -452,6 +452,10 @@ def read_manifest(directory: Path) -> tuple[str, str | None, str]:
         except OSError as exc:
             raise BotSpecError(f"cannot read {manifest} ({exc.strerror}); {fix}") from None
     unknown = sorted(set(data) - {"module", "class", "name", "protocol"})
+    if "command" in data:  # a bot in another language: the server builds and runs it
+        raise BotSpecError(f"{manifest} names a command: here, build the bot yourself and give "
+                           f"cmd[cwd={directory}]:{data['command']} (a competition server and "
+                           f"tourney arena add take the directory as it is)")
     if unknown:
         raise BotSpecError(f"{manifest} sets unknown keys ({', '.join(unknown)}); a manifest "
                            "sets module, class, name and protocol")

@@ -10,9 +10,11 @@ What it holds:
   takes it for a new batch, and :mod:`harness.arena.standings` can carry its totals over;
 * **games**: each stored game id once, in the order it was stored (``seq``), with where it is
   (its games file and row, the first row of its moves in the partner moves file and how many)
-  and what a list of games shows (its bots, winner, termination, reason and score);
+  and what a list of games shows (its bots, winner, termination, reason, score and when it
+  finished);
 * **seats**: each game under each entrant at its table (``NAME.vN`` is entrant NAME, version N),
-  so an entrant's newest games are one range of an index;
+  with that seat's result (1 win, 0 draw, -1 loss; none in a void game), so an entrant's newest
+  games are one range of an index and a version's wins, draws and losses one sum;
 * **pruned logs**: the bots' logs removed to keep within the log budget
   (:mod:`harness.serve.logs`), so a reader is told why a log is missing.
 
@@ -44,7 +46,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 INDEX_FILE = ".games-index.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: when a game finished, and each seat's result
 BUSY_MS = 60_000  # how long a connection waits for another's write
 #: Compaction: a batch file with fewer games than SMALL_ROWS is small; once COMPACT_FILES small
 #: files are stored, the oldest are merged into one of at most MERGED_ROWS games.
@@ -54,7 +56,8 @@ MERGED_ROWS = 2000
 GAMES_ROW_GROUP = MERGED_ROWS  # a merged games file is one row group, as a batch is
 MOVES_ROW_GROUP = 20_000  # rows per row group of its moves file (a game's moves are read by
 #                           the groups that hold them)
-SUMMARY = ["game_id", "bots", "winner", "rated", "termination", "reason", "decisions", "score"]
+SUMMARY = ["game_id", "bots", "winner", "rated", "termination", "reason", "decisions", "score",
+           "result", "finished_at"]
 _VERSIONED = re.compile(r"^(?P<entrant>.+)\.v(?P<version>\d+)$")
 
 _SCHEMA = """
@@ -78,15 +81,18 @@ CREATE TABLE games (
     rated INTEGER NOT NULL,
     termination TEXT NOT NULL,
     reason TEXT NOT NULL,
-    score TEXT NOT NULL
+    score TEXT NOT NULL,
+    finished REAL
 );
 CREATE TABLE seats (
     entrant TEXT NOT NULL,
     seq INTEGER NOT NULL,
     seat INTEGER NOT NULL,
     version INTEGER NOT NULL,
+    result REAL,
     PRIMARY KEY (entrant, seq, seat)
 ) WITHOUT ROWID;
+CREATE INDEX seats_by_seq ON seats (seq);
 CREATE TABLE pruned_logs (
     game_id TEXT NOT NULL,
     seat INTEGER NOT NULL,
@@ -106,6 +112,22 @@ def entrant_of(bot: str) -> tuple[str, int]:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """A bot's rated wins, draws and losses, and when its last game finished (unix seconds;
+    None when no time is stored)."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last: float | None = None
+
+    def __add__(self, other: Tally) -> Tally:
+        lasts = [t for t in (self.last, other.last) if t is not None]
+        return Tally(self.wins + other.wins, self.draws + other.draws,
+                     self.losses + other.losses, max(lasts) if lasts else None)
+
+
+@dataclass(frozen=True)
 class Place:
     """Where one stored game is: its batch file's name, its row there, and its moves' rows."""
 
@@ -114,6 +136,13 @@ class Place:
     row: int
     moves_row: int
     decisions: int
+
+
+def _seconds(when: Any) -> float:
+    """A stored ``finished_at`` (a datetime, or a number of ms) as unix seconds."""
+    if isinstance(when, int | float):
+        return float(when) / 1000.0
+    return float(when.timestamp())
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -182,12 +211,16 @@ class GameIndex:
         if version == SCHEMA_VERSION:
             conn.execute("SELECT count(*) FROM files").fetchone()  # readable at all
             return
-        if version != 0:
+        if version not in (0, 1):
             raise sqlite3.DatabaseError(f"index schema {version}, expected {SCHEMA_VERSION}")
         with self._write() as c:
-            if c.execute("PRAGMA user_version").fetchone()[0] == 0:
+            found = c.execute("PRAGMA user_version").fetchone()[0]
+            if found == 1:  # an older index: made again from the store, keeping pruned logs
+                for table in ("seats", "games", "files"):
+                    c.execute(f"DROP TABLE {table}")
+            if found in (0, 1):
                 for statement in _SCHEMA.split(";"):
-                    if statement.strip():
+                    if statement.strip() and not (found == 1 and "pruned_logs" in statement):
                         c.execute(statement)
                 c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -259,20 +292,25 @@ class GameIndex:
         moves_row = 0
         for row, r in enumerate(rows):
             decisions = int(r["decisions"] or 0)
+            finished = r.get("finished_at")
             games.append((r["game_id"], name, row, moves_row, decisions, json.dumps(r["bots"]),
                           r["winner"], int(bool(r["rated"])), r["termination"] or "",
-                          r["reason"] or "", json.dumps(r["score"])))
+                          r["reason"] or "", json.dumps(r["score"]),
+                          None if finished is None else _seconds(finished)))
             moves_row += decisions
+            results = r.get("result") or []
             for seat, bot in enumerate(r["bots"] or []):
                 entrant, version = entrant_of(bot)
-                seats.append((entrant, seat, version, r["game_id"], name))
+                result = results[seat] if r["rated"] and seat < len(results) else None
+                seats.append((entrant, seat, version, result, r["game_id"], name))
         before = conn.total_changes
         # a game stored twice keeps its first copy (INSERT OR IGNORE), and only its seats
         conn.executemany(
             "INSERT OR IGNORE INTO games (game_id, file, row, moves_row, decisions, bots, "
-            "winner, rated, termination, reason, score) VALUES (?,?,?,?,?,?,?,?,?,?,?)", games)
+            "winner, rated, termination, reason, score, finished) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", games)
         added = conn.total_changes - before
-        conn.executemany("INSERT OR IGNORE INTO seats SELECT ?, seq, ?, ? FROM games "
+        conn.executemany("INSERT OR IGNORE INTO seats SELECT ?, seq, ?, ?, ? FROM games "
                          "WHERE game_id = ? AND file = ?", seats)
         return added
 
@@ -315,27 +353,46 @@ class GameIndex:
 
     def games_of(self, entrant: str | None, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` games of an entrant's versions (of every game: None), newest
-        first, as a list of games shows them."""
+        first (the last stored, in the order they finished), as a list of games shows them."""
         if entrant is None:
-            return self._summaries("ORDER BY g.seq DESC LIMIT ?", (limit,))
+            return self._summaries("WHERE g.seq IN (SELECT seq FROM games ORDER BY seq DESC "
+                                   "LIMIT ?) ORDER BY g.finished DESC, g.seq DESC", (limit,))
         seqs = [s for (s,) in self._conn().execute(
             "SELECT DISTINCT seq FROM seats WHERE entrant = ? ORDER BY seq DESC LIMIT ?",
             (entrant, limit))]
         if not seqs:
             return []
         marks = ",".join("?" * len(seqs))
-        return self._summaries(f"WHERE g.seq IN ({marks}) ORDER BY g.seq DESC", seqs)
+        return self._summaries(f"WHERE g.seq IN ({marks}) ORDER BY g.finished DESC, g.seq DESC",
+                               seqs)
 
     def _summaries(self, where: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         out = []
-        for (gid, bots, winner, rated, termination, reason, decisions, score) in \
+        for (gid, bots, winner, rated, termination, reason, decisions, score, finished) in \
                 self._conn().execute(
                     "SELECT g.game_id, g.bots, g.winner, g.rated, g.termination, g.reason, "
-                    f"g.decisions, g.score FROM games g {where}", args):
+                    f"g.decisions, g.score, g.finished FROM games g {where}", args):
             out.append({"game_id": gid, "bots": json.loads(bots), "winner": winner,
                         "rated": bool(rated), "termination": termination, "reason": reason,
-                        "decisions": decisions, "score": json.loads(score)})
+                        "decisions": decisions, "score": json.loads(score),
+                        "finished": finished})
         return out
+
+    def tallies(self, after: int = 0) -> tuple[int, dict[str, Tally]]:
+        """Per bot (``NAME.vN``), over the games stored after sequence number ``after``: its
+        rated games' wins, draws and losses and when its last game finished; and the last
+        sequence number read (a caller keeps the totals and asks only for what is new)."""
+        conn = self._conn()
+        last_seq = int(conn.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0])
+        out: dict[str, Tally] = {}
+        for entrant, version, wins, draws, losses, last in conn.execute(
+                "SELECT s.entrant, s.version, total(s.result > 0), total(s.result = 0), "
+                "total(s.result < 0), max(g.finished) FROM games g JOIN seats s "
+                "ON s.seq = g.seq WHERE g.seq > ? AND g.seq <= ? GROUP BY s.entrant, s.version",
+                (after, last_seq)):
+            bot = f"{entrant}.v{version}" if version else entrant
+            out[bot] = Tally(int(wins), int(draws), int(losses), last)
+        return last_seq, out
 
     def seats_of(self, game_ids: Iterable[str]) -> dict[str, list[str]]:
         """The bots at the table of each of these stored games (unknown ids left out)."""

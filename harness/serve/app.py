@@ -3,10 +3,12 @@ league folder.
 
 Who may see what:
 
-* anyone: the leaderboard (one line per entrant, ``GET /`` and ``GET /api/leaderboard``);
+* anyone: the leaderboard (one line per entrant, ``GET /`` and ``GET /api/leaderboard``),
+  each entrant's public page (``GET /entrants/NAME``, ``GET /api/entrants/NAME``) and every
+  stored game's replay and moves (:mod:`harness.serve.public`);
 * an entrant (logged in with their token, or ``Authorization: Bearer TOKEN``): their own page,
-  submissions, entry-check reports, games, replays of their games and their own bots' logs,
-  never another entrant's code, logs or page;
+  submissions, entry-check reports, games and their own bots' logs, never another entrant's
+  code, logs, refusal reasons or check reports;
 * the organiser: every entrant, adding entrants and tokens, retiring, pausing, limits, the
   league folder as a zip (without the league's secret key);
 * anyone logged in: the human seat under ``/play`` (:mod:`harness.serve.human`), whose routes
@@ -56,6 +58,7 @@ from harness.serve.db import ORGANISER, Account, ServeError
 from harness.serve.errors import QuietErrors
 from harness.serve.human import HumanError, HumanGames, SeatRules, SeatSite, SeatWeb
 from harness.serve.human import wants_json as seat_wants_json
+from harness.serve.public import Public
 from harness.serve.reads import READ_SECONDS, READS, ClientGone, Reads
 
 COOKIE = "tourney_session"
@@ -184,6 +187,7 @@ class Site:
         # the routes that read games, per account (harness.serve.reads)
         self.reads = Reads(RateLimit(READS, READ_SECONDS))
         self.env = pages.templates()
+        self.public = Public(competition)  # what anyone may see (harness.serve.public)
         # people's games against the bots: dealt from the league's secret key, stored apart
         self.human = HumanGames(game=config.game, variant=config.variant,
                                 store=competition.folder / "human", limits=config.limits,
@@ -392,9 +396,28 @@ async def read_json(request: Request) -> dict[str, Any]:
 
 
 async def leaderboard_page(request: Request) -> Response:
-    comp = site_of(request).competition
-    board = await run_in_threadpool(comp.leaderboard)
+    board = await run_in_threadpool(site_of(request).public.leaderboard)
     return page(request, "leaderboard.html.j2", board=board, who=who(request))
+
+
+def _reader(request: Request) -> str:
+    """Whom a public read counts against: the account, else the client's address."""
+    current = who(request)
+    return current.account.name if current is not None else "@" + _client(request)
+
+
+async def entrant_public_page(request: Request) -> Response:
+    site = site_of(request)
+    name = request.path_params["name"]
+    found = await site.reads.run(request, _reader(request), site.public.entrant, name)
+    return page(request, "public_entrant.html.j2", who=who(request), entrant=found)
+
+
+async def api_entrant(request: Request) -> Response:
+    site = site_of(request)
+    found = await site.reads.run(request, _reader(request), site.public.entrant,
+                                 request.path_params["name"])
+    return JSONResponse(found, headers={"Cache-Control": "no-store"})
 
 
 async def login_page(request: Request) -> Response:
@@ -507,10 +530,8 @@ async def me_submit(request: Request) -> Response:
 
 async def replay_page(request: Request) -> Response:
     comp = site_of(request).competition
-    current = need(request)
-    html = await site_of(request).reads.run(request, current.account.name, comp.replay_html,
-                                            request.path_params["game_id"], current.account,
-                                            REPORT_SCRIPTS)
+    html = await site_of(request).reads.run(request, _reader(request), comp.replay_html,
+                                            request.path_params["game_id"], REPORT_SCRIPTS)
     return HTMLResponse(html, headers=pages.viewer_headers())
 
 
@@ -576,8 +597,7 @@ async def download(request: Request) -> Response:
 
 
 async def api_leaderboard(request: Request) -> Response:
-    comp = site_of(request).competition
-    return JSONResponse(await run_in_threadpool(comp.leaderboard),
+    return JSONResponse(await run_in_threadpool(site_of(request).public.leaderboard),
                         headers={"Cache-Control": "no-store"})
 
 
@@ -622,9 +642,8 @@ async def api_my_games(request: Request) -> Response:
 
 async def api_game(request: Request) -> Response:
     comp = site_of(request).competition
-    current = need(request)
-    game = await site_of(request).reads.run(request, current.account.name, comp.game_json,
-                                            request.path_params["game_id"], current.account)
+    game = await site_of(request).reads.run(request, _reader(request), comp.game_json,
+                                            request.path_params["game_id"])
     return JSONResponse(game)
 
 
@@ -700,12 +719,14 @@ def create_app(competition: Competition, *, secure_cookies: bool = False,
         Route("/signup", signup, methods=["POST"]),
         Route("/me", me_page),
         Route("/me/submit", me_submit, methods=["POST"]),
+        Route("/entrants/{name}", entrant_public_page),
         Route("/games/{game_id}", replay_page),
         Route("/games/{game_id}/log", log_page),
         Route("/admin", admin_page),
         Route("/admin/download", download),
         Route("/admin/{action}", admin_action, methods=["POST"]),
         Route("/api/leaderboard", api_leaderboard),
+        Route("/api/entrants/{name}", api_entrant),
         Route("/api/me", api_me),
         Route("/api/me/games", api_my_games),
         Route("/api/submissions", api_submit, methods=["POST"]),

@@ -216,12 +216,15 @@ class Competition:
 
     def games_of(self, entrant: str | None, limit: int = GAMES_SHOWN) -> list[dict[str, Any]]:
         """The newest stored games of an entrant's versions (every game: ``entrant`` None),
-        from the index: no batch file is read."""
+        newest first, each with when it finished and the entrant's result (``win``, ``draw``,
+        ``loss`` or ``void``), from the index: no batch file is read."""
         rows = self._games().games_of(entrant, limit)
         return [{"game_id": r["game_id"], "bots": r["bots"],
                  "winner": r["winner"] if r["rated"] else "void",
                  "termination": r["termination"], "reason": r["reason"],
-                 "decisions": r["decisions"], "score": r["score"]} for r in rows]
+                 "decisions": r["decisions"], "score": r["score"],
+                 "finished": r["finished"],
+                 "result": result_of(r, entrant) if entrant is not None else ""} for r in rows]
 
     def game_row(self, game_id: str, account: Account) -> dict[str, Any]:
         """What the index holds of a stored game (its bots, result and reason), if
@@ -231,14 +234,21 @@ class Competition:
             raise ServeError("no such game of yours", 404)
         return row
 
-    def stored_game(self, game_id: str, account: Account) -> tuple[dict[str, Any],
-                                                                  list[dict[str, Any]]]:
-        """The full row and the moves of a game ``account`` may see: one row group of one
-        batch file, found through the index."""
-        self.game_row(game_id, account)
+    def public_row(self, game_id: str) -> dict[str, Any]:
+        """What the index holds of a stored game anyone may watch (every game of the league:
+        its moves and replay are public, its bots' logs are not)."""
+        row = self._games().summary(game_id)
+        if row is None:
+            raise ServeError("no such game", 404)
+        return row
+
+    def stored_game(self, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The full row and the moves of a stored game (public): one row group of one batch
+        file, found through the index."""
+        self.public_row(game_id)
         found = self.index.read_game(game_id)
         if found is None:
-            raise ServeError("no such game of yours", 404)
+            raise ServeError("no such game", 404)
         return found
 
     def redactor(self) -> Redactor:
@@ -250,16 +260,16 @@ class Competition:
             self._redactor = Redactor([self.folder], [self.config])
         return self._redactor
 
-    def replay_html(self, game_id: str, account: Account, scripts: str | None = None) -> str:
-        """The replay viewer of a game ``account`` may see, without the organiser's paths
+    def replay_html(self, game_id: str, scripts: str | None = None) -> str:
+        """The replay viewer of a stored game (public), without the organiser's paths
         (``scripts``: where the page loads its scripts from, instead of inlining them)."""
         from harness.league.report import StoredGame, replay_html
 
-        self.game_row(game_id, account)
+        self.public_row(game_id)
         with self._board_lock:
             html = self._replays.get(game_id)
         if html is None:
-            row, moves = self.stored_game(game_id, account)
+            row, moves = self.stored_game(game_id)
             html = replay_html(StoredGame(row, self.folder, moves), self.redactor(), scripts)
             with self._board_lock:  # a stored game never changes: its viewer is kept a while
                 self._replays[game_id] = html
@@ -267,9 +277,9 @@ class Competition:
                     self._replays.popitem(last=False)
         return html
 
-    def game_json(self, game_id: str, account: Account) -> dict[str, Any]:
-        """A game ``account`` may see, with its moves, as the API gives it."""
-        row, moves = self.stored_game(game_id, account)
+    def game_json(self, game_id: str) -> dict[str, Any]:
+        """A stored game (public), with its moves, as the API gives it."""
+        row, moves = self.stored_game(game_id)
         keep = ("game_id", "game", "variant", "seed", "bots", "winner", "rated", "termination",
                 "reason", "decisions", "score", "duration")
         out: dict[str, Any] = {k: row[k] for k in keep if k in row}
@@ -477,6 +487,17 @@ def board_rows(folder: Path) -> list[dict[str, Any]]:
         "interval": None if r.sd is None else round(standings.Z95 * r.sd, 1),
         "games": r.games,
     } for r in rows]
+
+
+def result_of(row: dict[str, Any], entrant: str) -> str:
+    """The entrant's result in a game of the index: ``win``, ``draw``, ``loss`` or ``void``
+    (a team's winner is named ``a+b``)."""
+    if not row["rated"]:
+        return "void"
+    winner = row["winner"]
+    if winner is None:
+        return "draw"
+    return "win" if any(w.startswith(entrant + ".v") for w in winner.split("+")) else "loss"
 
 
 def plays(row: dict[str, Any], entrant: str) -> bool:

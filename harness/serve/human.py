@@ -65,6 +65,7 @@ OVERALL = 8  # live games on the server
 KEEP_SECONDS = 3600.0  # a finished game's page stays this long (its replay stays for good)
 HUMAN_SPEC = "human"  # what league.json says of the human seat's spec
 MAX_ACTION = 200  # characters of a move's text
+RESIGNED = "resigned"  # why a human who resigned left
 
 _HERE = Path(__file__).resolve().parent
 _SEAT_SPEC = f"inproc:{_HERE / 'human.py'}:HumanSeat"  # the referee loads the human seat so
@@ -520,6 +521,10 @@ class HumanGames:
             if record.offender == session.human and session.leaving:
                 record.reason = f"seat {session.human} ({record.seats[session.human]}) " \
                                 f"{session.leaving}"
+                if session.leaving == RESIGNED:  # what it is, not the crash the referee saw
+                    from harness.records import Termination
+
+                    record.termination = Termination.RESIGNED
             session.record = record
             if not session.cancelled:
                 self.save(record, session.seats)
@@ -749,7 +754,7 @@ class SeatWeb:
         self.site.check(request, None)
         if not session.live:
             raise HumanError(400, "the game is over already")
-        session.leave("resigned")
+        session.leave(RESIGNED)
         self.games.start(session)  # the referee stores the forfeit
         return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
 

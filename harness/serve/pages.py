@@ -32,9 +32,21 @@ VIEWER_POLICY = ("default-src 'none'; script-src 'self'; style-src 'unsafe-inlin
 @functools.cache
 def templates() -> jinja2.Environment:
     """The one template environment: autoescaped, and a missing variable is an error."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("harness.serve", "templates"), autoescape=True,
         undefined=jinja2.StrictUndefined)
+    env.filters["when"] = when
+    return env
+
+
+def when(seconds: float | None) -> str:
+    """A unix time as pages show it, in UTC to the minute ("–": none)."""
+    import datetime
+
+    if seconds is None:
+        return "–"
+    moment = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def viewer_headers() -> dict[str, str]:

@@ -368,7 +368,10 @@ def test_the_report_shows_each_entrants_status_and_none_of_the_organisers_paths(
     run(arena, 8, report=live, report_interval=1.0)  # --report: written as it runs
     entrants = {e["bot"]: e for e in _page_data(live)["entrants"]}  # type: ignore[attr-defined]
     assert entrants["crash.v1"]["status"] == "failed"
-    assert "crasher: boom" in entrants["crash.v1"]["reason"]
+    # the report is public: why a version was refused is its entrant's own (issue 47)
+    assert entrants["crash.v1"]["reason"] == "refused by its entry check"
+    assert "boom" not in live.read_text()
+    assert "crasher: boom" in status(arena)["crash.v1"][1]  # the organiser reads it here
     assert entrants["alice.v1"]["status"] == "active" and entrants["alice.v1"]["games"] > 0
     assert tourney("arena", "retire", arena, "bob")[0] == 0
     out = tmp_path / "shared.html"

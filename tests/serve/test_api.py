@@ -107,7 +107,7 @@ def test_limits_per_entrant(site: Site) -> None:
     site.settle()
 
 
-def test_games_replays_and_logs_are_the_entrants_own(site: Site) -> None:
+def test_games_are_public_and_logs_the_entrants_own(site: Site) -> None:
     alice, bob, carol = site.add("alice"), site.add("bob"), site.add("carol")
     site.send(alice, "first.py")
     site.send(bob, "last.py")
@@ -128,11 +128,13 @@ def test_games_replays_and_logs_are_the_entrants_own(site: Site) -> None:
     assert log.status_code == 200 and log.headers["content-type"].startswith("text/plain")
     seats = [line for line in log.text.splitlines() if line.startswith("--- seat")]
     assert seats and all("alice.v" in line for line in seats)  # only alice's own seats
-    # a game alice did not play: as if it did not exist
+    # a game alice did not play: public to watch (its moves and replay), its logs not hers
     others = site.client.get("/api/me/games", headers=site.bearer(bob)).json()["games"]
     theirs = next(g["game_id"] for g in others if not any(b.startswith("alice.v")
                                                           for b in g["bots"]))
-    for path in (f"/api/games/{theirs}", f"/games/{theirs}", f"/api/games/{theirs}/log"):
+    for path in (f"/api/games/{theirs}", f"/games/{theirs}"):
+        assert site.client.get(path, headers=site.bearer(alice)).status_code == 200, path
+    for path in (f"/api/games/{theirs}/log", f"/games/{theirs}/log"):
         assert site.client.get(path, headers=site.bearer(alice)).status_code == 404, path
     assert site.client.get(f"/api/games/{mine[:8]}", headers=site.bearer(alice)
                            ).status_code == 404  # no prefix guessing

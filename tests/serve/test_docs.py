@@ -47,5 +47,8 @@ def test_every_example_of_the_competition_manual_runs(tmp_path: Path) -> None:
     assert outputs[2].startswith("ended 0 sessions")
     assert "alice.v1 is active" in outputs[4]
     assert "log_mb_per_entrant: 100" in outputs[5] and "log_mb_total: 1000" in outputs[5]
-    assert '"status":"active"' in outputs[6] and '"entrant":"bob"' in outputs[6]
-    assert "alice" in outputs[7] and (tmp_path / "final.html").stat().st_size > 0
+    # a bot in another language (Node.js): built on the server, checked, and playing
+    assert "ok   build `mkdir -p out" in outputs[6] and "alice.v2 is active" in outputs[6]
+    assert '"status":"active"' in outputs[7] and '"entrant":"bob"' in outputs[7]
+    assert '"entrant":"bob","joined"' in outputs[7]  # bob's public page
+    assert "alice" in outputs[8] and (tmp_path / "final.html").stat().st_size > 0

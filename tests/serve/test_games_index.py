@@ -85,14 +85,26 @@ def test_a_made_up_game_id_reads_no_batch_file(site: Site,
 
 
 def test_the_newest_games_come_first(site: Site) -> None:
+    """My games: newest first by when they ended (not by game id), each with its date and
+    the entrant's own result, as the store holds them."""
     alice, _bob = _league(site)
     games = site.client.get("/api/me/games?limit=5000", headers=site.bearer(alice)).json()
     index = GameIndex.open(site.folder)
-    seqs = index.seq_of(g["game_id"] for g in games["games"])
-    order = [seqs[g["game_id"]] for g in games["games"]]
-    assert order == sorted(order, reverse=True)
+    ended = [g["finished"] for g in games["games"]]
+    assert all(isinstance(t, float) for t in ended) and ended == sorted(ended, reverse=True)
+    rows = {r["game_id"]: r for r in store.load_games([site.folder]).games.to_pylist()}
+    for g in games["games"]:
+        row = rows[g["game_id"]]
+        assert abs(row["finished_at"].timestamp() - g["finished"]) < 0.01
+        seat = next(i for i, b in enumerate(row["bots"]) if b.startswith("alice.v"))
+        mine = row["result"][seat]
+        assert g["result"] == ("win" if mine > 0 else "loss" if mine < 0 else "draw"), g
+    page = site.client.get("/me", headers=site.bearer(alice)).text
+    first = games["games"][0]
+    assert page.index(first["game_id"]) < page.index(games["games"][-1]["game_id"])
+    assert f'result-{first["result"]}' in page
     stored = store.load_games([site.folder]).games.num_rows
-    assert len(order) == stored  # every game has alice at the table
+    assert len(ended) == stored  # every game has alice at the table
     index.close()
 
 
@@ -320,3 +332,30 @@ def test_the_leaderboard_is_read_while_the_league_merges_its_batch_files(
     assert standings.read_totals(folder).pairs == want
     assert sum(e["games"] for e in board.json()["entrants"]) == \
         sum(e["games"] for e in here) + 8  # four games more, two sides each
+
+
+def test_an_index_of_an_older_tourney_is_made_again_keeping_its_pruned_logs(
+        site: Site) -> None:
+    """An index of schema 1 (no dates, no results per seat) is made again from the store when
+    it is opened; the notes of the logs removed are kept."""
+    import sqlite3
+
+    alice, _bob = _league(site, batches=2)
+    first = site.client.get("/api/me/games", headers=site.bearer(alice)).json()["games"][0]
+    site.competition.close()
+    index = GameIndex.open(site.folder)
+    index.mark_pruned([(first["game_id"], 0)], "the log budget")
+    index.close()
+    with contextlib.closing(sqlite3.connect(site.folder / INDEX_FILE)) as conn:
+        conn.execute("UPDATE games SET finished = NULL")  # as schema 1 had none
+        conn.execute("PRAGMA user_version = 1")
+        conn.commit()
+    competition = Competition(site.folder)
+    try:
+        games = competition.games_of("alice")
+        assert games[0]["game_id"] == first["game_id"]
+        assert all(isinstance(g["finished"], float) and g["result"] for g in games)
+        assert competition.index.pruned(first["game_id"], 0) == "the log budget"
+        assert competition.index.count() == store.load_games([site.folder]).games.num_rows
+    finally:
+        competition.close()

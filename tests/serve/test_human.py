@@ -391,7 +391,7 @@ def test_every_change_needs_the_sessions_csrf_token(make_seat: Callable[..., Sea
     assert r.status_code == 201, r.text
 
 
-def test_a_resigned_game_is_stored_as_the_humans_forfeit(
+def test_a_resigned_game_is_stored_as_a_resignation(
         make_seat: Callable[..., Seat]) -> None:
     seat = make_seat()
     alice = seat.player("alice")
@@ -404,7 +404,11 @@ def test_a_resigned_game_is_stored_as_the_humans_forfeit(
     r = alice.post(f"/play/g/{sid}/move", {"action": "done"})
     assert r.status_code == 400 and "the game is over" in r.json()["error"]
     row = find_game(seat.folder, final["result"]["game_id"]).row
-    assert row["termination"] == Termination.CRASH.value and row["reason"].endswith("resigned")
+    # stored as what it is, a resignation (a loss for the human), not as a crash of a bot
+    assert row["termination"] == Termination.RESIGNED.value == "resigned"
+    assert row["reason"].endswith("resigned") and row["offender"] == 1 and row["rated"]
+    assert final["result"]["termination"] == "resigned"
+    assert "resigns" in final["result"]["text"] and "forfeits" not in final["result"]["text"]
 
 
 def test_an_idle_human_forfeits_and_the_sandboxed_bot_is_closed(

@@ -13,6 +13,13 @@
     tr.appendChild(td);
   }
   function signed(x) { const r = Math.round(x); return (r > 0 ? "+" : "") + r; }
+  function pad(n) { return String(n).padStart(2, "0"); }
+  function when(seconds) {  // as the page prints it: UTC, to the minute
+    if (seconds === null || seconds === undefined) return "–";
+    const d = new Date(seconds * 1000);
+    return d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()) +
+      " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
+  }
   function draw(board) {
     const key = JSON.stringify(board.entrants);
     if (key === last) return;
@@ -24,7 +31,7 @@
       const tr = document.createElement("tr");
       tr.className = "empty";
       cell(tr, "No entrants yet.", "name");
-      tr.firstChild.colSpan = 7;
+      tr.firstChild.colSpan = 10;
       body.appendChild(tr);
       return;
     }
@@ -33,11 +40,20 @@
       tr.dataset.entrant = e.entrant;
       tr.dataset.games = String(e.games);
       cell(tr, String(e.rank));
-      cell(tr, e.entrant, "name");
+      const name = document.createElement("td");
+      name.className = "name";
+      const link = document.createElement("a");
+      link.href = "/entrants/" + encodeURIComponent(e.entrant);
+      link.textContent = e.entrant;
+      name.appendChild(link);
+      tr.appendChild(name);
       cell(tr, "v" + e.version);
       cell(tr, e.rating === null ? "–" : signed(e.rating));
       cell(tr, e.interval === null ? "–" : String(Math.round(e.interval)));
       cell(tr, String(e.games));
+      cell(tr, e.score === null ? "–" : (100 * e.score).toFixed(1) + "%");
+      cell(tr, e.wins + "/" + e.draws + "/" + e.losses, "wdl");
+      cell(tr, when(e.last_active), "name");
       cell(tr, e.status, "name status-" + e.status.replace(/[^a-z]/g, ""));
       if (before[e.entrant] !== undefined && before[e.entrant] !== String(e.games)) tr.className = "flash";
       body.appendChild(tr);

@@ -44,7 +44,7 @@ def env_loop(game: str, variant: dict[str, str], games: int) -> tuple[int, float
     for seed in range(games):
         rng = np.random.default_rng(seed)
         environment.reset(seed=seed)
-        for agent in environment.agent_iter():
+        for _ in environment.agent_iter():
             obs, _, term, trunc, _ = environment.last()
             if term or trunc:
                 action = None

@@ -80,7 +80,7 @@ def _battleline(tactics: bool, values: int) -> list[str]:
     out += ["done", "draw troops", "pass"]
     if not tactics:
         return out
-    on_board = placeable + ["fog", "mud"]
+    on_board = [*placeable, "fog", "mud"]
     out += ["draw tactics"]
     out += [f"fog {flag}" for flag in flags] + [f"mud {flag}" for flag in flags]
     out += ["scout", "scout-draw troops", "scout-draw tactics"]

@@ -233,5 +233,14 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["DEALS", "SHORT_NAMES", "BattleLineSpiel", "load", "state_from_observation", "TourneyGame", "TourneyObserver",
-           "TourneyState", "WarChestSpiel"]
+__all__ = [
+    "DEALS",
+    "SHORT_NAMES",
+    "BattleLineSpiel",
+    "TourneyGame",
+    "TourneyObserver",
+    "TourneyState",
+    "WarChestSpiel",
+    "load",
+    "state_from_observation",
+]

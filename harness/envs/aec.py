@@ -38,11 +38,9 @@ def agent_name(seat: int) -> str:
     return f"player_{seat}"
 
 
-class TourneyEnv(AECEnv[str, dict[str, Any], int | None]):
+# pettingzoo ships no type information: its AECEnv is Any to mypy
+class TourneyEnv(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
     """One game and variant of tourney as a PettingZoo AEC environment."""
-
-    metadata = {"render_modes": ["ansi", "human"], "name": "tourney_v0",
-                "is_parallelizable": False}
 
     def __init__(self, game: str, variant: Mapping[str, str] | None = None,
                  render_mode: str | None = None) -> None:
@@ -61,7 +59,8 @@ class TourneyEnv(AECEnv[str, dict[str, Any], int | None]):
             "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8),
         })
         self._act_space = spaces.Discrete(self.space.size)
-        self.metadata = {**self.metadata, "name": f"tourney_{self.game_name}_v0"}
+        self.metadata = {"render_modes": ["ansi", "human"],
+                         "name": f"tourney_{self.game_name}_v0", "is_parallelizable": False}
         self.state: State | None = None
         self._seed = 0
 

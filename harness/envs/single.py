@@ -10,7 +10,7 @@ that fails (crash, timeout, an illegal answer) ends it as a win (``info["opponen
 >>> env = SingleSeatEnv("battleline", {"rules": "no-tactics"}, opponents=["random"])
 >>> obs, info = env.reset(seed=1)
 >>> sorted(obs), info["legal_actions"][:1]
-(['action_mask', 'observation'], ['play b1 1'])
+(['action_mask', 'observation'], ['play b9 1'])
 >>> env.close()
 """
 
@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, SupportsFloat
 
 import gymnasium
-import numpy as np
 
 from games.protocol import IllegalAction, InvalidAction, State
 from harness.bots import open_agent
@@ -37,7 +36,8 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
     """``game`` from ``seat``, every other seat played by the bots ``opponents`` (in seat
     order; one spec serves every other seat)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    # gymnasium declares it an instance attribute with a class default, as here
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012
 
     def __init__(self, game: str, variant: Mapping[str, str] | None = None, *,
                  opponents: Sequence[str] = ("random",), seat: int = 0,
@@ -135,7 +135,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
     def _observe(self) -> Obs:
         return self._aec.observe(self._aec.possible_agents[self.seat])
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         return self._aec.render()
 
     def _close_agents(self) -> None:

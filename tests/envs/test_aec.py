@@ -36,7 +36,7 @@ def test_the_mask_is_the_legal_actions_and_the_tensor_the_observation(
             continue
         state = environment.state
         assert state is not None and agent == f"player_{state.current_player}"
-        legal = [environment.space.action(i) for i in np.flatnonzero(obs["action_mask"])]
+        legal = [environment.space.action(int(i)) for i in np.flatnonzero(obs["action_mask"])]
         assert sorted(legal) == state.legal_actions()
         assert np.array_equal(obs["observation"],
                               enc.encode(environment.json_observation(agent)))

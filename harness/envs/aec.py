@@ -5,8 +5,9 @@ must decide now, which in War Chest may be out of turn (a Royal Guard's owner). 
 observation is a dict: ``observation``, the tensor of :mod:`games.interop.tensors` built from
 that seat's JSON observation alone, and ``action_mask``, 1 at the indices of
 :mod:`games.interop.actions` legal now (all 0 when it is not that agent's decision). The JSON
-observation itself is in ``infos[agent]["observation"]`` after :meth:`TourneyEnv.observe`,
-and :meth:`TourneyEnv.json_observation` gives it at any time. Rewards come at the end: the
+observation itself is :meth:`TourneyEnv.json_observation`, and the engine's state
+``game_state`` (PettingZoo's ``state()``, a global view, is not offered: the games hide
+things from every seat). Rewards come at the end: the
 engine's returns (1 win, -1 loss, 0 draw; team games: the team's).
 
 >>> env = TourneyEnv("battleline", {"rules": "no-tactics"})
@@ -61,7 +62,7 @@ class TourneyEnv(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         self._act_space = spaces.Discrete(self.space.size)
         self.metadata = {"render_modes": ["ansi", "human"],
                          "name": f"tourney_{self.game_name}_v0", "is_parallelizable": False}
-        self.state: State | None = None
+        self.game_state: State | None = None
         self._seed = 0
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -75,7 +76,7 @@ class TourneyEnv(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         if seed is None:
             seed = int(np.random.default_rng().integers(2**31))
         self._seed = seed
-        self.state = self.game.new_game(seed, **self.variant)
+        self.game_state = self.game.new_game(seed, **self.variant)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -83,47 +84,47 @@ class TourneyEnv(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._act_space.seed(seed)
-        self.agent_selection = agent_name(self.state.current_player)
+        self.agent_selection = agent_name(self.game_state.current_player)
 
     def json_observation(self, agent: str) -> JSON:
         """The agent's JSON observation, exactly what a tourney bot in that seat gets."""
-        assert self.state is not None, "call reset() first"
-        return self.state.observation(int(agent.rsplit("_", 1)[1]))
+        assert self.game_state is not None, "call reset() first"
+        return self.game_state.observation(int(agent.rsplit("_", 1)[1]))
 
     def observe(self, agent: str) -> dict[str, Any]:
-        assert self.state is not None, "call reset() first"
+        assert self.game_state is not None, "call reset() first"
         seat = int(agent.rsplit("_", 1)[1])
-        obs = self.state.observation(seat)
-        if self.state.current_player == seat:
-            mask = self.space.mask(self.state.legal_actions())
+        obs = self.game_state.observation(seat)
+        if self.game_state.current_player == seat:
+            mask = self.space.mask(self.game_state.legal_actions())
         else:
             mask = np.zeros(self.space.size, dtype=np.int8)
         return {"observation": self.encoder.encode(obs), "action_mask": mask}
 
     def legal_indices(self) -> list[int]:
         """The action indices legal for the agent to act now."""
-        assert self.state is not None, "call reset() first"
-        return self.space.indices(self.state.legal_actions())
+        assert self.game_state is not None, "call reset() first"
+        return self.space.indices(self.game_state.legal_actions())
 
     def step(self, action: int | None) -> None:
         """Play the selected agent's action (an index of the action space)."""
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             self._was_dead_step(action)
             return
-        assert self.state is not None
+        assert self.game_state is not None
         if action is None:
             raise ValueError(f"{self.agent_selection} must act: None is only for a finished "
                              "agent")
-        self.state.apply(self.space.action(int(action)))
+        self.game_state.apply(self.space.action(int(action)))
         self._cumulative_rewards[self.agent_selection] = 0.0
-        if self.state.is_terminal():
-            returns = self.state.returns()
+        if self.game_state.is_terminal():
+            returns = self.game_state.returns()
             for seat, agent in enumerate(self.possible_agents):
                 self.rewards[agent] = float(returns[seat])
                 self.terminations[agent] = True
             self._accumulate_rewards()
         else:
-            self.agent_selection = agent_name(self.state.current_player)
+            self.agent_selection = agent_name(self.game_state.current_player)
         if self.render_mode == "human":
             print(self.render())
 
@@ -131,11 +132,11 @@ class TourneyEnv(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         """The board as text (the seat-blind drawing of ``tourney play --show``)."""
         if self.render_mode is None:
             return None
-        assert self.state is not None, "call reset() first"
-        return str(self.state)
+        assert self.game_state is not None, "call reset() first"
+        return str(self.game_state)
 
     def close(self) -> None:
-        self.state = None
+        self.game_state = None
 
 
 def env(game: str = "battleline", variant: Mapping[str, str] | None = None,

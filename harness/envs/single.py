@@ -70,7 +70,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
         deal = int(self.np_random.integers(2**31)) if seed is None else seed
         self._close_agents()
         self._aec.reset(seed=deal)
-        self._state = self._aec.state
+        self._state = self._aec.game_state
         assert self._state is not None
         seats = tuple(BotRef(name=f"seat{s}", spec=str(self._specs.get(s, "learner")))
                       for s in range(self._aec.players))

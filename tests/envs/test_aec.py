@@ -34,7 +34,7 @@ def test_the_mask_is_the_legal_actions_and_the_tensor_the_observation(
         if term or trunc:
             environment.step(None)
             continue
-        state = environment.state
+        state = environment.game_state
         assert state is not None and agent == f"player_{state.current_player}"
         legal = [environment.space.action(int(i)) for i in np.flatnonzero(obs["action_mask"])]
         assert sorted(legal) == state.legal_actions()
@@ -59,7 +59,7 @@ def test_a_whole_game_ends_with_the_engines_returns_and_renders_as_text() -> Non
             environment.step(None)
         else:
             environment.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    state = environment.state
+    state = environment.game_state
     assert state is not None and state.is_terminal()
     assert [rewards[f"player_{s}"] for s in range(2)] == state.returns()
     text = environment.render()

@@ -3,7 +3,7 @@ the engine's own random playout of the same games (issue 48's target: at least a
 
 Both loops pick uniformly among the legal actions with one seeded generator per game; the
 environment's loop is the one PettingZoo's documentation shows (``agent_iter``, ``last()``,
-an action drawn from the mask), so it pays for every observation tensor and mask.
+an action drawn from the mask with ``random.choice``), so it pays for every observation tensor and mask.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def env_loop(game: str, variant: dict[str, str], games: int) -> tuple[int, float
     decisions = 0
     t0 = time.perf_counter()
     for seed in range(games):
-        rng = np.random.default_rng(seed)
+        rng = random.Random(seed)
         environment.reset(seed=seed)
         for _ in environment.agent_iter():
             obs, _, term, trunc, _ = environment.last()

@@ -3,7 +3,8 @@ the engine's own random playout of the same games (issue 48's target: at least a
 
 Both loops pick uniformly among the legal actions with one seeded generator per game; the
 environment's loop is the one PettingZoo's documentation shows (``agent_iter``, ``last()``,
-an action drawn from the mask with ``random.choice``), so it pays for every observation tensor and mask.
+an action drawn from the mask with ``random.choice``), so it pays for every observation
+tensor and mask.
 """
 
 from __future__ import annotations

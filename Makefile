@@ -37,7 +37,7 @@ $(UV_STAMP):
 
 $(STAMP): pyproject.toml uv.lock $(UV_STAMP)
 	@$(UV) lock --check --quiet || { echo "$(LOCK_STALE)" >&2; exit 1; }
-	$(UV) sync --locked --quiet --extra dev --extra dask --python $(PY)
+	$(UV) sync --locked --quiet --extra dev --extra dask --extra rl --python $(PY)
 	touch $(STAMP)
 
 setup: $(STAMP) $(NATIVE) browser proxy ## create .venv with exactly the versions of uv.lock, install tourney in it, compile the engines, Chromium and nginx

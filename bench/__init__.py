@@ -10,7 +10,7 @@ import importlib
 import time
 
 SECTIONS = ["battleline", "warchest", "mcts", "sandbox", "league", "eta", "cluster", "stats",
-            "matchmaking", "arena", "serve", "startup"]
+            "matchmaking", "arena", "serve", "startup", "envs"]
 
 
 def figure(name: str, value: float, unit: str, note: str = "") -> None:

@@ -24,7 +24,7 @@ from tests.doc_examples import (
 
 # the manual's pages whose examples this module runs, in the README's reading order
 PAGES = ["docs/bots.md", "docs/leagues.md", "docs/statistics.md", "docs/results.md",
-         "docs/api.md", "docs/cluster.md", "docs/mcts.md"]
+         "docs/api.md", "docs/cluster.md", "docs/mcts.md", "docs/research.md"]
 # pages with runnable blocks that are run elsewhere, or are not scripts
 ELSEWHERE = {
     "docs/arena.md": "tests/arena/test_docs.py",

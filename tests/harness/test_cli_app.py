@@ -71,7 +71,7 @@ def test_bench_names_the_sections_when_one_is_unknown() -> None:
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == ("bench: error: unknown section 'nosuch'; choose from "
                              "battleline, warchest, mcts, sandbox, league, eta, cluster, stats, "
-                             "matchmaking, arena, serve, startup\n")
+                             "matchmaking, arena, serve, startup, envs\n")
 
 
 def test_the_bench_is_no_command_of_tourneys() -> None:

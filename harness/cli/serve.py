@@ -88,7 +88,9 @@ def serve_cmd(
     from harness.serve.app import create_app
     from harness.serve.competition import Competition
     from harness.serve.db import CompetitionDB
+    from harness.serve.db import ServeError
     from harness.serve.edge import EdgeLimits, open_file_room
+    from harness.serve.pidfile import ServerLock
     from harness.serve.proxies import ProxyError, trusted_networks
     from harness.serve.runner import ArenaProcess, Checker
 
@@ -128,6 +130,11 @@ def serve_cmd(
         options += ["--workers", str(workers)]
     if cluster is not None:
         options += ["--cluster", cluster]
+    server_lock = ServerLock(folder)
+    try:
+        server_lock.acquire(url)
+    except ServeError as exc:
+        fail(str(exc))
     arena = ArenaProcess(folder, options)
     checker = Checker(folder)
     competition = Competition(folder, arena=arena, checker=checker, public_url=url)
@@ -147,7 +154,7 @@ def serve_cmd(
         say(f"organiser token (shown once; keep it): {organiser}")
     else:
         say("organiser token: the one printed when the competition started (`tourney "
-            f"serve-admin {folder} organiser-token` makes a new one)")
+            f"serve-admin organiser-token {folder}` makes a new one)")
     if host not in LOCAL:
         say(f"warning: listening on {host}: anyone who reaches this machine can see the "
             f"leaderboard and try tokens; serve it only behind a TLS proxy (https), or tokens "
@@ -177,6 +184,7 @@ def serve_cmd(
         checker.close()
         arena.close()
         competition.close()
+        server_lock.release()
     say("stopped; the same command continues the competition")
 
 
@@ -267,6 +275,20 @@ def admin_logout_all_cmd(folder: FolderArg) -> None:
         ended = db.end_all_sessions()
     typer.echo(f"ended {ended} session{'' if ended == 1 else 's'}; everyone logs in again "
                f"with their token")
+
+
+def admin_stop_cmd(folder: FolderArg) -> None:
+    """Stop the server running on FOLDER, as Ctrl-C in its terminal would: it finishes the
+    requests in hand, the league stores its games in hand, and the same `tourney serve`
+    command continues it later.
+
+    Example: tourney serve-admin stop results/contest
+    """
+    from harness.serve import pidfile
+
+    found = pidfile.stop(folder)
+    typer.echo(f"stopped the server of {folder} (pid {found.pid}"
+               f"{', ' + found.url if found.url else ''})")
 
 
 def admin_retire_cmd(folder: FolderArg, name: NameArg) -> None:

@@ -36,6 +36,15 @@ PARTS = (("games", "games"), ("moves", "moves"), ("logs", "bots' logs"),
 HOUSE_SOURCE = "house"
 
 
+def disk_text(n: int) -> str:
+    """Bytes as the dashboard shows them: ``720 KB``, ``3.1 MB``, ``71.8 GB``."""
+    from harness.serve.competition import size_text
+
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.1f}".removesuffix(".0") + " GB"
+    return size_text(n)
+
+
 def _size(path: Path) -> int:
     """Bytes of a file, or of every file under a folder."""
     if path.is_file():

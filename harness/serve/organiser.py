@@ -27,8 +27,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from harness.serve.competition import size_text
-from harness.serve.dashboard import Dashboard
+from harness.serve.dashboard import Dashboard, disk_text
 from harness.serve.db import ServeError
 from harness.serve.final import when
 
@@ -53,7 +52,7 @@ def routes(dashboard: Dashboard, gate: Gate) -> list[BaseRoute]:
         figures = await run_in_threadpool(dashboard.figures)
         plan = comp.final.plan()
         return gate.page(request, "dashboard.html.j2", who=current, fig=figures, plan=plan,
-                         deadline_text=_iso(plan.deadline), when=when, size=size_text)
+                         deadline_text=_iso(plan.deadline), when=when, size=disk_text)
 
     async def change(request: Request) -> Response:
         current = gate.organiser(request)

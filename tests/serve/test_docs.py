@@ -48,4 +48,7 @@ def test_every_example_of_the_competition_manual_runs(tmp_path: Path) -> None:
     assert "alice.v1 is active" in outputs[4]
     assert "log_mb_per_entrant: 100" in outputs[5] and "log_mb_total: 1000" in outputs[5]
     assert '"status":"active"' in outputs[6] and '"entrant":"bob"' in outputs[6]
-    assert "alice" in outputs[7] and (tmp_path / "final.html").stat().st_size > 0
+    assert outputs[7] == ("deadline: 2099-12-01 18:00 UTC\nfinal: knockout among the top 8, "
+                          "1 duplicate pair a meeting\nstate: open\n")
+    assert outputs[8].startswith("stopped the server of results/contest (pid ")
+    assert "alice" in outputs[8] and (tmp_path / "final.html").stat().st_size > 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -241,6 +241,7 @@ class Progress:
     standings: list[Standing]
     games: int  # rated games stored
     finished: bool
+    tiebreaks: list[int] = field(default_factory=list)  # each played meeting's (0: none)
 
 
 def progress(arena: Path, out: Path) -> Progress | None:
@@ -256,10 +257,14 @@ def progress(arena: Path, out: Path) -> Progress | None:
     with Registry.open(arena) as registry:
         refs = {v.bot: BotRef(v.bot, v.spec, v.sha256) for v in registry.versions()}
     results = _stored(out)
-    played = _meetings(config, refs, stage, results)
+    played, tiebreaks = [], []
+    for m in stage.meetings:  # one at a time, to keep each one's tie-break number
+        for done in _meetings(config, refs, replace(stage, meetings=[m]), results):
+            played.append(done)
+            tiebreaks.append(int(m.get("tiebreak", 0)))
     plan = stage.plan()
     try:
         finished = not plan.next_pairings(played)
     except ValueError:
         finished = False
-    return Progress(stage, played, plan.standings(played), len(results), finished)
+    return Progress(stage, played, plan.standings(played), len(results), finished, tiebreaks)

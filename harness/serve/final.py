@@ -247,8 +247,9 @@ class Final:
         if found is None:
             return {}
         made: dict[str, Any] = {
-            "meetings": [{"round": m.round, "a": m.a, "b": m.b, "points_a": m.points_a,
-                          "games": m.games} for m in found.played],
+            "meetings": [{"round": m.round, "tiebreak": tie, "a": m.a, "b": m.b,
+                          "points_a": m.points_a, "games": m.games}
+                         for m, tie in zip(found.played, found.tiebreaks, strict=True)],
             "games": found.games, "rounds": found.stage.rounds}
         if not published:
             made["standings"] = table_rows(found.standings)

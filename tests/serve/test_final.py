@@ -116,6 +116,11 @@ def test_the_deadline_closes_entries_and_the_server_plays_and_publishes_the_fina
     assert isinstance(standings, list)
     assert sorted(r["bot"] for r in standings) == sorted(leaders)
     assert [r["rank"] for r in standings] == [1, 2]
+    meetings = final["meetings"]
+    assert isinstance(meetings, list) and meetings  # one meeting, then tie-breaks while level
+    assert [(m["round"], m["tiebreak"]) for m in meetings] == \
+        [(1, n) for n in range(len(meetings))]
+    assert sum(m["games"] for m in meetings) == final["games"]
     published = json.loads((site.folder / "final" / "standings.json").read_text())
     assert published["standings"] == standings
 

@@ -10,8 +10,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
+from selenium.webdriver.common.by import By
 
 from tests.patience import patience
 from tests.report.browser import chromium, console_errors, require
@@ -51,36 +53,41 @@ def test_the_organiser_closes_entries_and_the_server_plays_the_final(tmp_path: P
                 break
             time.sleep(0.3)
 
-        # the organiser moves the deadline to now, while the server runs
-        closed = tourney("serve-admin", "deadline", folder, "2020-01-01T00:00Z", "--final",
-                         "knockout", "--final-pairs", "1")
-        assert closed.returncode == 0, closed.stderr
-        assert closed.stdout.startswith("deadline: 2020-01-01 00:00 UTC\nfinal: knockout among "
-                                        "the top 2, 1 duplicate pair a meeting\n")
-        late = tourney("submit", served.url, BOTS / "random_pick.py",
-                       env={"TOURNEY_TOKEN": tokens["bob"]})
-        assert late.returncode == 2
-        assert late.stderr == ("tourney: error: the server refused (403): entries closed at "
-                               "2020-01-01 00:00 UTC, the submission deadline; no more bots are "
-                               "taken (the final is played among the leaders)\n")
-        end = time.monotonic() + patience(180)
-        final: dict[str, object] = {}
-        while time.monotonic() < end:
-            final = httpx.get(served.url + "/api/final", timeout=10).json()
-            if final["state"] in ("done", "failed"):
-                break
-            time.sleep(0.3)
-        assert final["state"] == "done", (final, (folder / "serve-arena.log").read_text())
-        published = json.loads((folder / "final" / "standings.json").read_text())
-        assert sorted(r["bot"] for r in published["standings"]) == ["alice.v1", "bob.v1"]
-        assert final["standings"] == published["standings"]
-        # the league stopped at the deadline: its table is the one the final was seeded from
-        board = httpx.get(served.url + "/api/leaderboard", timeout=10).json()["entrants"]
-        assert [(e["entrant"], e["games"]) for e in board] == \
-            [(e["entrant"], e["games"]) for e in published["seeding"]]
-        page = httpx.get(served.url + "/", timeout=10).text
-        assert "These standings are final." in page
-        _look_at_the_final(served.url, published["standings"], tmp_path / "final.png")
+        # the leaderboard open in a browser while the organiser moves the deadline to now
+        require()
+        with chromium(1300, 900) as driver:
+            driver.get(served.url + "/")
+            assert driver.find_element(By.ID, "deadline").text.startswith(
+                "Submission deadline 2099-01-01 12:00 UTC")
+            closed = tourney("serve-admin", "deadline", folder, "2020-01-01T00:00Z",
+                             "--final", "knockout", "--final-pairs", "1")
+            assert closed.returncode == 0, closed.stderr
+            assert closed.stdout.startswith("deadline: 2020-01-01 00:00 UTC\nfinal: knockout "
+                                            "among the top 2, 1 duplicate pair a meeting\n")
+            late = tourney("submit", served.url, BOTS / "random_pick.py",
+                           env={"TOURNEY_TOKEN": tokens["bob"]})
+            assert late.returncode == 2
+            assert late.stderr == ("tourney: error: the server refused (403): entries closed "
+                                   "at 2020-01-01 00:00 UTC, the submission deadline; no more "
+                                   "bots are taken (the final is played among the leaders)\n")
+            end = time.monotonic() + patience(180)
+            final: dict[str, object] = {}
+            while time.monotonic() < end:
+                final = httpx.get(served.url + "/api/final", timeout=10).json()
+                if final["state"] in ("done", "failed"):
+                    break
+                time.sleep(0.3)
+            assert final["state"] == "done", (final, (folder / "serve-arena.log").read_text())
+            published = json.loads((folder / "final" / "standings.json").read_text())
+            assert sorted(r["bot"] for r in published["standings"]) == ["alice.v1", "bob.v1"]
+            assert final["standings"] == published["standings"]
+            # the league stopped at the deadline: its table is the one that seeded the final
+            board = httpx.get(served.url + "/api/leaderboard", timeout=10).json()["entrants"]
+            assert [(e["entrant"], e["games"]) for e in board] == \
+                [(e["entrant"], e["games"]) for e in published["seeding"]]
+            page = httpx.get(served.url + "/", timeout=10).text
+            assert "These standings are final." in page
+            _look_at_the_final(driver, published["standings"], tmp_path / "final.png")
         again = tourney("serve-admin", "deadline", folder, "none")
         assert again.returncode == 2
         assert again.stderr.startswith("tourney: error: the final has begun (done)")
@@ -103,19 +110,19 @@ def test_the_organiser_closes_entries_and_the_server_plays_the_final(tmp_path: P
         served.stop()
 
 
-def _look_at_the_final(url: str, standings: list[dict[str, object]], shot: Path) -> None:
-    """The published final on the leaderboard, in a browser, as anyone sees it."""
-    from selenium.webdriver.common.by import By
-
-    require()
-    with chromium(1300, 900) as driver:
-        driver.get(url + "/")
-        table = driver.find_element(By.ID, "final-table")
-        rows = [r.text.split() for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
-        assert [(row[0], row[1]) for row in rows] == \
-            [(str(r["rank"]), r["bot"]) for r in standings]
-        assert driver.find_element(By.ID, "deadline").text.startswith("Entries closed")
-        driver.find_element(By.CSS_SELECTOR, "#final summary").click()  # the meetings
-        assert " v " in driver.find_element(By.ID, "final-meetings").text
-        assert not console_errors(driver)
-        driver.save_screenshot(str(shot))
+def _look_at_the_final(driver: Any, standings: list[dict[str, object]], shot: Path) -> None:
+    """The published final on the leaderboard opened before the deadline: the page followed
+    the final by itself, as anyone sees it."""
+    end = time.monotonic() + patience(60)
+    while not driver.find_elements(By.CSS_SELECTOR, "#final .pill") or \
+            driver.find_element(By.CSS_SELECTOR, "#final .pill").text != "final standings":
+        assert time.monotonic() < end, driver.find_element(By.TAG_NAME, "body").text
+        time.sleep(0.3)
+    table = driver.find_element(By.ID, "final-table")
+    rows = [r.text.split() for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert [(row[0], row[1]) for row in rows] == [(str(r["rank"]), r["bot"]) for r in standings]
+    assert driver.find_element(By.ID, "deadline").text.startswith("Entries closed")
+    driver.find_element(By.CSS_SELECTOR, "#final summary").click()  # the meetings
+    assert " v " in driver.find_element(By.ID, "final-meetings").text
+    assert not console_errors(driver)
+    driver.save_screenshot(str(shot))

@@ -116,7 +116,7 @@ def serve_cmd(
     from harness.serve.competition import Competition
     from harness.serve.db import CompetitionDB, ServeError
     from harness.serve.edge import EdgeLimits, open_file_room
-    from harness.serve.final import Final, StageProcess
+    from harness.serve.final import Final, FinalPlan, StageProcess, apply_plan
     from harness.serve.pidfile import ServerLock
     from harness.serve.proxies import ProxyError, trusted_networks
     from harness.serve.runner import ArenaProcess, Checker
@@ -140,6 +140,10 @@ def serve_cmd(
         fail(f"the deadline and the final of a running competition change with tourney "
              f"serve-admin deadline {folder} (or on the dashboard); leave them out to continue "
              f"it")
+    try:
+        apply_plan(FinalPlan(), plan)  # checked before anything is made
+    except ServeError as exc:
+        fail(str(exc))
     if game is not None:
         living.create(folder, game, variants=variant or [], seed=seed, limits=limits.over(),
                       require_isolation=require_isolation)

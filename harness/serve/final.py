@@ -95,6 +95,29 @@ def parse_deadline(text: str) -> float | None:
     return moment.timestamp()
 
 
+def apply_plan(plan: FinalPlan, body: dict[str, Any]) -> FinalPlan:
+    """The organiser's changes (form text or JSON: ``deadline``, ``format``, ``top``,
+    ``rounds``, ``pairs``) laid over ``plan``, each checked (422 with one line)."""
+    if "deadline" in body:
+        plan.deadline = parse_deadline(str(body["deadline"] or ""))
+    fmt = str(body.get("format") or plan.format).strip().lower()
+    if fmt not in FORMATS:
+        raise ServeError(f"the final's format is swiss or knockout, not {fmt!r}", 422)
+    plan.format = fmt
+    for key, low in (("top", 2), ("rounds", 1), ("pairs", 1)):
+        raw = str(body.get(key) if body.get(key) is not None else "").strip()
+        if raw == "":
+            continue
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ServeError(f"{key} must be a whole number", 422) from None
+        if not low <= value <= 1000:
+            raise ServeError(f"{key} must be between {low} and 1000", 422)
+        setattr(plan, key, value)
+    return plan
+
+
 class Final:
     """The deadline and the final of one competition (its record in ``serve.sqlite``)."""
 
@@ -140,27 +163,13 @@ class Final:
         if plan.state in (PLAYING, DONE):
             raise ServeError(f"the final has begun ({plan.state}); its deadline and format can "
                              f"no longer change", 409)
-        if "deadline" in body:
-            plan.deadline = parse_deadline(str(body["deadline"] or ""))
-        fmt = str(body.get("format") or plan.format).strip().lower()
-        if fmt not in FORMATS:
-            raise ServeError(f"the final's format is swiss or knockout, not {fmt!r}", 422)
-        plan.format = fmt
-        for key, low in (("top", 2), ("rounds", 1), ("pairs", 1)):
-            raw = str(body.get(key) if body.get(key) is not None else "").strip()
-            if raw == "":
-                continue
-            try:
-                value = int(raw)
-            except ValueError:
-                raise ServeError(f"{key} must be a whole number", 422) from None
-            if not low <= value <= 1000:
-                raise ServeError(f"{key} must be between {low} and 1000", 422)
-            setattr(plan, key, value)
+        apply_plan(plan, body)
         if plan.state == FAILED:
             plan.state, plan.error, plan.began = OPEN, "", None
         self._save(plan)
         return plan
+
+    # -- the stage's life (the server's watch and the stage's process)
 
     # -- the stage's life (the server's watch and the stage's process)
 

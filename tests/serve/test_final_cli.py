@@ -126,3 +126,16 @@ def _look_at_the_final(driver: Any, standings: list[dict[str, object]], shot: Pa
     assert " v " in driver.find_element(By.ID, "final-meetings").text
     assert not console_errors(driver)
     driver.save_screenshot(str(shot))
+
+
+def test_a_bad_deadline_at_the_start_gets_one_line_and_makes_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "contest"
+    for options, message in (
+            (("--deadline", "tomorrow"), "cannot read the deadline 'tomorrow'; write it as "
+                                         "2026-12-01T18:00Z (UTC), with an offset such as "
+                                         "+01:00, or none"),
+            (("--final", "league"), "the final's format is swiss or knockout, not 'league'")):
+        bad = tourney("serve", folder, "--game", "battleline", "--port", "0", *options)
+        assert bad.returncode == 2
+        assert bad.stderr == f"tourney: error: {message}\n"
+        assert not folder.exists()

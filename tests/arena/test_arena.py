@@ -157,7 +157,7 @@ def test_a_bot_that_starts_failing_after_admission_is_suspended_with_the_reason(
 
 def test_the_watched_folder_adds_updates_and_retires(arena: Path) -> None:
     inbox = arena / "inbox"
-    inbox.mkdir()
+    assert inbox.is_dir()  # made with the folder
     assert tourney("arena", "add", arena, "frank", "greedy")[0] == 0
     old = time.time() - 60  # settled: the arena takes files that stopped changing
 

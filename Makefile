@@ -135,6 +135,7 @@ lint: $(STAMP) ## ruff and mypy --strict over games, harness, agents, bench and 
 screenshots: $(STAMP) browser ## photograph the report, the replay viewers and the competition's pages into docs/screenshots/
 	$(BIN)/python -m tests.report.screenshots
 	$(BIN)/python -m tests.serve.test_browser
+	$(BIN)/python -m tests.serve.test_dashboard_browser
 
 clean: ## remove the virtual environment, uv's environment and the caches
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.arena.entries import Inbox
 from harness.arena.fairshare import FairShare
-from harness.arena.registry import DB_FILE, ArenaError, Assignment, Registry, Version
+from harness.arena.registry import DB_FILE, INBOX_DIR, ArenaError, Assignment, Registry, Version
 from harness.league.config import LeagueConfig, StoreError, describe_variant
 from harness.league.folder import ResultsFolder
 from harness.records import BotRef, GameRecord, GameSpec, Limits, PackedRecord, is_void
@@ -100,6 +100,7 @@ def create(folder: Path, game: str, *, variants: Sequence[str] = (), seed: int |
     except StoreError as exc:
         raise ArenaError(str(exc)) from None
     Registry.create(folder).close()
+    (folder / INBOX_DIR).mkdir(exist_ok=True)  # the watched folder, there to drop bots into
     return config
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -229,3 +229,42 @@ def render(rows: list[Standing], fmt: str) -> str:
                        for i, (v, w) in enumerate(zip(row, widths, strict=True))).rstrip()
              for row in [head, ["-" * w for w in widths], *cells]]
     return "\n".join(lines)
+
+
+@dataclass
+class Progress:
+    """Where a stage stands: its plan, the meetings played (every game stored) and the table
+    they make so far (the final table once the plan has no more pairings)."""
+
+    stage: Stage
+    played: list[Meeting]
+    standings: list[Standing]
+    games: int  # rated games stored
+    finished: bool
+    tiebreaks: list[int] = field(default_factory=list)  # each played meeting's (0: none)
+
+
+def progress(arena: Path, out: Path) -> Progress | None:
+    """The stage in ``out`` as it stands (None: no stage was begun there). Reads the stage and
+    its stored games; schedules and plays nothing."""
+    stage = _load(out)
+    if stage is None or not (out / "league.json").exists():
+        return None
+    try:
+        config = load_config(out)
+    except StoreError as exc:
+        raise ArenaError(str(exc)) from None
+    with Registry.open(arena) as registry:
+        refs = {v.bot: BotRef(v.bot, v.spec, v.sha256) for v in registry.versions()}
+    results = _stored(out)
+    played, tiebreaks = [], []
+    for m in stage.meetings:  # one at a time, to keep each one's tie-break number
+        for done in _meetings(config, refs, replace(stage, meetings=[m]), results):
+            played.append(done)
+            tiebreaks.append(int(m.get("tiebreak", 0)))
+    plan = stage.plan()
+    try:
+        finished = not plan.next_pairings(played)
+    except ValueError:
+        finished = False
+    return Progress(stage, played, plan.standings(played), len(results), finished, tiebreaks)

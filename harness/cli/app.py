@@ -192,7 +192,7 @@ serve_admin_app = typer.Typer(
     help="The organiser's commands on a competition's folder (also while `tourney serve` runs).")
 app.add_typer(serve_admin_app)
 for _name in ("add", "list", "token", "organiser-token", "logout-all", "retire",
-              "settings"):
+              "settings", "stop", "deadline"):
     command(_name, getattr(serve, f"admin_{_name.replace('-', '_')}_cmd"), serve_admin_app)
 
 

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +36,27 @@ FolderArg = Annotated[Path, typer.Argument(help="The competition's folder.")]
 NameArg = Annotated[str, typer.Argument(help="The entrant's name (letters, digits, - and _).")]
 LOCAL = ("127.0.0.1", "localhost", "::1")
 TOKEN_ENV = "TOURNEY_TOKEN"
+
+
+DeadlineOpt = Annotated[str | None, typer.Option(
+    "--deadline", help="The submission deadline, e.g. 2026-12-01T18:00Z (UTC unless an offset "
+                       "is given); then the server plays the final ('none': no deadline).")]
+FinalOpt = Annotated[str | None, typer.Option(
+    "--final", help="The final after the deadline: swiss (default) or knockout.")]
+FinalTopOpt = Annotated[int | None, typer.Option(
+    "--final-top", min=2, help="The leaders at the deadline who play the final (default 8).")]
+FinalRoundsOpt = Annotated[int | None, typer.Option(
+    "--final-rounds", min=1, help="Swiss rounds of the final (default: log2 of its field).")]
+FinalPairsOpt = Annotated[int | None, typer.Option(
+    "--final-pairs", min=1, help="Duplicate pairs a meeting of the final (default 1).")]
+
+
+def _final_body(deadline: str | None, final: str | None, top: int | None, rounds: int | None,
+                pairs: int | None) -> dict[str, Any]:
+    """The final's options given, as :meth:`harness.serve.final.Final.configure` takes them."""
+    given = {"deadline": deadline, "format": final, "top": top, "rounds": rounds,
+             "pairs": pairs}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 @options()
@@ -74,6 +96,11 @@ def serve_cmd(
     keep_alive: Annotated[int, typer.Option(
         "--keep-alive", min=1, help="Seconds an idle connection stays open between "
                                     "requests.")] = 5,
+    deadline: DeadlineOpt = None,
+    final: FinalOpt = None,
+    final_top: FinalTopOpt = None,
+    final_rounds: FinalRoundsOpt = None,
+    final_pairs: FinalPairsOpt = None,
 ) -> None:
     """Run a competition: entrants upload bots, the living league plays them, everyone sees the
     leaderboard. Ctrl-C stops it; the same command continues it (nothing is lost, even after
@@ -88,8 +115,10 @@ def serve_cmd(
     from harness.serve import errors
     from harness.serve.app import create_app
     from harness.serve.competition import Competition
-    from harness.serve.db import CompetitionDB
+    from harness.serve.db import CompetitionDB, ServeError
     from harness.serve.edge import EdgeLimits, open_file_room
+    from harness.serve.final import Final, FinalPlan, StageProcess, apply_plan
+    from harness.serve.pidfile import ServerLock
     from harness.serve.proxies import ProxyError, trusted_networks
     from harness.serve.runner import ArenaProcess, Checker
 
@@ -107,6 +136,15 @@ def serve_cmd(
     if not fresh and (limits.any() or seed is not None or variant):
         fail("the limits, --seed and --variant of a competition are chosen when it starts; "
              "leave them out to continue it")
+    plan = _final_body(deadline, final, final_top, final_rounds, final_pairs)
+    if not fresh and plan:
+        fail(f"the deadline and the final of a running competition change with tourney "
+             f"serve-admin deadline {folder} (or on the dashboard); leave them out to continue "
+             f"it")
+    try:
+        apply_plan(FinalPlan(), plan)  # checked before anything is made
+    except ServeError as exc:
+        fail(str(exc))
     if game is not None:
         living.create(folder, game, variants=variant or [], seed=seed, limits=limits.over(),
                       require_isolation=require_isolation)
@@ -114,6 +152,11 @@ def serve_cmd(
     with CompetitionDB.open(folder, create=True) as db:
         organiser = db.set_organiser_token() if not db.has_organiser() else None
         paused = db.settings().paused
+        if plan:
+            try:
+                Final(folder, db, threading.Lock()).configure(plan)
+            except ServeError as exc:
+                fail(str(exc))
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -129,9 +172,15 @@ def serve_cmd(
         options += ["--workers", str(workers)]
     if cluster is not None:
         options += ["--cluster", cluster]
+    server_lock = ServerLock(folder)
+    try:
+        server_lock.acquire(url)
+    except ServeError as exc:
+        fail(str(exc))
     arena = ArenaProcess(folder, options)
     checker = Checker(folder)
-    competition = Competition(folder, arena=arena, checker=checker, public_url=url)
+    competition = Competition(folder, arena=arena, checker=checker, public_url=url,
+                              stage=StageProcess(folder, options))
     app = create_app(competition, secure_cookies=url.startswith("https://"),
                      trusted_proxies=proxies)
     errors.log_to_stderr()
@@ -148,7 +197,7 @@ def serve_cmd(
         say(f"organiser token (shown once; keep it): {organiser}")
     else:
         say("organiser token: the one printed when the competition started (`tourney "
-            f"serve-admin {folder} organiser-token` makes a new one)")
+            f"serve-admin organiser-token {folder}` makes a new one)")
     if host not in LOCAL:
         say(f"warning: listening on {host}: anyone who reaches this machine can see the "
             f"leaderboard and try tokens; serve it only behind a TLS proxy (https), or tokens "
@@ -160,9 +209,12 @@ def serve_cmd(
     if isolation.get("missing"):
         say(f"warning: entrants' bots run with weaker isolation here: missing "
             f"{'; '.join(isolation['missing'])}")
+    banner = competition.final.banner()
+    if banner:
+        say(banner["text"])
     if paused:
         say("play is paused (resume it on the organiser page)")
-    else:
+    elif not competition.final.closed():
         arena.start()
     competition.check_waiting()
     server, repeats = _server(app, edge)
@@ -178,6 +230,7 @@ def serve_cmd(
         checker.close()
         arena.close()
         competition.close()
+        server_lock.release()
     say("stopped; the same command continues the competition")
 
 
@@ -268,6 +321,48 @@ def admin_logout_all_cmd(folder: FolderArg) -> None:
         ended = db.end_all_sessions()
     typer.echo(f"ended {ended} session{'' if ended == 1 else 's'}; everyone logs in again "
                f"with their token")
+
+
+def admin_stop_cmd(folder: FolderArg) -> None:
+    """Stop the server running on FOLDER, as Ctrl-C in its terminal would: it finishes the
+    requests in hand, the league stores its games in hand, and the same `tourney serve`
+    command continues it later.
+
+    Example: tourney serve-admin stop results/contest
+    """
+    from harness.serve import pidfile
+
+    found = pidfile.stop(folder)
+    typer.echo(f"stopped the server of {folder} (pid {found.pid}"
+               f"{', ' + found.url if found.url else ''})")
+
+
+def admin_deadline_cmd(
+    folder: FolderArg,
+    deadline: Annotated[str | None, typer.Argument(
+        help="The new deadline, e.g. 2026-12-01T18:00Z (UTC unless an offset is given), or "
+             "'none'; leave it out to show the plan.")] = None,
+    final: FinalOpt = None,
+    final_top: FinalTopOpt = None,
+    final_rounds: FinalRoundsOpt = None,
+    final_pairs: FinalPairsOpt = None,
+) -> None:
+    """Show or change the submission deadline and the final the server plays after it (also
+    while it runs; no longer once the final has begun).
+
+    Example: tourney serve-admin deadline results/contest 2026-12-01T18:00Z --final knockout
+    """
+    from harness.serve.final import when
+
+    comp = _competition(folder)
+    body = _final_body(deadline, final, final_top, final_rounds, final_pairs)
+    plan = comp.final.configure(body) if body else comp.final.plan()
+    typer.echo(f"deadline: {when(plan.deadline) if plan.deadline is not None else 'none'}")
+    rounds = "" if plan.format == "knockout" else \
+        f", {plan.rounds if plan.rounds else 'log2 N'} rounds"
+    typer.echo(f"final: {plan.format} among the top {plan.top}{rounds}, {plan.pairs} duplicate "
+               f"pair{'s' if plan.pairs != 1 else ''} a meeting")
+    typer.echo(f"state: {plan.state}{': ' + plan.error if plan.error else ''}")
 
 
 def admin_retire_cmd(folder: FolderArg, name: NameArg) -> None:

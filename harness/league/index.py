@@ -366,6 +366,12 @@ class GameIndex:
         return self._summaries(f"WHERE g.seq IN ({marks}) ORDER BY g.finished DESC, g.seq DESC",
                                seqs)
 
+    def newest_ending(self, terminations: Sequence[str], limit: int) -> list[dict[str, Any]]:
+        """The newest games that ended in one of ``terminations`` (forfeits, say)."""
+        marks = ", ".join("?" * len(terminations))
+        return self._summaries(f"WHERE g.termination IN ({marks}) ORDER BY g.seq DESC LIMIT ?",
+                               [*terminations, limit])
+
     def _summaries(self, where: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         out = []
         for (gid, bots, winner, rated, termination, reason, decisions, score, finished) in \

@@ -52,10 +52,11 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from harness.serve import pages, proxies
+from harness.serve import organiser, pages, proxies
 from harness.serve.competition import GAMES_SHOWN, Competition, size_text
+from harness.serve.dashboard import Dashboard
 from harness.serve.db import ORGANISER, Account, ServeError
-from harness.serve.errors import QuietErrors
+from harness.serve.errors import ErrorBook, QuietErrors
 from harness.serve.human import HumanError, HumanGames, SeatRules, SeatSite, SeatWeb
 from harness.serve.human import wants_json as seat_wants_json
 from harness.serve.public import Public
@@ -292,7 +293,7 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
     found = context.pop("who", None)
     html = site.env.get_template(template).render(
         title=site.competition.config.name, game=site.competition.config.game, who=found,
-        csrf=found.csrf if found else "", **context)
+        csrf=found.csrf if found else "", deadline=site.competition.final.banner(), **context)
     return HTMLResponse(html, status, headers=_page_headers())
 
 
@@ -396,8 +397,10 @@ async def read_json(request: Request) -> dict[str, Any]:
 
 
 async def leaderboard_page(request: Request) -> Response:
-    board = await run_in_threadpool(site_of(request).public.leaderboard)
-    return page(request, "leaderboard.html.j2", board=board, who=who(request))
+    site = site_of(request)
+    board = await run_in_threadpool(site.public.leaderboard)
+    final = await run_in_threadpool(site.competition.final.public)
+    return page(request, "leaderboard.html.j2", board=board, final=final, who=who(request))
 
 
 def _reader(request: Request) -> str:
@@ -703,6 +706,7 @@ def create_app(competition: Competition, *, secure_cookies: bool = False,
     :mod:`harness.serve.proxies`). Its ``state.site`` is the :class:`Site`; ``close()`` it on
     shutdown."""
     site = Site(competition, secure_cookies=secure_cookies, seat=seat)
+    errors = ErrorBook()  # the server's own errors, for the organiser's dashboard
 
     def limit(path: str) -> tuple[int, int]:
         """(the bytes a request body may have, the size its refusal names)."""
@@ -724,6 +728,9 @@ def create_app(competition: Competition, *, secure_cookies: bool = False,
         Route("/games/{game_id}/log", log_page),
         Route("/admin", admin_page),
         Route("/admin/download", download),
+        *organiser.routes(Dashboard(competition, errors), organiser.Gate(
+            organiser=lambda request: need(request, organiser=True), check=check_csrf,
+            page=page, form=read_form, json=read_json)),
         Route("/admin/{action}", admin_action, methods=["POST"]),
         Route("/api/leaderboard", api_leaderboard),
         Route("/api/entrants/{name}", api_entrant),
@@ -745,7 +752,7 @@ def create_app(competition: Competition, *, secure_cookies: bool = False,
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(QuietErrors), *proxies.middleware(trusted_proxies),
+        middleware=[Middleware(QuietErrors, book=errors), *proxies.middleware(trusted_proxies),
                     Middleware(SameOrigin), Middleware(BodyLimit, limit=limit)],
         exception_handlers={HTTPException: on_error, ServeError: on_error,
                             HumanError: on_error, ClientGone: on_gone},

@@ -1,7 +1,8 @@
 """The entry point of the server's child processes (:mod:`harness.serve.runner`):
 ``python -m harness.serve.child PARENT_PID arena FOLDER [--workers N] [--cluster ADDR]`` plays
 the living league,
-``... check FOLDER BOT`` runs one version's entry check. Either stops when the server dies."""
+``... check FOLDER BOT`` runs one version's entry check, ``... final FOLDER`` plays the final
+stage after the deadline (:mod:`harness.serve.final`). Each stops when the server dies."""
 
 from __future__ import annotations
 
@@ -78,6 +79,10 @@ def main(argv: list[str]) -> int:
         return _check(Path(folder), rest[0])
     if what == "arena":
         return _arena(Path(folder), rest)
+    if what == "final":
+        from harness.serve.final import run_final
+
+        return run_final(Path(folder), rest)
     print(f"unknown child {what!r}", file=sys.stderr)
     return 2
 

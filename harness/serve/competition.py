@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
@@ -27,6 +27,7 @@ from harness.arena.registry import Registry
 from harness.league.index import GameIndex
 from harness.records import BotRef
 from harness.serve.db import ORGANISER, Account, CompetitionDB, ServeError, Settings, Submission
+from harness.serve.final import Final, FinalWatch, StageProcess
 from harness.serve.logs import LogJanitor, Pruned, prune
 from harness.serve.runner import ArenaProcess, Checker
 
@@ -57,7 +58,11 @@ class Competition:
     everything the pages, the API and ``tourney serve-admin`` do with them."""
 
     def __init__(self, folder: Path, *, arena: ArenaProcess | None = None,
-                 checker: Checker | None = None, public_url: str = "") -> None:
+                 checker: Checker | None = None, public_url: str = "",
+                 stage: StageProcess | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        """``stage``: where the final is played when the deadline comes (a server's; without
+        one, nothing watches the clock); ``clock``: the time the deadline is compared with."""
         from harness.arena.living import load_arena
 
         self.folder = folder
@@ -84,8 +89,17 @@ class Competition:
         # a server whose league plays keeps the bots' logs within their budgets
         self._janitor = LogJanitor(self.prune_logs) if arena is not None else None
         self._pruning = threading.Lock()
+        # the submission deadline and the final the server plays after it
+        self.final = Final(folder, self.db, self.lock, clock)
+        self.watch = None if stage is None else FinalWatch(
+            self.final, stage, stop_league=self._stop_league,
+            seeding=lambda: board_rows(self.folder))
+        if self.watch is not None:
+            self.watch.start()
 
     def close(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
         if self._janitor is not None:
             self._janitor.stop()
         if self._board_pool is not None:
@@ -315,6 +329,7 @@ class Competition:
 
         # one upload of an entrant at a time (its quota, its version number), while other
         # requests go on: the registry has a connection of its own
+        self.final.check_upload()
         with self._entrant_lock(entrant), tempfile.TemporaryDirectory(prefix="upload-") as tmp:
             settings = self.settings()
             count, total = self.usage(entrant)
@@ -362,7 +377,16 @@ class Competition:
             for version in registry.versions(status="validating"):
                 self.checker.submit(version.bot)
 
+    def _stop_league(self) -> None:
+        """Entries closed: the league plays no more (its games in hand are stored)."""
+        if self.arena is not None:
+            self.arena.stop()
+        self._board = None
+
     def set_paused(self, paused: bool) -> None:
+        if not paused and self.final.closed():
+            raise ServeError("entries are closed: the league's standings at the deadline seed "
+                             "the final, so the league does not play again", 409)
         with self.lock:
             settings = self.db.settings()
             settings.paused = paused

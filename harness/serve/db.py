@@ -317,6 +317,16 @@ class CompetitionDB:
                        "(key) DO UPDATE SET value = excluded.value",
                        (json.dumps(asdict(settings)),))
 
+    def value(self, key: str) -> str | None:
+        """A stored value of the competition's own (a module's record, e.g. the final's)."""
+        row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_value(self, key: str, text: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO "
+                       "UPDATE SET value = excluded.value", (key, text))
+
     def set_signup_code(self, code: str | None) -> None:
         with self._write() as db:
             if code is None:

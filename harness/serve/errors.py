@@ -9,7 +9,9 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 import traceback
+from collections import deque
 
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -46,12 +48,31 @@ def cause_of(exc: BaseException) -> tuple[str, str, int]:
             (last.lineno or 0) if last else 0)
 
 
+class ErrorBook:
+    """The server's own errors, counted, the newest kept for the organiser's dashboard."""
+
+    def __init__(self, kept: int = 20) -> None:
+        self.count = 0
+        self.recent: deque[tuple[float, str]] = deque(maxlen=kept)
+        self._lock = threading.Lock()
+
+    def add(self, line: str) -> None:
+        with self._lock:
+            self.count += 1
+            self.recent.append((time.time(), line))
+
+    def newest(self) -> list[tuple[float, str]]:
+        with self._lock:
+            return list(reversed(self.recent))
+
+
 class QuietErrors:
     """ASGI middleware (the application's outermost of its own): an unhandled error becomes a
-    500 with one line, logged as one line (see the module docstring)."""
+    500 with one line, logged as one line (see the module docstring), and kept in ``book``."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, book: ErrorBook | None = None) -> None:
         self.app = app
+        self.book = book
         self._seen: set[tuple[str, str, int]] = set()
         self._lock = threading.Lock()
 
@@ -83,6 +104,8 @@ class QuietErrors:
             kind, where, line = cause
             text = (f"{scope.get('method', '?')} {_plain(scope.get('path', ''))} failed: "
                     f"{kind}: {_plain(str(exc))} (at {where}:{line})")
+            if self.book is not None:
+                self.book.add(text)
             if first:
                 log.error("%s; its traceback, shown once:", text, exc_info=exc)
             else:

@@ -157,7 +157,7 @@ def test_a_bot_that_starts_failing_after_admission_is_suspended_with_the_reason(
 
 def test_the_watched_folder_adds_updates_and_retires(arena: Path) -> None:
     inbox = arena / "inbox"
-    inbox.mkdir()
+    assert inbox.is_dir()  # made with the folder
     assert tourney("arena", "add", arena, "frank", "greedy")[0] == 0
     old = time.time() - 60  # settled: the arena takes files that stopped changing
 
@@ -385,3 +385,17 @@ def test_the_report_shows_each_entrants_status_and_none_of_the_organisers_paths(
         html = page.read_text()
         for private in (str(arena.resolve()), str(BOTS), str(ROOT)):
             assert private not in html, (page, private)
+
+
+def test_arena_new_makes_the_inbox_it_tells_the_organiser_about(tmp_path: Path) -> None:
+    folder = tmp_path / "fresh"
+    code, text = tourney("arena", "new", folder, "--game", "battleline")
+    assert code == 0, text
+    assert "drop NAME.py into" in text and str(folder / "inbox") in text
+    assert (folder / "inbox").is_dir()
+    # a bot dropped there joins at the next run
+    shutil.copy(ROOT / "agents" / "greedy.py", folder / "inbox" / "dropped.py")
+    old = time.time() - 10
+    os.utime(folder / "inbox" / "dropped.py", (old, old))
+    run(folder, 0)
+    assert "dropped.v1" in status(folder)

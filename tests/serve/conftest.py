@@ -5,8 +5,9 @@ client (starlette's TestClient)."""
 
 from __future__ import annotations
 
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from starlette.applications import Starlette
 from harness.arena import living
 from harness.serve.competition import Competition
 from harness.serve.db import CompetitionDB
+from harness.serve.final import StageProcess
 from harness.serve.human import SeatRules
 from harness.serve.runner import Checker, wait_idle
 from tests.patience import patience
@@ -90,16 +92,19 @@ class Site:
 
 
 def make_site(folder: Path, game: str = "battleline", seat: SeatRules | None = None,
-              variants: tuple[str, ...] = ()) -> Site:
+              variants: tuple[str, ...] = (), *, clock: Callable[[], float] | None = None,
+              stage: StageProcess | None = None) -> Site:
     """A new competition of ``game`` and its application, made by the factory `tourney serve`
-    calls (``seat``: the human seat's limits, the server's own by default)."""
+    calls (``seat``: the human seat's limits, the server's own by default; ``clock``: the time
+    the deadline is compared with; ``stage``: where the final is played, as the server's)."""
     from harness.serve.app import create_app
 
     living.create(folder, game, seed=11, variants=variants)
     with CompetitionDB.open(folder, create=True) as db:
         organiser = db.set_organiser_token()
     competition = Competition(folder, checker=Checker(folder),
-                              public_url="http://testserver")
+                              public_url="http://testserver", stage=stage,
+                              clock=clock or time.time)
     app = create_app(competition, seat=seat)
     client = TestClient(app, base_url="http://testserver")
     return Site(folder, competition, client, organiser, app)

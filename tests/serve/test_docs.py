@@ -51,4 +51,7 @@ def test_every_example_of_the_competition_manual_runs(tmp_path: Path) -> None:
     assert "ok   build `mkdir -p out" in outputs[6] and "alice.v2 is active" in outputs[6]
     assert '"status":"active"' in outputs[7] and '"entrant":"bob"' in outputs[7]
     assert '"entrant":"bob","joined"' in outputs[7]  # bob's public page
-    assert "alice" in outputs[8] and (tmp_path / "final.html").stat().st_size > 0
+    assert outputs[8] == ("deadline: 2099-12-01 18:00 UTC\nfinal: knockout among the top 8, "
+                          "1 duplicate pair a meeting\nstate: open\n")
+    assert outputs[9].startswith("stopped the server of results/contest (pid ")
+    assert "alice" in outputs[9] and (tmp_path / "final.html").stat().st_size > 0

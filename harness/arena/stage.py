@@ -248,7 +248,7 @@ def progress(arena: Path, out: Path) -> Progress | None:
     """The stage in ``out`` as it stands (None: no stage was begun there). Reads the stage and
     its stored games; schedules and plays nothing."""
     stage = _load(out)
-    if stage is None or not (out / "league.json").exists():
+    if stage is None or not ResultsFolder(out).holds_league():
         return None
     try:
         config = load_config(out)

@@ -189,7 +189,7 @@ class Final:
 
     def finish(self, table: list[dict[str, Any]]) -> None:
         """The stage's last table, published: written once, never changed."""
-        from harness.league.store import write_json_atomic
+        from harness.league.folder import write_json_atomic
 
         plan = self.plan()
         plan.state, plan.ended = DONE, self.clock()

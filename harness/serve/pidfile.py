@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from harness.league.folder import ResultsFolder
 from harness.serve.db import ServeError
 
 PID_FILE = ".serve.pid"
@@ -84,7 +85,7 @@ def running(folder: Path) -> Running | None:
 def stop(folder: Path, timeout: float = STOP_SECONDS) -> Running:
     """Ask the server of ``folder`` to stop (SIGTERM: it finishes the requests in hand and the
     league stores the games in hand) and wait until it has; refuse when none runs."""
-    if not (folder / "league.json").exists():
+    if not ResultsFolder(folder).holds_league():
         raise ServeError(f"{folder} is not a competition; give the folder you ran "
                          f"tourney serve on", 404)
     found = running(folder)

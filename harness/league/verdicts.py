@@ -157,7 +157,7 @@ def notes(rated: Rated) -> list[str]:
     for b in fit.bots:
         if b.perfect is not None:
             out.append(f"{b.name} {b.perfect} {b.games} of its games: its Elo is held finite by "
-                       f"the prior (one virtual draw per opponent) and its interval is wide")
+                       f"the prior ({fit.prior}) and its interval is wide")
     if len(fit.components) > 1:
         pools = "; ".join("{" + ", ".join(c) + "}" for c in fit.components)
         out.append(f"these pools never met, even through others, and cannot be compared: "
@@ -167,8 +167,8 @@ def notes(rated: Rated) -> list[str]:
 
 def method_line(fit: EloFit) -> str:
     zero = f"{fit.anchor} = 0" if fit.anchor else "0 = the pool's mean"
-    return (f"Elo: Bradley-Terry maximum-likelihood fit over {fit.rated_games} rated games "
-            f"(a draw is half a win, a team plays at its members' mean), {zero}; "
+    return (f"Elo: Bradley-Terry fit over {fit.rated_games} rated games (a draw is half a "
+            f"win, a team plays at its members' mean; prior: {fit.prior}), {zero}; "
             f"{100 * fit.level:g}% interval from the {fit.method}")
 
 

@@ -234,7 +234,7 @@ def ratings_cmd(
         fail(f"--level must be between 0 and 1 (got {level}); e.g. 0.95")
     if times and fmt not in ("table", "json"):
         fail("--times prints a table or JSON; drop --times or use --format table or json")
-    from harness.league.service import ratings_text
+    from harness.figures.verdicts import ratings_text
 
     show = shown_bots(folders, versions, bot or [])
     text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability,
@@ -293,7 +293,7 @@ def _with_times(text: str, folders: list[Path], fmt: str, skipped: list[str]) ->
     """The leaderboard with the think-time table after it (in JSON: a "times" list)."""
     import json
 
-    from harness.league import times
+    from harness.figures import times
     from harness.league.config import load_config
     from harness.league.identity import versions
 

@@ -98,10 +98,8 @@ class Comparisons:
     s: FloatArray
 
     @classmethod
-    def pairwise(cls, names: Sequence[str], lo: Sequence[int] | npt.NDArray[np.integer],
-                 hi: Sequence[int] | npt.NDArray[np.integer],
-                 games: Sequence[float] | FloatArray, points: Sequence[float] | FloatArray
-                 ) -> Comparisons:
+    def pairwise(cls, names: Sequence[str], lo: npt.ArrayLike, hi: npt.ArrayLike,
+                 games: npt.ArrayLike, points: npt.ArrayLike) -> Comparisons:
         """Per-pairing totals: pairing ``k`` is ``names[lo[k]]`` v ``names[hi[k]]``, with its
         games and the points of ``lo``."""
         lo_a, hi_a = np.asarray(lo, dtype=np.intp), np.asarray(hi, dtype=np.intp)

@@ -2,7 +2,7 @@
 is shown, notes under it; rendered as aligned text, markdown, CSV, JSON or HTML from the same
 rows, so the formats cannot disagree.
 
->>> t = Table([{"bot": "a", "score": 0.75}], columns=[Column("bot", left=True),
+>>> t = Table([{"bot": "a", "score": 0.75}], shown=[Column("bot", left=True),
 ...           Column("score", text=lambda r: f"{100 * r['score']:.1f}%")])
 >>> print(t.text())
 bot  score

@@ -8,7 +8,7 @@ hands over as it is); and :func:`ratings_text`, the command's whole output for s
 ...          "offender": None, "rated": True, "teams": None, "pair_id": f"p{i // 2}"}
 ...         for i in range(8)]
 >>> print(render(rate(rows)).splitlines()[0])
-rank  bot  Elo  low  high     mu  sigma  mu-3σ  games  W  D  L  score  forfeits
+rank  bot   Elo   low  high     mu  sigma  mu-3σ  games  W  D  L  score  forfeits
 """
 
 from __future__ import annotations

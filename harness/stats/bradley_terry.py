@@ -29,8 +29,8 @@ differences, so a bot's rating relative to the field is what they can tell.
 
 >>> data = Comparisons.pairwise(["a", "b"], [0], [1], [10.0], [7.0])
 >>> fit = fit(data, Prior(draws=1.0))
->>> round(fit.mu[0] - fit.mu[1], 1), round(fit.mu[0] + fit.mu[1], 9)
-(131.4, 0.0)
+>>> round(float(fit.mu[0] - fit.mu[1]), 1), round(float(fit.mu[0] + fit.mu[1]), 9)
+(132.4, 0.0)
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ class Prior:
     def describe(self, sd: float) -> str:
         """The prior in words, with the spread the fit used."""
         if not self.gaussian:
-            return f"{self.draws:g} virtual draw(s) between every two bots that met"
+            draws = "1 virtual draw" if self.draws == 1 else f"{self.draws:g} virtual draws"
+            return f"{draws} between every two bots that met"
         how = "estimated from the games" if self.sd is None else "given"
         return f"ratings N(0, {sd:.0f}²), the spread {how}"
 
@@ -179,6 +180,7 @@ class Fit:
     pools: IntArray
     prior: Prior
     sd: float  # the Gaussian's spread (estimated or given); inf for virtual draws
+    why: str = ""  # why this prior, when it is not the one asked for
 
     @property
     def se(self) -> FloatArray:
@@ -186,7 +188,7 @@ class Fit:
         return out
 
     def describe(self) -> str:
-        return self.prior.describe(self.sd)
+        return self.prior.describe(self.sd) + (f" ({self.why})" if self.why else "")
 
 
 class _System:
@@ -286,14 +288,16 @@ def fit(data: Comparisons, prior: Prior | None = None, *, start: FloatArray | No
     theta = np.zeros(size) if start is None else np.asarray(start, dtype=np.float64).copy()
     theta -= flat @ theta  # each pool's mean at 0, as every fit ends
     determined = size - int(np.unique(pools).size)  # ratings the games can tell
+    why = ""
     if prior.sd is None and prior.gaussian and determined < ESTIMATE_FROM:
         prior = Prior(draws=FEW_BOTS_DRAWS)  # one difference or three say nothing of a spread
+        why = "too few bots to estimate a spread"
     if not prior.gaussian:
         system = _System(data.with_virtual_draws(prior.draws))
         theta = _map(system, 0.0, flat, theta, tol)
         _, info = system.gradient_and_information(theta)
         cov: FloatArray = np.linalg.inv(info + flat) - flat
-        return Fit(data.names, theta, cov, pools, prior, math.inf)
+        return Fit(data.names, theta, cov, pools, prior, math.inf, why)
     system = _System(data)
     flat_zero = np.zeros((size, size))
 

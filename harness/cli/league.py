@@ -222,7 +222,7 @@ def ratings_cmd(
                       "'alice*'); repeat for more.")] = None,
 ) -> None:
     """Ratings of stored games, best first by Elo: the batch Elo fit with its interval beside
-    TrueSkill, with W/D/L, win rate and forfeits.
+    TrueSkill, with W/D/L, score (a draw counts half) and forfeits.
 
     The Elo fit (Bradley-Terry, all games at once, order-free) is the final word. TrueSkill
     (mu, sigma, mu-3σ) is a live estimate, updated game by game: good for watching a league

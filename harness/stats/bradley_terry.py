@@ -181,6 +181,7 @@ class Fit:
     prior: Prior
     sd: float  # the Gaussian's spread (estimated or given); inf for virtual draws
     why: str = ""  # why this prior, when it is not the one asked for
+    implied_sd: float = math.nan  # the spread these ratings imply (the estimate's next step)
 
     @property
     def se(self) -> FloatArray:
@@ -314,8 +315,8 @@ def fit(data: Comparisons, prior: Prior | None = None, *, start: FloatArray | No
         return theta, cov, min(SD_BOUNDS[1], max(SD_BOUNDS[0], implied))
 
     if prior.sd is not None:
-        theta, cov, _ = at(prior.sd, theta)
-        return Fit(data.names, theta, cov, pools, prior, prior.sd)
+        theta, cov, implied = at(prior.sd, theta)
+        return Fit(data.names, theta, cov, pools, prior, prior.sd, implied_sd=implied)
     sd = start_sd or START_SD
     theta, cov, implied = at(sd, theta)
     previous: tuple[float, float] | None = None  # (log sd, its gap) of the step before
@@ -331,7 +332,7 @@ def fit(data: Comparisons, prior: Prior | None = None, *, start: FloatArray | No
         previous = x, gap
         sd = min(SD_BOUNDS[1], max(SD_BOUNDS[0], math.exp(x + step)))
         theta, cov, implied = at(sd, theta)
-    return Fit(data.names, theta, cov, pools, prior, sd)
+    return Fit(data.names, theta, cov, pools, prior, sd, implied_sd=implied)
 
 
 def _centred(cov: FloatArray, flat: FloatArray) -> FloatArray:

@@ -206,7 +206,7 @@ class Beliefs:
         """Recompute every belief exactly with the one fit (:func:`bt.fit`): the MAP ratings of
         all results under the prior and their Laplace variances relative to the field; a bot
         without a result keeps the prior's variance. The spread, when not given, is estimated
-        again (from the last estimate)."""
+        again, one step from the last estimate."""
         self._since_refit = 0
         n = len(self.names)
         if n == 0:
@@ -219,9 +219,14 @@ class Beliefs:
         stats = np.array(list(self._pairs.values()), dtype=np.float64)
         data = bt.Comparisons.pairwise(self.names, keys[:, 0], keys[:, 1], stats[:, 0],
                                        stats[:, 1])
-        fitted = bt.fit(data, bt.Prior(sd=self.prior_sd), start=self.mu[:n],
-                        start_sd=math.sqrt(self.prior_var), tol=REFIT_TOL)
+        # at the spread of the last refit, then one step of its estimate (a refit costs one
+        # fit; the estimate converges over the refits as the results grow)
+        fitted = bt.fit(data, bt.Prior(sd=self.prior_sd or math.sqrt(self.prior_var)),
+                        start=self.mu[:n], tol=REFIT_TOL)
         self.apply(fitted)
+        if self.prior_sd is None and fitted.pools.size - np.unique(fitted.pools).size >= \
+                bt.ESTIMATE_FROM and math.isfinite(fitted.implied_sd):
+            self.prior_var = fitted.implied_sd ** 2
 
     def apply(self, fitted: bt.Fit) -> None:
         """Take the beliefs of ``fitted`` (a fit of this model's results over its names): its

@@ -5,7 +5,7 @@ result is one duplicate pair: two games, each won by a bot with the logistic pro
 true Elo difference (no draws; the two games are independent, which is the noisiest case: a
 real duplicate pair's shared deal lowers the noise). Three schemes choose the pairs:
 
-* ``adaptive``: :class:`harness.league.matchmaking.Matchmaker` (placement, minimum share,
+* ``adaptive``: :class:`harness.arena.matchmaking.Matchmaker` (placement, minimum share,
   largest expected variance reduction);
 * ``round robin``: all pairs in a random order, cycled;
 * ``neighbours``: the bot with the fewest results (random among ties) against a current
@@ -37,8 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from harness.league.matchmaking import Matchmaker, kendall_tau
+from harness.arena.matchmaking import Matchmaker
 from harness.stats.elo import ELO_PER_NAT
+from harness.stats.rank import kendall_tau
 
 SD = 300.0
 SCHEMES = ("adaptive", "round robin", "neighbours")
@@ -151,10 +152,10 @@ def simulate(truth: dict[str, float], chooser: Chooser, pairs: int, checkpoints:
             mm.refit()
             out.append((done, *accuracy(truth, mm)))
             continue
-        saved = mm.mu.copy(), mm.var.copy(), mm._since_refit
+        saved = mm.mu.copy(), mm.var.copy(), mm._since_refit, mm.prior_var
         mm.refit()
         out.append((done, *accuracy(truth, mm)))
-        mm.mu, mm.var, mm._since_refit = saved
+        mm.mu, mm.var, mm._since_refit, mm.prior_var = saved
     return out
 
 

@@ -14,13 +14,12 @@ beside TrueSkill and the pair statistics). Nothing here prints; errors a user ca
 
 from __future__ import annotations
 
-import html
-import json
 import secrets
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
+from harness.figures.table import Table
 from harness.records import BotRef, GameRecord, GameSpec, Limits, TourneyError
 
 if TYPE_CHECKING:
@@ -31,86 +30,6 @@ __all__ = ["ApiError", "GameRecord", "Limits", "Table", "league", "pairs", "play
 
 class ApiError(TourneyError):
     """A call that cannot be played as asked (a wrong number of bots, a bad variant)."""
-
-
-# ----------------------------------------------------------------------------- tables
-
-
-class Table(Sequence[dict[str, Any]]):
-    """Rows of figures, one dict a row, every row with the same keys (:attr:`columns`).
-
-    A plain sequence of dicts (``table[0]["elo"]``, ``for row in table``), with a column by
-    name, a row by its ``bot``, aligned text for ``print`` and an HTML table in a notebook.
-    ``notes`` holds what a reader of the figures must know (see ``tourney ratings``).
-    """
-
-    def __init__(self, rows: Sequence[Mapping[str, Any]], notes: Sequence[str] = ()) -> None:
-        self.rows = [dict(r) for r in rows]
-        columns: dict[str, None] = {}
-        for row in self.rows:
-            columns.update(dict.fromkeys(row))
-        self.columns = tuple(columns)
-        self.notes = list(notes)
-
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        return self.rows[index]
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return iter(self.rows)
-
-    def column(self, name: str) -> list[Any]:
-        """Every row's value of column ``name``, in row order."""
-        if name not in self.columns:
-            raise KeyError(f"no column {name!r}; the columns are {', '.join(self.columns)}")
-        return [row.get(name) for row in self.rows]
-
-    def row(self, bot: str) -> dict[str, Any]:
-        """The row whose ``bot`` is ``bot``."""
-        for row in self.rows:
-            if row.get("bot") == bot:
-                return row
-        raise KeyError(f"no row for bot {bot!r}; the bots are "
-                       f"{', '.join(str(r.get('bot')) for r in self.rows)}")
-
-    def _cells(self) -> list[list[str]]:
-        return [[_cell(row.get(c)) for c in self.columns] for row in self.rows]
-
-    def __str__(self) -> str:
-        head = list(self.columns)
-        body = self._cells()
-        widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(head)]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip()]
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-                  for r in body]
-        return "\n".join(lines + [f"note: {n}" for n in self.notes])
-
-    def __repr__(self) -> str:
-        return f"Table({len(self.rows)} rows: {', '.join(self.columns)})"
-
-    def _repr_html_(self) -> str:
-        """The table as HTML, which Jupyter shows for a table left at the end of a cell."""
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-                       for row in self._cells())
-        notes = "".join(f"<p>note: {html.escape(n)}</p>" for n in self.notes)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}"
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value + 0.0:g}"  # + 0.0: no "-0"
-    return str(value)
 
 
 # ----------------------------------------------------------------------------- one game
@@ -201,14 +120,14 @@ def league(game: str, bots: Sequence[str], out: str | Path, *, games: int | None
 # ----------------------------------------------------------------------------- ratings
 
 
-def _figures(folders: Sequence[str | Path], **options: Any) -> dict[str, Any]:
-    from harness.league.service import ratings_text
+def _rated(folders: Sequence[str | Path], **options: Any) -> Any:
+    """The ratings model of ``tourney ratings`` (:func:`harness.league.service.rate_folders`),
+    read once: the tables are made from it, no text is parsed."""
+    from harness.league.service import rate_folders
 
     if not folders:
         raise ApiError("name at least one results folder")
-    text, _skipped = ratings_text([Path(f) for f in folders], fmt="json", **options)
-    data: dict[str, Any] = json.loads(text)
-    return data
+    return rate_folders([Path(f) for f in folders], **options)
 
 
 def ratings(*folders: str | Path, anchor: str | None = None, level: float = 0.95,
@@ -216,13 +135,16 @@ def ratings(*folders: str | Path, anchor: str | None = None, level: float = 0.95
     """The leaderboard of the games stored in ``folders``, best first by Elo, as
     ``tourney ratings`` computes it: one row a bot with ``rank``, ``bot``, ``elo``,
     ``elo_low``, ``elo_high`` (the interval at ``level``), TrueSkill's ``mu``, ``sigma``,
-    ``rating`` (mu - 3 sigma), ``games``, ``wins``, ``draws``, ``losses``, ``win_rate``, the
-    forfeits, ... . ``anchor``: the bot put at Elo 0 (default: the pool's mean); ``interval``:
-    ``"curvature"`` or ``"bootstrap"``."""
-    data = _figures(folders, anchor=anchor, level=level, interval=interval)
+    ``rating`` (mu - 3 sigma), ``games``, ``wins``, ``draws``, ``losses``, ``score`` (a draw
+    counts half), the forfeits, ... . ``anchor``: the bot put at Elo 0 (default: the pool's
+    mean); ``interval``: ``"curvature"`` or ``"bootstrap"``."""
+    from harness.league import verdicts
+
+    got = _rated(folders, anchor=anchor, level=level, interval=interval)
     first = ("rank", "bot", "elo", "elo_low", "elo_high", "elo_se")  # as tourney ratings shows
-    rows = [{**{k: row[k] for k in first if k in row}, **row} for row in data["leaderboard"]]
-    return Table(rows, data.get("notes", []))
+    rows = [{**{k: row[k] for k in first if k in row}, **row}
+            for row in verdicts.leaderboard_rows(got.rated)]
+    return Table(rows, [*verdicts.notes(got.rated), *got.notes])
 
 
 def pairs(*folders: str | Path, level: float = 0.95) -> Table:
@@ -230,5 +152,8 @@ def pairs(*folders: str | Path, level: float = 0.95) -> Table:
     ``bot`` and ``opponent``, the ``pentanomial`` counts of ``bot``'s points over each
     duplicate pair (0, ½, 1, 1½, 2), ``score``, ``elo`` with its interval from the pair
     variance, ``los``, ... ."""
-    data = _figures(folders, level=level)
-    return Table(data["pairs"], data.get("notes", []))
+    from harness.league import verdicts
+
+    got = _rated(folders, level=level)
+    return Table([p.as_dict() for p in got.rated.pairs],
+                 [*verdicts.notes(got.rated), *got.notes])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness import api
-from harness.league.service import ratings_text
+from harness.figures.verdicts import ratings_text
 from harness.records import TourneyError
 
 

@@ -31,7 +31,7 @@ ELSEWHERE = {
     "docs/serve.md": "tests/serve/test_docs.py",
     "docs/human.md": "tests/serve/test_human.py",
     "docs/protocol.md": "its standalone bot is engine.py of every example folder; it reads stdin",
-    "docs/matchmaking.md": "a sketch of the Matchmaker's calls, tested in tests/league",
+    "docs/matchmaking.md": "a sketch of the Matchmaker's calls, tested in tests/arena",
 }
 BLOCKS = {page: page_blocks(page) for page in PAGES}
 # the pages with examples that run in the quick test, and those with slow or cluster ones

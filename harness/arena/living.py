@@ -9,8 +9,8 @@ One process plays duplicate pairs until it is stopped, in **waves** of a few pai
    (start-up in the sandbox, one game against random from every seat) and one **self-play**
    game (as Kaggle's validation episode): it is ``active`` once it passes, ``failed`` with the
    reason otherwise, and never plays a rated game before.
-3. **The wave.** The matchmaker (:mod:`harness.league.matchmaking`) chooses the next pairs
-   (:meth:`~harness.league.matchmaking.Matchmaker.choose_many`); each is recorded in the
+3. **The wave.** The matchmaker (:mod:`harness.arena.matchmaking`) chooses the next pairs
+   (:meth:`~harness.arena.matchmaking.Matchmaker.choose_many`); each is recorded in the
    registry as an *assignment* (the pairing and its next deal index) before any of its games
    is played. A pair's two games have the ids and the secret deal a round robin of the same
    bots and key would give them (:func:`harness.league.schedule.deal_set`).
@@ -46,7 +46,7 @@ from harness.league.folder import ResultsFolder
 from harness.records import BotRef, GameRecord, GameSpec, Limits, PackedRecord, is_void
 
 if TYPE_CHECKING:
-    from harness.league.matchmaking import Matchmaker
+    from harness.arena.matchmaking import Matchmaker
     from harness.league.store import ResultsStore
     from harness.run.base import Executor
 

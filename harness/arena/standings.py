@@ -1,8 +1,8 @@
 """The living league's leaderboard, fast at any size: per-pairing totals read from the Parquet
-store with Arrow's vectorised kernels (never one Python object per game), the matchmaker's
-ratings fitted to them once (:class:`harness.league.matchmaking.Matchmaker`: the MAP of the
-Bradley–Terry model under a ``N(0, 350²)`` prior, with each rating's standard deviation), and
-each version's status from the registry.
+store with Arrow's vectorised kernels (never one Python object per game), rated once by the one
+Bradley–Terry fit (:func:`harness.stats.bradley_terry.fit`, the fit of ``tourney ratings``'
+Elo, with its prior: ratings ``N(0, sd²)``, the spread estimated from the games), with each
+rating's standard deviation relative to the field, and each version's status from the registry.
 
 **Reading.** Each batch file is reduced on its own (in threads: Arrow decodes outside the GIL)
 to a few arrays per game: a 64-bit hash of its id, the two bots' codes, the first bot's points
@@ -19,8 +19,9 @@ gone or changed, a game id or a pair's id that may have been seen already), or t
 anything unusual (nulls, ids of unequal length, a game id stored twice), every stored game is
 totalled again the plain way, so the totals are always those of the rows.
 
-``tourney arena status`` prints this table; ``tourney ratings`` on the same folder gives the full
-batch fit with its intervals, LOS and pair statistics (slower: it reads every game).
+``tourney arena status`` prints this table; ``tourney ratings`` on the same folder gives the
+same Elo for every bot (the same games, the same fit) with its LOS and pair statistics beside
+(slower: it reads every game).
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import pyarrow as pa
 
-    from harness.league.matchmaking import Matchmaker
+    from harness.arena.matchmaking import Matchmaker
+    from harness.stats import bradley_terry as bt
+    from harness.stats.bradley_terry import Prior
 
     IntArray = npt.NDArray[np.int64]
     FloatArray = npt.NDArray[np.float64]
@@ -695,30 +698,6 @@ def _totals_plain(folder: Path, files: Sequence[Path]) -> Totals:
     return totals
 
 
-def _map_ratings(n: int, lo: IntArray, hi: IntArray, games: FloatArray, pts: FloatArray,
-                 prior_var: float, start: FloatArray) -> FloatArray:
-    """The MAP ratings (Elo) of the matchmaker's model by Newton's method from ``start``, each
-    step a linear solve (a third of the inversion the refit needs for the variances): the
-    refit then starts at the optimum and takes one step at most."""
-    import numpy as np
-
-    from harness.league.matchmaking import posterior_system
-
-    theta = start.copy()
-    if not lo.size:
-        return theta
-    for _ in range(50):
-        grad, hess = posterior_system(n, lo, hi, games, pts, prior_var, theta)
-        step = np.linalg.solve(hess, grad)
-        big = float(np.max(np.abs(step)))
-        if big > 400.0:  # as the refit: no wild first step from a poor start
-            step *= 400.0 / big
-        theta += step
-        if big < 1e-3:  # a Newton step from here moves it less than 1e-5
-            break
-    return theta
-
-
 def _oriented(totals: Totals, names: Sequence[str]) -> tuple[IntArray, IntArray, FloatArray,
                                                              FloatArray, IntArray, IntArray]:
     """The pairings over ``names`` (which must hold every bot of a pairing): the lower and the
@@ -744,76 +723,65 @@ def _names(totals: Totals, bots: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*bots, *(arrays.names[i] for i in np.flatnonzero(used))]))
 
 
-def centred_variances(cov: npt.NDArray[np.floating[Any]]) -> FloatArray:
-    """The variance of each rating less the field's mean rating, from the ratings' covariance.
-
-    Games tell only differences: the level of the whole field is known from the prior alone,
-    so a bot's own (marginal) variance keeps the prior's share however many games it played
-    (with two bots, about the prior's half: ±486 Elo after 139 games). What the leaderboard
-    states, a rating relative to the field, has the variance of ``r_i − mean(r)``:
-    ``(C Σ C)_ii`` with ``C = I − 11ᵀ/n``."""
+def one_fit(totals: Totals, bots: Sequence[str], prior: Prior | None = None) -> bt.Fit:
+    """The one Bradley–Terry fit (:func:`harness.stats.bradley_terry.fit`, as ``tourney
+    ratings``' Elo) of ``totals`` over ``bots`` and every other bot of a pairing, warm-started
+    from the last fit kept in the folder (which moves the answer by less than the fit's
+    tolerance)."""
     import numpy as np
 
-    centred = cov - cov.mean(axis=0) - cov.mean(axis=1)[:, None] + cov.mean()
-    out: FloatArray = centred.diagonal().astype(np.float64)
-    return out
+    from harness.stats import bradley_terry as bt
+
+    names = _names(totals, bots)
+    lo, hi, games, pts, _, _ = _oriented(totals, names)
+    start, start_sd = _start(totals._folder, names)
+    keep = games > 0
+    data = bt.Comparisons.pairwise(names, lo[keep], hi[keep], games[keep], pts[keep])
+    fitted = bt.fit(data, prior, start=start, start_sd=start_sd)
+    if totals._folder is not None and np.any(keep):
+        _keep_ratings(totals._folder, names, fitted.mu, fitted.sd)
+    return fitted
 
 
 def ratings(totals: Totals, bots: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """Each bot's rating and its standard deviation (Elo) relative to the field's mean: the
-    MAP of :func:`fit`'s matchmaker (the same model and prior) and the Laplace covariance
-    centred (:func:`centred_variances`), without building the matchmaker's per-pairing state:
-    what the leaderboard needs. ``bots``: every bot to know; the others of a pairing are rated
-    too."""
-    import numpy as np
-
-    from harness.league.matchmaking import Matchmaker, posterior_system
-
-    names = _names(totals, bots)
-    n = len(names)
-    prior_var = Matchmaker().prior_var
-    lo, hi, games, pts, _, _ = _oriented(totals, names)
-    mu = _map_ratings(n, lo, hi, games, pts, prior_var, _start(totals._folder, names))
-    if lo.size:
-        _, hess = posterior_system(n, lo, hi, games, pts, prior_var, mu)
-        var = centred_variances(np.linalg.inv(hess))
-        if totals._folder is not None:
-            _keep_ratings(totals._folder, names, mu)
-    else:
-        var = np.full(n, prior_var)
-    return {name: (float(m), float(np.sqrt(v))) for name, m, v in zip(
-        names, mu.tolist(), var.tolist(), strict=True)}
+    """Each bot's rating and its standard deviation (Elo) relative to the field's mean, from
+    :func:`one_fit`: the numbers ``tourney ratings`` gives for the same games. ``bots``: every
+    bot to know; the others of a pairing are rated too."""
+    fitted = one_fit(totals, bots)
+    return {name: (float(m), float(s)) for name, m, s in zip(
+        fitted.names, fitted.mu.tolist(), fitted.se.tolist(), strict=True)}
 
 
-def _start(folder: Path | None, names: Sequence[str]) -> FloatArray:
-    """The ratings of the last fit in ``folder`` (0 for a bot it did not know)."""
+def _start(folder: Path | None, names: Sequence[str]) -> tuple[FloatArray, float | None]:
+    """The ratings of the last fit in ``folder`` (0 for a bot it did not know), its spread."""
     import zipfile
 
     import numpy as np
 
     start = np.zeros(len(names))
     if folder is None:
-        return start
+        return start, None
     try:
         with np.load(folder / RATINGS_FILE, allow_pickle=False) as z:
             known = dict(zip(z["names"].tolist(), z["mu"].astype(np.float64).tolist(),
                              strict=True))
+            sd = float(z["sd"]) if "sd" in z.files else None
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
-        return start
+        return start, None
     for k, name in enumerate(names):
         value = known.get(name, 0.0)
         start[k] = value if np.isfinite(value) else 0.0
-    return start
+    return start, sd if sd is not None and np.isfinite(sd) and sd > 0 else None
 
 
-def _keep_ratings(folder: Path, names: Sequence[str], mu: FloatArray) -> None:
+def _keep_ratings(folder: Path, names: Sequence[str], mu: FloatArray, sd: float) -> None:
     import numpy as np
 
     path = folder / RATINGS_FILE
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            np.savez(fh, names=np.array(list(names), dtype=str), mu=mu)
+            np.savez(fh, names=np.array(list(names), dtype=str), mu=mu, sd=np.float64(sd))
         os.replace(tmp, path)
     except OSError:  # only a warm start: a read-only folder keeps none
         with contextlib.suppress(OSError):
@@ -822,23 +790,23 @@ def _keep_ratings(folder: Path, names: Sequence[str], mu: FloatArray) -> None:
 
 def fit(totals: Totals, bots: Sequence[str], active: Sequence[str],
         **options: Any) -> Matchmaker:
-    """A matchmaker holding ``totals`` (one exact refit, whatever their size), its active bots
-    ``active``; ``bots`` are every bot to know (retired ones keep informing the others)."""
+    """A matchmaker holding ``totals`` (its beliefs from one exact fit, whatever their size),
+    its active bots ``active``; ``bots`` are every bot to know (retired ones keep informing the
+    others)."""
     import numpy as np
 
-    from harness.league.matchmaking import Matchmaker
+    from harness.arena.matchmaking import Matchmaker
+    from harness.stats.bradley_terry import Prior
 
     names = _names(totals, bots)
     n = len(names)
     lo, hi, games, pts, i, j = _oriented(totals, names)
     deals = totals.arrays().deals
     results = (np.bincount(i, deals, n) + np.bincount(j, deals, n)).round().astype(np.int64)
-    prior_var = Matchmaker(**options).prior_var
-    start = _map_ratings(n, lo, hi, games, pts, prior_var, _start(totals._folder, names))
-    # the matchmaker's own exact fit from there: at the optimum already, one step at most
-    mm = Matchmaker.from_pairings(names, lo, hi, games, pts, results, start, **options)
-    if totals._folder is not None and lo.size:
-        _keep_ratings(totals._folder, names, mm.mu[:n])
+    mm = Matchmaker(names, **options)
+    mm.load(lo, hi, games, pts, results)
+    sd = options.get("prior_sd")
+    mm.apply(one_fit(totals, names, Prior(sd=sd)))
     keep = set(active)
     for name in names:
         if name not in keep:

@@ -222,7 +222,7 @@ def ratings_cmd(
                       "'alice*'); repeat for more.")] = None,
 ) -> None:
     """Ratings of stored games, best first by Elo: the batch Elo fit with its interval beside
-    TrueSkill, with W/D/L, win rate and forfeits.
+    TrueSkill, with W/D/L, score (a draw counts half) and forfeits.
 
     The Elo fit (Bradley-Terry, all games at once, order-free) is the final word. TrueSkill
     (mu, sigma, mu-3σ) is a live estimate, updated game by game: good for watching a league
@@ -234,7 +234,7 @@ def ratings_cmd(
         fail(f"--level must be between 0 and 1 (got {level}); e.g. 0.95")
     if times and fmt not in ("table", "json"):
         fail("--times prints a table or JSON; drop --times or use --format table or json")
-    from harness.league.service import ratings_text
+    from harness.figures.verdicts import ratings_text
 
     show = shown_bots(folders, versions, bot or [])
     text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability,
@@ -293,7 +293,7 @@ def _with_times(text: str, folders: list[Path], fmt: str, skipped: list[str]) ->
     """The leaderboard with the think-time table after it (in JSON: a "times" list)."""
     import json
 
-    from harness.league import times
+    from harness.figures import times
     from harness.league.folder import load_config
     from harness.league.identity import versions
 

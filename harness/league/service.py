@@ -4,7 +4,7 @@ the command line, the tests and the benchmark alike.
 :class:`League` is a results folder with its configuration and schedule: prepare it (or resume
 the one stored in the folder), run it on an executor (play what is not stored yet, with
 progress, batching and a clean Ctrl-C), rate it and replay its games. The plain functions
-behind it (:func:`prepare_league`, :func:`run_league`, :func:`ratings_text`,
+behind it (:func:`prepare_league`, :func:`run_league`, :func:`rate_folders`,
 :func:`replay_lines`) are public too. Heavy modules (pyarrow, trueskill, the engines) are
 imported inside the functions so the command line starts fast.
 """
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from harness.league import store
     from harness.league.schema import Finished
     from harness.league.store import ResultsStore
+    from harness.league.verdicts import Rated
     from harness.run.base import Executor
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -595,20 +596,25 @@ def stored_games(folders: Sequence[Path], purpose: str = "rate") -> tuple[list[L
     return configs, store.load_games(folders)
 
 
-def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
-                 draw_probability: float | None = None, anchor: str | None = None,
-                 level: float = 0.95, interval: str = "curvature", los: bool = False,
-                 pairs: bool = False, show: Collection[str] | None = None
-                 ) -> tuple[str, list[str]]:
-    """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders``, and
-    warnings (skipped files); see :mod:`harness.league.verdicts`. ``show``: the bots to list
-    (the fit is still of every game), e.g. a living league's latest versions."""
+@dataclass(frozen=True)
+class RatedFolders:
+    """The ratings of the games stored in some folders (the model every format of ``tourney
+    ratings`` and the Python API render), what a reader must know besides, files skipped."""
+
+    rated: Rated
+    notes: list[str]
+    skipped: list[str]
+
+
+def rate_folders(folders: Sequence[Path], *, draw_probability: float | None = None,
+                 anchor: str | None = None, level: float = 0.95, interval: str = "curvature",
+                 show: Collection[str] | None = None) -> RatedFolders:
+    """The ratings (Elo fit beside TrueSkill, the pairs) of the games stored in ``folders``;
+    see :mod:`harness.league.verdicts`. ``show``: the bots to list (the fit is still of every
+    game), e.g. a living league's latest versions."""
     from harness.league import verdicts
     from harness.league.identity import versions
-    from harness.stats import ratings
 
-    if fmt not in ratings.FORMATS:
-        raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
     configs, loaded = stored_games(folders)
     if loaded.games.num_rows == 0:
         where = ", ".join(str(f) for f in folders)
@@ -627,12 +633,11 @@ def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = Fal
         rated = verdicts.rate(rows, anchor=anchor, level=level,
                               interval=verdicts.interval(interval),
                               draw_probability=draw_probability)
-        if show is not None:
-            rated = verdicts.only(rated, set(show))
-        text = verdicts.render(rated, fmt, h2h=h2h, los=los, pairs=pairs)
     except verdicts.RatingsInputError as exc:
         raise LeagueError(str(exc)) from None
-    return _with_notes(text, fmt, notes, loaded.skipped), loaded.skipped
+    if show is not None:
+        rated = verdicts.only(rated, set(show))
+    return RatedFolders(rated, notes, loaded.skipped)
 
 
 def _rows_by_version(folders: Sequence[Path], rename: dict[tuple[int, str], str]
@@ -649,22 +654,6 @@ def _rows_by_version(folders: Sequence[Path], rename: dict[tuple[int, str], str]
                                 else rename.get((k, row[col]), row[col]))
             rows.append(row)
     return rows
-
-
-def _with_notes(text: str, fmt: str, notes: list[str], warnings: list[str]) -> str:
-    """The notes under a table, as a ``notes`` list in JSON, on stderr beside CSV."""
-    if not notes:
-        return text
-    if fmt == "json":
-        import json
-
-        data = json.loads(text)
-        data["notes"] = [*data.get("notes", []), *notes]
-        return json.dumps(data, indent=1)
-    if fmt == "csv":
-        warnings.extend(notes)
-        return text
-    return "\n".join([text, "", *notes])
 
 
 def find_game(folder: Path, game_id: str) -> dict[str, Any]:
@@ -803,12 +792,10 @@ class League:
     def summary_json(self, summary: RunSummary) -> dict[str, Any]:
         return _summary_json(self.plan, summary)
 
-    def ratings(self, *, fmt: str = "table", h2h: bool = False,
-                draw_probability: float | None = None, **options: Any) -> tuple[str, list[str]]:
-        """The leaderboard of the games stored so far, and warnings (see :func:`ratings_text`
-        for the ``options``)."""
-        return ratings_text([self.out], fmt=fmt, h2h=h2h, draw_probability=draw_probability,
-                            **options)
+    def ratings(self, **options: Any) -> RatedFolders:
+        """The ratings of the games stored so far (see :func:`rate_folders` for the
+        ``options``; :func:`harness.figures.verdicts.render` shows them)."""
+        return rate_folders([self.out], **options)
 
     def replay(self, game_id: str, boards: bool = True) -> Iterator[str]:
         """A stored game move by move (see :func:`replay_lines`)."""

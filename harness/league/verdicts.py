@@ -1,5 +1,7 @@
 """`tourney ratings` in full: the batch Elo fit with intervals and LOS beside TrueSkill, and the
-pair statistics of every pairing, in every output format.
+pair statistics of every pairing, as a model of plain rows (:func:`leaderboard_rows`,
+:func:`as_json`, ...) that :mod:`harness.figures.verdicts` renders in every format and the
+Python API (:mod:`harness.api`) hands over as tables.
 
 TrueSkill (:mod:`harness.stats.ratings`) rates games one at a time: a live estimate, good for a
 progress bar or a league that is still running. The batch fit (:mod:`harness.stats.elo`) uses
@@ -18,9 +20,6 @@ rating), a void game is counted and left out.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -74,8 +73,8 @@ def rate(rows: Sequence[Row], *, anchor: str | None = None, level: float = 0.95,
          interval: Interval = "curvature", draw_probability: float | None = None,
          bootstrap_samples: int = 1000) -> Rated:
     """TrueSkill, the Elo fit and the pair statistics of the stored ``rows``."""
-    board = ratings.leaderboard([ratings.GameRow.of(r) for r in rows], draw_probability)
     results = [Result.from_row(r) for r in rows]
+    board = ratings.leaderboard(results, draw_probability)
     try:
         fit = fit_elo(results, anchor=anchor, level=level, interval=interval,
                       bootstrap_samples=bootstrap_samples)
@@ -113,12 +112,34 @@ def _num(x: float | None, digits: int) -> float | None:
     return round(x, digits) if x is not None and math.isfinite(x) else None
 
 
+def trueskill_rows(board: ratings.Leaderboard) -> list[dict[str, Any]]:
+    """One plain dict per bot, best first (the json/csv form)."""
+    out: list[dict[str, Any]] = []
+    for rank, s in enumerate(board.bots, start=1):
+        out.append({
+            "rank": rank, "bot": s.name, "mu": round(s.mu, 3), "sigma": round(s.sigma, 3),
+            "rating": round(s.rating, 3), "games": s.games, "wins": s.wins, "draws": s.draws,
+            "losses": s.losses, "score": round(s.score, 4),
+            "forfeits": s.forfeit_total, **{f"forfeits_{k}": v for k, v in s.forfeits.items()},
+        })
+    return out
+
+
+def h2h_rows(board: ratings.Leaderboard) -> list[dict[str, Any]]:
+    names = [s.name for s in board.bots]
+    return [
+        {"bot": a, "opponent": b, "score": round(board.h2h[(a, b)][0], 4),
+         "games": board.h2h[(a, b)][1]}
+        for a in names for b in names if (a, b) in board.h2h
+    ]
+
+
 def leaderboard_rows(rated: Rated) -> list[dict[str, Any]]:
     """One dict per bot, best first by Elo: the Elo figures, then TrueSkill's and the counts.
 
     Bots without a rated game (only void games) come last, their Elo figures None.
     """
-    trueskill = {row["bot"]: row for row in ratings.leaderboard_rows(rated.board)}
+    trueskill = {row["bot"]: row for row in trueskill_rows(rated.board)}
     order = [b.name for b in rated.fit.bots]
     order += [name for name in trueskill if name not in order]
     out = []
@@ -146,7 +167,7 @@ def los_rows(rated: Rated) -> list[dict[str, Any]]:
                 continue
             rate, games = rated.board.h2h.get((a, b), (None, 0))
             out.append({"bot": a, "opponent": b, "los": _num(value, 4),
-                        "win_rate": _num(rate, 4), "games": games})
+                        "score": _num(rate, 4), "games": games})
     return out
 
 
@@ -157,7 +178,7 @@ def notes(rated: Rated) -> list[str]:
     for b in fit.bots:
         if b.perfect is not None:
             out.append(f"{b.name} {b.perfect} {b.games} of its games: its Elo is held finite by "
-                       f"the prior (one virtual draw per opponent) and its interval is wide")
+                       f"the prior ({fit.prior}) and its interval is wide")
     if len(fit.components) > 1:
         pools = "; ".join("{" + ", ".join(c) + "}" for c in fit.components)
         out.append(f"these pools never met, even through others, and cannot be compared: "
@@ -167,8 +188,8 @@ def notes(rated: Rated) -> list[str]:
 
 def method_line(fit: EloFit) -> str:
     zero = f"{fit.anchor} = 0" if fit.anchor else "0 = the pool's mean"
-    return (f"Elo: Bradley-Terry maximum-likelihood fit over {fit.rated_games} rated games "
-            f"(a draw is half a win, a team plays at its members' mean), {zero}; "
+    return (f"Elo: Bradley-Terry fit over {fit.rated_games} rated games (a draw is half a "
+            f"win, a team plays at its members' mean; prior: {fit.prior}), {zero}; "
             f"{100 * fit.level:g}% interval from the {fit.method}")
 
 
@@ -190,134 +211,5 @@ def as_json(rated: Rated, *, h2h: bool = False) -> dict[str, Any]:
         "rated_games": rated.board.rated_games, "void_games": rated.board.void_games,
     }
     if h2h:
-        data["h2h"] = ratings.h2h_rows(rated.board)
+        data["h2h"] = h2h_rows(rated.board)
     return data
-
-
-# ----------------------------------------------------------------------------- text
-
-
-def _cell(x: float | None, fmt: str = "{:+.0f}") -> str:
-    return "" if x is None else fmt.format(x)
-
-
-def _elo_cell(x: float) -> str:
-    """A pair's Elo figure: ±inf when one bot took every point, blank when there is no pair."""
-    if math.isnan(x):
-        return ""
-    return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.0f}"
-
-
-def _pct(x: float | None) -> str:
-    return "" if x is None else f"{100 * x:.1f}%"
-
-
-_HEAD = ["rank", "bot", "Elo", "low", "high", "mu", "sigma", "mu-3σ", "games", "W", "D", "L",
-         "win%", "forfeits"]
-
-
-def forfeit_text(s: ratings.BotStats) -> str:
-    """A bot's forfeits by kind (``1 timeout, 2 crash``), or 0."""
-    parts = [f"{v} {k}" for k, v in s.forfeits.items() if v]
-    return ", ".join(parts) if parts else "0"
-
-
-def _table_cells(rated: Rated) -> list[list[str]]:
-    by = {s.name: s for s in rated.board.bots}
-    cells = []
-    for row in leaderboard_rows(rated):
-        s = by[row["bot"]]
-        cells.append([str(row["rank"]), row["bot"], _cell(row["elo"]), _cell(row["elo_low"]),
-                      _cell(row["elo_high"]), f"{s.mu:.2f}", f"{s.sigma:.2f}",
-                      f"{s.rating:.2f}", str(s.games), str(s.wins), str(s.draws),
-                      str(s.losses), f"{100 * s.win_rate:.1f}",
-                      forfeit_text(s)])
-    return cells
-
-
-def _los_cells(rated: Rated) -> tuple[list[str], list[list[str]]]:
-    names = [b.name for b in rated.fit.bots]
-    rows = []
-    for i, a in enumerate(names):
-        row = [a]
-        for j in range(len(names)):
-            value = rated.fit.los[i][j]
-            row.append("-" if i == j else "" if value is None else f"{100 * value:.1f}%")
-        rows.append(row)
-    return ["", *names], rows
-
-
-_PAIR_HEAD = ["bot", "opponent", "pairs", "0", "½", "1", "1½", "2", "W", "D", "L", "score",
-              "Elo", "low", "high", "draws", "LOS", "incomplete"]
-
-
-def _pair_cells(rated: Rated) -> list[list[str]]:
-    cells = []
-    for p in rated.pairs:
-        s = p.summary
-        unsure = "n/a" if p.pairs else ""  # too few pairs, or no spread seen (pairs.MIN_PAIRS)
-        cells.append([p.a, p.b, str(p.pairs), *(str(c) for c in p.pentanomial), str(p.wins),
-                      str(p.draws), str(p.losses), _pct(_num(s.score, 4)),
-                      _elo_cell(s.elo), _elo_cell(s.elo_low) or unsure,
-                      _elo_cell(s.elo_high) or unsure, _pct(_num(p.draw_ratio, 4)),
-                      _pct(_num(s.los, 4)) or unsure, str(p.incomplete_pairs)])
-    return cells
-
-
-def render(rated: Rated, fmt: str = "table", *, h2h: bool = False, los: bool = False,
-           pairs: bool = False) -> str:
-    """The ratings as text in one of :data:`ratings.FORMATS`.
-
-    JSON always holds every figure. CSV holds one table: the leaderboard, or with ``h2h`` or
-    ``los`` one row per ordered pair of bots (LOS and head-to-head), or with ``pairs`` the pair
-    statistics. The table and markdown show the leaderboard and the sections asked for
-    (``h2h`` shows the head-to-head and the LOS matrix).
-    """
-    if fmt not in ratings.FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(ratings.FORMATS)}")
-    if fmt == "json":
-        return json.dumps(as_json(rated, h2h=h2h), indent=2)
-    if fmt == "csv":
-        if (h2h or los) and pairs:
-            raise RatingsInputError("CSV holds one table: ask for --pairs or --h2h/--los, "
-                                    "not both (or use --format json)")
-        records = (_pair_records(rated) if pairs else los_rows(rated) if h2h or los
-                   else leaderboard_rows(rated))
-        buf = io.StringIO()
-        if records:
-            writer = csv.DictWriter(buf, fieldnames=list(records[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(records)
-        return buf.getvalue().rstrip("\n")
-    show = ratings.markdown if fmt == "markdown" else ratings.aligned
-    parts = [show(_HEAD, _table_cells(rated))]
-    if h2h:
-        head, rows = ratings.h2h_cells(rated.board)
-        parts += ["", "Head to head (row bot's win rate against column bot, games):",
-                  show(head, rows)]
-    if h2h or los:
-        head, rows = _los_cells(rated)
-        parts += ["", "Likelihood of superiority (row bot stronger than column bot), against "
-                      "the whole field: from the Elo fit over every game of both:",
-                  show(head, rows)]
-    if pairs:
-        parts += ["", "Duplicate pairs, head to head, these pairs only (bot's points over a "
-                      f"pair: 0, ½, 1, 1½, 2; score, Elo and {100 * rated.fit.level:g}% interval "
-                      "from the pair variance; n/a below 5 pairs or without spread):",
-                  show(_PAIR_HEAD, _pair_cells(rated)) if rated.pairs else "(no pairings)"]
-    board = rated.board
-    parts += ["", method_line(rated.fit), TRUESKILL_LINE,
-              f"{board.rated_games} rated games, {board.void_games} void; TrueSkill draw "
-              f"probability {board.draw_probability:.3f}"]
-    parts += [f"note: {n}" for n in notes(rated)]
-    return "\n".join(parts)
-
-
-def _pair_records(rated: Rated) -> list[dict[str, Any]]:
-    records = []
-    for p in rated.pairs:
-        d = p.as_dict()
-        penta = d.pop("pentanomial")
-        records.append({**d, **{f"pairs_{k}": c for k, c in
-                                zip(("0", "0.5", "1", "1.5", "2"), penta, strict=True)}})
-    return records

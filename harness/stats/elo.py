@@ -12,11 +12,15 @@ games give the same ratings, whatever order they were played or stored in.
   comparisons. A two-sided game is one comparison of weight 1.
 * Void games are counted and left out; a game whose sides are made of the same bots teaches
   nothing and is counted as uninformative.
-* A weak prior keeps every estimate finite: ``prior_draws`` virtual drawn games (default 1) between
-  every two bots that met in some game (as opponents or teammates). It matters only when the data
-  say "infinitely better": a bot that won or lost every game gets a large, finite rating with a
-  wide interval and is flagged (``BotElo.perfect``). With thousands of games per pair it moves
-  nothing visibly.
+* The prior is a parameter (``prior``, :class:`~harness.stats.bradley_terry.Prior`; the one fit
+  is :mod:`harness.stats.bradley_terry`, which the arena's leaderboard and matchmaker use too, so
+  the same games give the same rating everywhere). By default every rating is ``N(0, sd²)`` with
+  the spread ``sd`` estimated from the games (empirical Bayes): it keeps every estimate finite
+  (a bot that won or lost every game is flagged, ``BotElo.perfect``) and follows the field's
+  true spread, narrow or wide. ``prior_draws`` virtual draws between every two bots that met
+  (BayesElo's and Ordo's way) are the prior of a pool too small to show a spread (fewer than
+  five bots: a two-bot match gets its score's Elo) and of the bootstrap interval (which sees an
+  estimate's spread over resamples, never a shrinkage's bias), or when asked for.
 * Ratings are anchored so that the pool mean is 0, or a named bot sits at 0 (``anchor``). Bots
   that never met, even through others, cannot be compared: each connected component of the
   "played together" graph is reported, every component other than the anchor's is centred on its
@@ -56,17 +60,18 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from harness.stats import bradley_terry as bt
 from harness.stats import outcome
+from harness.stats.bradley_terry import ELO_PER_NAT, Prior
 from harness.stats.outcome import Result
+
+__all__ = ["ELO_PER_NAT", "INTERVALS", "BotElo", "EloFit", "Interval", "Prior", "fit_elo",
+           "z_value"]
 
 Interval = Literal["curvature", "bootstrap"]
 INTERVALS: tuple[str, ...] = ("curvature", "bootstrap")
 Perfect = Literal["won all", "lost all"]
 
-ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo points per unit of log-odds
-_C = 1.0 / ELO_PER_NAT
-_MAX_STEP = 400.0  # Newton steps are capped at this many Elo points
-_TOL = 1e-7  # convergence: largest step, in Elo points
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -106,6 +111,8 @@ class EloFit:
     void_games: int
     uninformative_games: int
     bootstrap_samples: int  # 0 for the curvature interval
+    prior: str = ""  # the prior in words
+    prior_sd: float = math.inf  # the Gaussian prior's spread (inf: virtual draws)
 
     @property
     def method(self) -> str:
@@ -136,6 +143,7 @@ class EloFit:
             "interval": self.interval, "method": self.method, "level": self.level,
             "anchor": self.anchor, "rated_games": self.rated_games,
             "void_games": self.void_games, "uninformative_games": self.uninformative_games,
+            "prior": self.prior, "prior_sd": _finite(self.prior_sd, 1),
         }
 
 
@@ -241,142 +249,37 @@ def _collect(results: Iterable[Result]) -> _Data:
                  played, points, weight, rated, void, uninformative)
 
 
-def _components(size: int, rows: Sequence[Row]) -> list[int]:
-    """Component label of every bot (union-find over the bots of each row)."""
-    parent = list(range(size))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for row in rows:
-        first = find(row[0][0])
-        for i, _ in row[1:]:
-            parent[find(i)] = first
-    return [find(i) for i in range(size)]
+def _prior(prior: Prior | None, prior_draws: float | None) -> Prior:
+    if prior_draws is not None:
+        if not prior_draws > 0:
+            raise ValueError(f"prior_draws must be positive (got {prior_draws}); leave it out "
+                             f"for the Gaussian prior whose spread the games give")
+        if prior is not None:
+            raise ValueError("give a prior or prior_draws, not both")
+        return Prior(draws=prior_draws)
+    return prior or Prior()
 
 
-def _prior_rows(rows: Sequence[Row]) -> list[Row]:
-    """One virtual one-against-one comparison for every two bots that met in some row."""
-    met: set[tuple[int, int]] = set()
-    for row in rows:
-        bots = [i for i, _ in row]
-        for a in range(len(bots)):
-            for b in range(a + 1, len(bots)):
-                met.add((bots[a], bots[b]))
-    return [((a, 1.0), (b, -1.0)) for a, b in sorted(met)]
-
-
-# ----------------------------------------------------------------------------- fitting
-
-
-def _expit(x: FloatArray) -> FloatArray:
-    out: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * x))
-    return out
-
-
-def _loglik(x: FloatArray, n: FloatArray, s: FloatArray, theta: FloatArray) -> float:
-    eta = _C * (x @ theta)
-    # log p = -log(1+e^-eta), log(1-p) = -log(1+e^eta)
-    return float(-(s * np.logaddexp(0.0, -eta) + (n - s) * np.logaddexp(0.0, eta)).sum())
-
-
-def _newton(x: FloatArray, n: FloatArray, s: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The MLE (Elo points) of the reduced parameters and its covariance (inverse information)."""
-    theta = np.zeros(x.shape[1])
-    ll = _loglik(x, n, s, theta)
-    for _ in range(200):
-        p = _expit(_C * (x @ theta))
-        grad = _C * (x.T @ (s - n * p))
-        info = (x.T * (_C * _C * n * p * (1.0 - p))) @ x
-        step = np.linalg.solve(info, grad)
-        big = float(np.max(np.abs(step))) if step.size else 0.0
-        if big > _MAX_STEP:
-            step *= _MAX_STEP / big
-        for _ in range(60):  # halve the step until the likelihood does not drop
-            trial = theta + step
-            new = _loglik(x, n, s, trial)
-            if new >= ll - 1e-12 * abs(ll):
-                break
-            step *= 0.5
-        theta, ll = trial, new
-        if big < _TOL:
-            break
-    else:
-        raise ValueError("the Elo fit did not converge; give a larger prior_draws")
-    p = _expit(_C * (x @ theta))
-    info = (x.T * (_C * _C * n * p * (1.0 - p))) @ x
-    cov: FloatArray = np.asarray(np.linalg.inv(info), dtype=np.float64)
-    return theta, cov
-
-
-def _newton_batch(x: FloatArray, n: FloatArray, s: FloatArray, theta0: FloatArray) -> FloatArray:
-    """Newton's method on many data sets at once (rows of ``n``, ``s``), from ``theta0``."""
-    theta = np.repeat(theta0[None, :], n.shape[0], axis=0)
-    for _ in range(100):
-        p = _expit(_C * (theta @ x.T))
-        grad = _C * ((s - n * p) @ x)
-        w = _C * _C * n * p * (1.0 - p)
-        info = np.einsum("bm,mi,mj->bij", w, x, x, optimize=True)
-        step = np.linalg.solve(info, grad[:, :, None])[:, :, 0]
-        big = np.max(np.abs(step), axis=1, keepdims=True)
-        step *= np.minimum(1.0, _MAX_STEP / np.maximum(big, 1e-300))
-        theta += step
-        if float(big.max()) < _TOL:
-            return theta
-    raise ValueError("a bootstrap fit did not converge; give a larger prior_draws")
-
-
-@dataclass
-class _Design:
-    x: FloatArray  # rows x free parameters
-    embed: FloatArray  # bots x free parameters: full ratings = embed @ theta
-    report: FloatArray  # bots x bots: reported ratings = report @ full ratings
-    n_prior: FloatArray
-    labels: list[int]
-
-
-def _design(data: _Data, anchor: str | None, prior_draws: float) -> _Design:
-    size = len(data.names)
-    labels = _components(size, data.rows)
-    prior = _prior_rows(data.rows)
-    all_rows = data.rows + prior
-    reference: dict[int, int] = {}
-    if anchor is not None:
-        a = data.names.index(anchor)
-        reference[labels[a]] = a
-    for i in range(size):
-        reference.setdefault(labels[i], i)
-    free = [i for i in range(size) if reference[labels[i]] != i]
-    column = {bot: c for c, bot in enumerate(free)}
-    x = np.zeros((len(all_rows), len(free)))
-    for r, row in enumerate(all_rows):
-        for i, c in row:
-            if i in column:
-                x[r, column[i]] = c
-    embed = np.zeros((size, len(free)))
-    for bot, c in column.items():
-        embed[bot, c] = 1.0
+def _report(names: Sequence[str], pools: npt.NDArray[np.intp], anchor: str | None
+            ) -> npt.NDArray[np.float64]:
+    """Ratings relative to their pool's mean -> the ratings reported: relative to the anchor
+    in the anchor's pool."""
+    size = len(names)
     report = np.eye(size)
-    anchored = labels[data.names.index(anchor)] if anchor is not None else None
-    for label in set(labels):
-        if label == anchored:
-            continue
-        members = [i for i in range(size) if labels[i] == label]
-        for i in members:
-            for j in members:
-                report[i, j] -= 1.0 / len(members)
-    n_prior = np.full(len(prior), float(prior_draws))
-    return _Design(x, embed, report, n_prior, labels)
+    if anchor is not None:
+        a = list(names).index(anchor)
+        for i in np.flatnonzero(pools == pools[a]).tolist():
+            report[i, a] -= 1.0
+    return report
 
 
 def fit_elo(results: Iterable[Result], *, anchor: str | None = None, level: float = 0.95,
             interval: Interval = "curvature", bootstrap_samples: int = 1000, seed: int = 0,
-            prior_draws: float = 1.0) -> EloFit:
+            prior: Prior | None = None, prior_draws: float | None = None) -> EloFit:
     """Fit Elo ratings to ``results``; see the module docstring for the model and options.
 
+    ``prior``: the fit's prior (:class:`~harness.stats.bradley_terry.Prior`; default a
+    Gaussian whose spread the games give); ``prior_draws``: virtual draws instead.
     Raises ValueError (one line naming the fix) for an anchor not in the pool, a level outside
     (0, 1), an unknown interval method, a non-positive prior or bootstrap sample count.
     """
@@ -384,8 +287,9 @@ def fit_elo(results: Iterable[Result], *, anchor: str | None = None, level: floa
     if interval not in INTERVALS:
         raise ValueError(f"unknown interval method {interval!r}; choose one of "
                          f"{', '.join(INTERVALS)}")
-    if not prior_draws > 0:
-        raise ValueError(f"prior_draws must be positive (got {prior_draws}); the default is 1")
+    chosen = _prior(prior, prior_draws)
+    if interval == "bootstrap" and prior is None and prior_draws is None:
+        chosen = Prior(draws=1.0)  # resamples see the spread of an estimate, not a shrinkage
     if interval == "bootstrap" and bootstrap_samples < 2:
         raise ValueError(f"bootstrap_samples must be at least 2 (got {bootstrap_samples})")
     data = _collect(results)
@@ -394,30 +298,27 @@ def fit_elo(results: Iterable[Result], *, anchor: str | None = None, level: floa
         raise ValueError(f"anchor {anchor!r} is not in the pool ({pool}); "
                          f"name one of them or leave the anchor out")
     size = len(data.names)
-    design = _design(data, anchor, prior_draws)
-    n = np.concatenate([data.n, design.n_prior])
-    s = np.concatenate([data.s, 0.5 * design.n_prior])
-    if design.x.shape[1] == 0:  # no two bots ever met
-        theta, cov_theta = np.zeros(0), np.zeros((0, 0))
+    comparisons = bt.Comparisons.of_rows(data.names, data.rows, data.n, data.s)
+    fitted = bt.fit(comparisons, chosen)
+    labels = fitted.pools.tolist()
+    if len(set(labels)) == size:  # no two bots ever met
         interval = "curvature"
-    else:
-        theta, cov_theta = _newton(design.x, n, s)
-    to_report = design.report @ design.embed
-    elo = to_report @ theta
+    report = _report(data.names, fitted.pools, anchor)
+    elo = report @ fitted.mu
     samples = 0
     if interval == "bootstrap":
-        reps = _bootstrap(data, design, theta, bootstrap_samples, seed) @ to_report.T
+        reps = _bootstrap(data, comparisons, fitted, bootstrap_samples, seed) @ report.T
         samples = bootstrap_samples
         cov = np.atleast_2d(np.cov(reps, rowvar=False))
         lo_q, hi_q = np.quantile(reps, [0.5 - level / 2.0, 0.5 + level / 2.0], axis=0)
         low, high = lo_q.tolist(), hi_q.tolist()
     else:
-        cov = to_report @ cov_theta @ to_report.T
+        cov = report @ fitted.cov @ report.T
         se_c = np.sqrt(np.maximum(np.diag(cov), 0.0))
         low, high = (elo - z * se_c).tolist(), (elo + z * se_c).tolist()
     se = np.sqrt(np.maximum(np.diag(cov), 0.0)).tolist() if size else []
     comp_members: dict[int, list[int]] = {}
-    for i, label in enumerate(design.labels):
+    for i, label in enumerate(labels):
         comp_members.setdefault(label, []).append(i)
     order_comp = sorted(comp_members.values(), key=lambda m: (-len(m), data.names[m[0]]))
     comp_index = {i: c for c, members in enumerate(order_comp) for i in members}
@@ -435,11 +336,12 @@ def fit_elo(results: Iterable[Result], *, anchor: str | None = None, level: floa
                            data.games[i], score, perfect, comp_index[i]))
     order = sorted(range(size), key=lambda i: (-bots[i].elo, bots[i].name))
     los = tuple(tuple(_los(float(elo[i] - elo[j]), cov[i, i] + cov[j, j] - 2.0 * cov[i, j])
-                      if i != j and design.labels[i] == design.labels[j] else None
+                      if i != j and labels[i] == labels[j] else None
                       for j in order) for i in order)
     return EloFit(tuple(bots[i] for i in order), los,
                   tuple(tuple(data.names[i] for i in m) for m in order_comp), interval, level,
-                  anchor, data.rated, data.void, data.uninformative, samples)
+                  anchor, data.rated, data.void, data.uninformative, samples,
+                  fitted.describe(), fitted.sd)
 
 
 def _los(diff: float, var: float) -> float:
@@ -448,9 +350,9 @@ def _los(diff: float, var: float) -> float:
     return NormalDist().cdf(diff / math.sqrt(var))
 
 
-def _bootstrap(data: _Data, design: _Design, theta: FloatArray, samples: int,
-               seed: int) -> FloatArray:
-    """Free parameters (samples x parameters) refitted on resamples of whole duplicate pairs."""
+def _bootstrap(data: _Data, comparisons: bt.Comparisons, fitted: bt.Fit, samples: int,
+               seed: int) -> npt.NDArray[np.float64]:
+    """Ratings (samples x bots) refitted on resamples of whole duplicate pairs."""
     rng = np.random.default_rng(seed)
     counts = np.array(data.cluster_counts, dtype=np.float64)
     units = int(counts.sum())
@@ -467,14 +369,4 @@ def _bootstrap(data: _Data, design: _Design, theta: FloatArray, samples: int,
         w = draws[b, entry_type]
         n_rep[b] = np.bincount(entry_row, weights=w * entry_n, minlength=m)
         s_rep[b] = np.bincount(entry_row, weights=w * entry_s, minlength=m)
-    prior_n = np.broadcast_to(design.n_prior, (samples, design.n_prior.size))
-    n_all = np.concatenate([n_rep, prior_n], axis=1)
-    s_all = np.concatenate([s_rep, 0.5 * prior_n], axis=1)
-    p = design.x.shape[1]
-    chunk = max(1, int(4e6 // max(1, p * p + p * design.x.shape[0])))
-    thetas = [
-        _newton_batch(design.x, n_all[i:i + chunk], s_all[i:i + chunk], theta)
-        for i in range(0, samples, chunk)
-    ]
-    out: FloatArray = np.concatenate(thetas, axis=0)
-    return out
+    return bt.refit_many(comparisons, fitted, n_rep, s_rep)

@@ -20,7 +20,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harness.records import Termination
+
 Placing = Literal["win", "draw", "loss"]
+FORFEITS = tuple(t.value for t in Termination if t.is_forfeit)  # a bot's fault, by kind
 #: The columns of the games table the statistics read (:meth:`Result.from_row` and the
 #: TrueSkill leaderboard's forfeit counts).
 COLUMNS = ["game_id", "bots", "result", "termination", "offender", "rated", "teams", "pair_id"]
@@ -59,6 +62,8 @@ class Result:
     scores: tuple[float, ...]
     pair_id: str = ""
     void: bool = False
+    game_id: str = ""  # its id (the TrueSkill table rates in id order)
+    forfeit: tuple[str, str] | None = None  # (the offending bot, the kind), when a bot forfeited
 
     def __post_init__(self) -> None:
         if len(self.sides) < 2 or len(self.sides) != len(self.scores):
@@ -70,7 +75,8 @@ class Result:
     @classmethod
     def from_seats(cls, bots: Sequence[str], scores: Sequence[float], *,
                    teams: Sequence[Sequence[int]] | None = None, pair_id: str = "",
-                   void: bool = False) -> Result:
+                   void: bool = False, game_id: str = "",
+                   forfeit: tuple[str, str] | None = None) -> Result:
         """A result from per-seat bots and scores; ``teams`` lists the seats of each side
         (default: every seat is its own side). A team's score is its first seat's.
 
@@ -79,22 +85,27 @@ class Result:
         """
         groups = [[s] for s in range(len(bots))] if teams is None else teams
         return cls(tuple(tuple(bots[s] for s in g) for g in groups),
-                   tuple(float(scores[g[0]]) for g in groups), pair_id, void)
+                   tuple(float(scores[g[0]]) for g in groups), pair_id, void, game_id, forfeit)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Result:
         """A row of the games table (``bots``, ``result``, and ``teams``, ``pair_id``,
-        ``rated`` when present): one side per team, void when the game is not rated.
+        ``rated``, ``game_id``, ``termination`` and ``offender`` when present): one side per
+        team, void when the game is not rated, the forfeit when a bot committed one.
 
         >>> Result.from_row({"bots": ["a", "b"], "result": [1.0, -1.0], "rated": True}).scores
         (1.0, -1.0)
         """
         bots = [str(b) for b in row["bots"]]
         teams = row.get("teams")
+        offender, kind = row.get("offender"), row.get("termination")
+        forfeit = (bots[offender], str(kind)) if offender is not None and kind in FORFEITS \
+            else None
         return cls.from_seats(bots, [float(x) for x in row["result"]],
                               teams=sides_of(teams) if teams else None,
                               pair_id=str(row.get("pair_id") or ""),
-                              void=not row.get("rated", True))
+                              void=not row.get("rated", True),
+                              game_id=str(row.get("game_id") or ""), forfeit=forfeit)
 
     def side_of(self, bot: str) -> int | None:
         """The side ``bot`` sits on (None: not at this table)."""

@@ -18,7 +18,11 @@ give the same ratings whatever order workers finished them in.
   offending bot and counted per bot. A *void* game, where the harness failed with no bot to
   blame, is stored but not rated.
 
->>> board = leaderboard([GameRow("g1", ["a", "b"], [1.0, -1.0], "normal", None, True)])
+Games come as the shared :class:`~harness.stats.outcome.Result` (its ``game_id`` orders them,
+its ``forfeit`` names the offender); the tables people read are made in
+:mod:`harness.figures.verdicts`.
+
+>>> board = leaderboard([Result((("a",), ("b",)), (1.0, -1.0), game_id="g1")])
 >>> [(s.name, s.wins, s.losses) for s in board.bots]
 [('a', 1, 0), ('b', 0, 1)]
 """
@@ -27,44 +31,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import trueskill
 
-from harness.records import Termination
-from harness.stats.outcome import points, sides_of
+from harness.stats.outcome import FORFEITS, Result, points
 
-FORFEIT_KINDS = tuple(t.value for t in Termination if t.is_forfeit)
-FORMATS = ("table", "json", "csv", "markdown")
-
-
-@dataclass(frozen=True)
-class GameRow:
-    """The parts of a stored game the ratings need (a row of the games table)."""
-
-    game_id: str
-    bots: list[str]
-    result: list[float]
-    termination: str
-    offender: int | None
-    rated: bool = True
-    teams: Sequence[int] | None = None  # team per seat; None: every seat for itself
-
-    @classmethod
-    def of(cls, row: Mapping[str, Any]) -> GameRow:
-        """The row of the games table as a mapping (``to_pylist``) -> the ratings' view of it."""
-        return cls(row["game_id"], list(row["bots"]), list(row["result"]), row["termination"],
-                   row["offender"], row["rated"], row["teams"])
-
-
-GAME_ROW_COLUMNS = ["game_id", "bots", "result", "termination", "offender", "rated", "teams"]
-
-
-def game_rows(table: Any) -> list[GameRow]:
-    """The rows of a stored games table (pyarrow) as the ratings read them."""
-    return [GameRow.of(r) for r in table.select(GAME_ROW_COLUMNS).to_pylist()]
+FORFEIT_KINDS = FORFEITS
 
 
 @dataclass
@@ -84,7 +58,7 @@ class BotStats:
         return self.mu - 3.0 * self.sigma
 
     @property
-    def win_rate(self) -> float:
+    def score(self) -> float:
         """Share of points taken: a win counts 1, a draw 1/2."""
         return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
 
@@ -102,14 +76,13 @@ class Leaderboard:
     void_games: int
 
 
-def estimate_draw_probability(rows: Sequence[GameRow]) -> float:
+def estimate_draw_probability(rows: Sequence[Result]) -> float:
     """The share of draws among rated games, smoothed, kept within [0.001, 0.5]; a game of
     more than two sides counts each two of its sides as one game (drawn when level)."""
     draws = comparisons = 0
     for row in rows:
-        if row.rated:
-            results = _sides(row)[1]
-            for x, y in itertools.combinations(results, 2):
+        if not row.void:
+            for x, y in itertools.combinations(row.scores, 2):
                 comparisons += 1
                 draws += x == y
     p = (draws + 1) / (comparisons + 2)
@@ -152,22 +125,12 @@ class _Rater:
                 self.ratings[name] = rating
 
 
-def _sides(row: GameRow) -> tuple[list[list[str]], list[float]]:
-    """Distinct bots of each side and each side's result."""
-    groups: list[list[str]] = []
-    results: list[float] = []
-    teams = row.teams if row.teams else range(len(row.bots))
-    for seats in sides_of(teams):
-        names: list[str] = []
-        for seat in seats:
-            if row.bots[seat] not in names:
-                names.append(row.bots[seat])
-        groups.append(names)
-        results.append(row.result[seats[0]])
-    return groups, results
+def _sides(row: Result) -> list[list[str]]:
+    """The distinct bots of each side."""
+    return [list(dict.fromkeys(side)) for side in row.sides]
 
 
-def leaderboard(rows: Iterable[GameRow], draw_probability: float | None = None) -> Leaderboard:
+def leaderboard(rows: Iterable[Result], draw_probability: float | None = None) -> Leaderboard:
     """Rate ``rows`` in game-id order and count wins, draws, losses and forfeits per bot."""
     ordered = sorted(rows, key=lambda r: r.game_id)
     p = draw_probability if draw_probability is not None else estimate_draw_probability(ordered)
@@ -183,14 +146,16 @@ def leaderboard(rows: Iterable[GameRow], draw_probability: float | None = None) 
         return stats[name]
 
     for row in ordered:
-        for name in row.bots:
-            stat(name)
-        if row.offender is not None and row.termination in FORFEIT_KINDS:
-            stat(row.bots[row.offender]).forfeits[row.termination] += 1
-        if not row.rated:
+        for side in row.sides:
+            for name in side:
+                stat(name)
+        if row.forfeit is not None:
+            offender, kind = row.forfeit
+            stat(offender).forfeits[kind] += 1
+        if row.void:
             void += 1
             continue
-        groups, results = _sides(row)
+        groups, results = _sides(row), list(row.scores)
         if len({n for g in groups for n in g}) != sum(len(g) for g in groups):
             void += 1  # one bot on two sides: nothing to learn
             continue
@@ -234,63 +199,3 @@ def _count(stats: dict[str, BotStats], groups: list[list[str]], results: list[fl
                     acc = pair_points.setdefault((name, opp), [0.0, 0.0])
                     acc[0] += got
                     acc[1] += 1
-
-
-# ----------------------------------------------------------------------------- output
-
-
-def leaderboard_rows(board: Leaderboard) -> list[dict[str, Any]]:
-    """One plain dict per bot, best first (the json/csv form)."""
-    out: list[dict[str, Any]] = []
-    for rank, s in enumerate(board.bots, start=1):
-        out.append({
-            "rank": rank, "bot": s.name, "mu": round(s.mu, 3), "sigma": round(s.sigma, 3),
-            "rating": round(s.rating, 3), "games": s.games, "wins": s.wins, "draws": s.draws,
-            "losses": s.losses, "win_rate": round(s.win_rate, 4),
-            "forfeits": s.forfeit_total, **{f"forfeits_{k}": v for k, v in s.forfeits.items()},
-        })
-    return out
-
-
-def h2h_rows(board: Leaderboard) -> list[dict[str, Any]]:
-    names = [s.name for s in board.bots]
-    return [
-        {"bot": a, "opponent": b, "win_rate": round(board.h2h[(a, b)][0], 4),
-         "games": board.h2h[(a, b)][1]}
-        for a in names for b in names if (a, b) in board.h2h
-    ]
-
-
-def h2h_cells(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
-    names = [s.name for s in board.bots]
-    head = ["", *names]
-    rows = []
-    for a in names:
-        row = [a]
-        for b in names:
-            if a == b:
-                row.append("-")
-            elif (a, b) in board.h2h:
-                rate, n = board.h2h[(a, b)]
-                row.append(f"{100 * rate:.0f}% ({n})")
-            else:
-                row.append("")
-        rows.append(row)
-    return head, rows
-
-
-def aligned(head: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if j != 1 else c.ljust(w)
-                         for j, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(head), rule, *(line(r) for r in rows)])
-
-
-def markdown(head: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)

@@ -14,9 +14,9 @@ from harness.arena import living, standings
 from harness.arena.registry import Registry
 from harness.cli.app import app
 from harness.league import schedule, store
-from harness.league.matchmaking import kendall_tau
 from harness.league.schema import GAMES_SCHEMA, MOVES_SCHEMA
 from harness.records import BotRef
+from harness.stats.rank import kendall_tau
 
 BOTS, GAMES, BATCH = 20, 2000, 500  # four batch files: pairs straddle them
 

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from harness.arena import living
 from harness.arena.fairshare import FairShare, entrant_of
+from harness.arena.matchmaking import Matchmaker
 from harness.cli.app import app
-from harness.league.matchmaking import Matchmaker
 from harness.records import GameRecord, Termination
 
 BOTS = Path(__file__).resolve().parent / "bots"

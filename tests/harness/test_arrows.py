@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # Lowest first: a module may import its own room and the rooms below it, never one above.
-LAYERS = ["records", "stats", "bots", "match", "envs", "run", "league", "arena", "serve", "api",
-          "cli"]
+LAYERS = ["records", "stats", "bots", "match", "envs", "run", "league", "figures", "arena", "serve",
+          "api", "cli"]
 
 
 def module_name(path: Path) -> str:

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import trueskill
 
-from harness.stats import outcome, ratings
+from harness.stats import ratings
 from harness.stats.elo import fit_elo
 from harness.stats.outcome import Result
-from harness.stats.ratings import GameRow
+
+
+def game(game_id: str, bots: list[str], result: list[float], termination: str,
+         offender: int | None, rated: bool, teams: list[int] | None = None) -> Result:
+    """A stored row of the games table, as the statistics read it."""
+    return Result.from_row({"game_id": game_id, "bots": bots, "result": result,
+                            "termination": termination, "offender": offender, "rated": rated,
+                            "teams": teams})
+
 
 FFA = [0, 1, 2]
 ROWS = [  # results by the ranking formula (below - above) / 2
-    GameRow("g1", ["a", "b", "c"], [1.0, 0.0, -1.0], "normal", None, True, FFA),
-    GameRow("g2", ["b", "c", "a"], [0.5, 0.5, -1.0], "normal", None, True, FFA),  # b, c share 1st
-    GameRow("g3", ["c", "a", "b"], [0.0, 0.0, 0.0], "stalemate", None, True, FFA),
+    game("g1", ["a", "b", "c"], [1.0, 0.0, -1.0], "normal", None, True, FFA),
+    game("g2", ["b", "c", "a"], [0.5, 0.5, -1.0], "normal", None, True, FFA),  # b, c share 1st
+    game("g3", ["c", "a", "b"], [0.0, 0.0, 0.0], "stalemate", None, True, FFA),
 ]
+
 
 
 def test_trueskill_rates_a_free_for_all_by_rank_with_shared_ranks_as_ties() -> None:
@@ -50,7 +61,7 @@ def test_head_to_head_counts_who_finished_above_whom() -> None:
 
 
 def test_a_forfeit_counts_against_the_offender_and_the_others_share_first() -> None:
-    row = GameRow("g1", ["a", "b", "c"], [0.5, -1.0, 0.5], "timeout", 1, True, FFA)
+    row = game("g1", ["a", "b", "c"], [0.5, -1.0, 0.5], "timeout", 1, True, FFA)
     board = ratings.leaderboard([row])
     by = {s.name: s for s in board.bots}
     assert by["b"].forfeits["timeout"] == 1 and by["b"].losses == 1
@@ -60,9 +71,7 @@ def test_a_forfeit_counts_against_the_offender_and_the_others_share_first() -> N
 
 
 def test_the_batch_elo_reads_a_free_for_all_as_its_pairwise_comparisons() -> None:
-    games = [Result.from_seats(row.bots, row.result,
-                               teams=outcome.sides_of(row.teams or []), pair_id="p1")
-             for row in ROWS]
+    games = [dataclasses.replace(row, pair_id="p1", game_id="") for row in ROWS]
     assert [len(g.sides) for g in games] == [3, 3, 3]
     fit = fit_elo(games * 20)
     by = {b.name: b for b in fit.bots}

@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 from games import registry
 from harness.bots.spec import parse_spec
 from harness.cli.app import app
+from harness.figures.verdicts import ratings_text
 from harness.league import store
 from harness.league.config import LeagueMismatch
-from harness.league.service import League, ratings_text
+from harness.league.service import League
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "main-c611855"
 
@@ -88,7 +89,7 @@ def test_an_old_folder_resumes_and_grows(name: str, more: int, tmp_path: Path) -
     table = store.load_games([out]).games
     assert table.num_rows == before + more
     assert len(set(table.column("game_id").to_pylist())) == before + more
-    text, _ = league.ratings(fmt="json")
+    text, _ = ratings_text([league.out], fmt="json")
     rated = json.loads(text)
     assert rated["rated_games"] == before + more
     assert all(b["games"] == before + more for b in rated["leaderboard"])

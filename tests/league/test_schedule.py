@@ -186,9 +186,10 @@ def test_a_mixed_team_league_is_rated_by_bot(tmp_path: Path) -> None:
     again = League.resume(tmp_path / "mixed")  # the folder remembers its mixed teams
     assert [s.game_id for s in again.plan.specs] == [s.game_id for s in league.plan.specs]
     from harness.league import store
+    from harness.stats.outcome import Result
 
     rows = store.load_games([tmp_path / "mixed"]).games.to_pylist()
     assert len(rows) == 6 and all(len(set(r["bots"])) == 4 for r in rows)
-    board = ratings.leaderboard(ratings.game_rows(store.load_games([tmp_path / "mixed"]).games))
+    board = ratings.leaderboard([Result.from_row(r) for r in rows])
     assert sorted(s.name for s in board.bots) == ["b", "c", "d", "random"]
     assert all(s.games == 6 for s in board.bots)

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
-from harness.league import store, times
+from harness.figures import times
+from harness.league import store
 from harness.league.config import LeagueConfig
 from harness.records import BotRef, MoveRecord, Termination
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
-from harness.league import verdicts
+from harness.figures import verdicts
 
 
 def row(gid: str, bots: list[str], result: list[float], pair: str, *,

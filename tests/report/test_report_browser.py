@@ -86,14 +86,14 @@ def test_report_tables_match_ratings_json(name: str, leagues: dict[str, Path], b
     assert [r.find_element(By.CSS_SELECTOR, "td[data-key=bot]").text for r in rows] == [
         r["bot"] for r in expected["leaderboard"]]
 
-    cells = browser.find_elements(By.CSS_SELECTOR, "#h2h-table td[data-win-rate]")
+    cells = browser.find_elements(By.CSS_SELECTOR, "#h2h-table td[data-score]")
     heat = sorted((c.get_attribute("data-bot"), c.get_attribute("data-opponent"),
-                   float(c.get_attribute("data-win-rate")), int(c.get_attribute("data-games")))
+                   float(c.get_attribute("data-score")), int(c.get_attribute("data-games")))
                   for c in cells)
-    assert heat == sorted((h["bot"], h["opponent"], h["win_rate"], h["games"])
+    assert heat == sorted((h["bot"], h["opponent"], h["score"], h["games"])
                           for h in expected["h2h"])
     for c in cells:  # the figure is written in the cell, not only in attributes
-        assert c.text.splitlines()[0] == f"{100 * float(c.get_attribute('data-win-rate')):.0f}%"
+        assert c.text.splitlines()[0] == f"{100 * float(c.get_attribute('data-score')):.0f}%"
 
     assert browser.find_elements(By.CSS_SELECTOR, "#history-chart .uplot canvas")
     games = store.load_games([folder]).games.num_rows
@@ -356,7 +356,7 @@ def test_leaderboard_shows_elo_first_and_formats_each_column_evenly(
     # the Elo fit with its interval first (the figure to compare), then TrueSkill, the record
     assert keys[:9] == ["rank", "bot", "elo", "elo_low", "elo_high", "elo_se", "mu", "sigma",
                         "rating"]
-    assert keys[9:14] == ["games", "wins", "draws", "losses", "win_rate"]
+    assert keys[9:14] == ["games", "wins", "draws", "losses", "score"]
     assert sorted(keys) == sorted(expected[0])  # every column of the JSON, once
     labels = {th.get_attribute("data-key"): th.text for th in heads}
     assert [labels[k] for k in ("elo", "elo_low", "elo_high", "mu")] == ["Elo", "low", "high",
@@ -377,11 +377,11 @@ def test_leaderboard_shows_elo_first_and_formats_each_column_evenly(
     assert column("elo_low")[-1] == "−∞" and column("elo_high")[0] == "–"
     assert column("elo_low")[0] == "+40" and column("elo_high")[-1] == f"+{160 - 50 * (n - 1)}"
     # one number of decimals per column, in every row
-    for key, decimals in (("mu", 2), ("sigma", 2), ("rating", 2), ("win_rate", 1),
+    for key, decimals in (("mu", 2), ("sigma", 2), ("rating", 2), ("score", 1),
                           ("games", 0), ("wins", 0), ("rank", 0)):
         for text, row in zip(column(key), expected, strict=True):
             figure = text.rstrip("%").replace("−", "-")
-            assert figure == f"{(100 if key == 'win_rate' else 1) * row[key]:.{decimals}f}", (
+            assert figure == f"{(100 if key == 'score' else 1) * row[key]:.{decimals}f}", (
                 key, text)
     # numbers right-aligned in tabular digits, words left-aligned
     styles = browser.execute_script(

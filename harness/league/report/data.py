@@ -24,6 +24,7 @@ from harness.league.folder import CONFIG_FILE, public_json
 from harness.league.service import stored_games
 from harness.records import BotRef, TourneyError
 from harness.stats import ratings
+from harness.stats.outcome import COLUMNS, Result
 
 #: Points on the ratings-over-time chart (the leaderboard as it stood after that many games).
 HISTORY_POINTS = 40
@@ -78,7 +79,7 @@ def history(table: Any, draw_probability: float, points: int = HISTORY_POINTS) -
     finished = pc.cast(table.column("finished_at"), "int64").to_pylist()
     ids = table.column("game_id").to_pylist()
     order = sorted(range(table.num_rows), key=lambda i: (finished[i] or 0, ids[i]))
-    rows = ratings.game_rows(table)
+    rows = [Result.from_row(r) for r in table.select(COLUMNS).to_pylist()]
     n = len(rows)
     marks = sorted({max(1, round(n * (i + 1) / points)) for i in range(points)}) if n else []
     series: dict[str, dict[str, list[float | None]]] = {}

@@ -79,13 +79,13 @@ tourneyData("report-data").then((D) => {
     elo_se: (v) => "±" + v.toFixed(0),
     mu: (v) => v.toFixed(2), sigma: (v) => v.toFixed(2),
     rating: (v) => (v < 0 ? MINUS : "") + Math.abs(v).toFixed(2),
-    win_rate: (v) => (100 * v).toFixed(1) + "%",
+    score: (v) => (100 * v).toFixed(1) + "%",
   };
   const GROUPS = [
     ["", ["rank", "bot"]],
     ["Elo", ["elo", "elo_low", "elo_high", "elo_se"]],
     ["TrueSkill", ["mu", "sigma", "rating"]],
-    ["record", ["games", "wins", "draws", "losses", "win_rate"]],
+    ["record", ["games", "wins", "draws", "losses", "score"]],
     ["forfeits", ["forfeits", "forfeits_timeout", "forfeits_crash", "forfeits_illegal",
       "forfeits_protocol_error"]],
     ["Elo fit", ["perfect", "pool"]],
@@ -94,7 +94,7 @@ tourneyData("report-data").then((D) => {
   const LABELS = {
     rank: "rank", bot: "bot", elo: "Elo", elo_low: "low", elo_high: "high", elo_se: "± s.e.",
     mu: "mu", sigma: "sigma", rating: "mu−3σ", games: "games", wins: "W", draws: "D",
-    losses: "L", win_rate: "score %", forfeits: "all", forfeits_timeout: "timeouts",
+    losses: "L", score: "score %", forfeits: "all", forfeits_timeout: "timeouts",
     forfeits_crash: "crashes", forfeits_illegal: "illegal",
     forfeits_protocol_error: "protocol err.", perfect: "perfect", pool: "pool",
   };
@@ -105,7 +105,7 @@ tourneyData("report-data").then((D) => {
     elo_se: "standard error of the Elo rating",
     mu: "TrueSkill mean", sigma: "TrueSkill uncertainty",
     rating: "conservative TrueSkill rating mu − 3·sigma",
-    win_rate: "share of points: a win 1, a draw ½",
+    score: "share of points: a win 1, a draw ½",
     forfeits: "games forfeited (timeouts, crashes, illegal moves, protocol errors)",
     perfect: "won or lost every game: the Elo leans on the prior, its interval is wide",
     pool: "bots in different pools never met, directly or through others: not comparable",
@@ -236,11 +236,11 @@ tourneyData("report-data").then((D) => {
         else if (!c) tr.append(el("td", { class: "self", "data-bot": a, "data-opponent": b }, ""));
         else {
           tr.append(el("td", {
-            class: "cell", style: `background:${heat(c.win_rate)}`,
-            "data-bot": a, "data-opponent": b, "data-win-rate": c.win_rate,
+            class: "cell", style: `background:${heat(c.score)}`,
+            "data-bot": a, "data-opponent": b, "data-score": c.score,
             "data-games": c.games,
-            title: `${a} v ${b}: ${pct(c.win_rate)} of the points over ${c.games} games`,
-          }, (100 * c.win_rate).toFixed(0) + "%", el("span", { class: "n" }, `${c.games} games`)));
+            title: `${a} v ${b}: ${pct(c.score)} of the points over ${c.games} games`,
+          }, (100 * c.score).toFixed(0) + "%", el("span", { class: "n" }, `${c.games} games`)));
         }
       }
       body.append(tr);

@@ -22,8 +22,9 @@ from bench.matchmaking import (
     round_robin,
     simulate,
 )
-from harness.league.matchmaking import Matchmaker, kendall_tau
+from harness.arena.matchmaking import Matchmaker
 from harness.stats.outcome import Result
+from harness.stats.rank import kendall_tau
 
 
 def _run(mm: Matchmaker, truth: dict[str, float], pairs: int, seed: int) -> list[tuple[str, str]]:

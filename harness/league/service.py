@@ -271,6 +271,7 @@ class RunSummary:
     forfeits: Forfeits = field(default_factory=Forfeits)  # of the games played in this run
     clock_cuts: ClockCuts = field(default_factory=ClockCuts)  # decisions at the safety net
     strict_stop: str = ""  # why --strict stopped the league (empty: it was not stopped)
+    capped: bool = False  # a gate stops the run: ``scheduled`` is a cap, not a plan
 
 
 class Gate(Protocol):
@@ -332,15 +333,17 @@ class _Leader:
         return f"{name} {100 * pts / n:.0f}%"
 
 
-def _progress(total: int, initial: int, enabled: bool) -> Any:
+def _progress(total: int, initial: int, enabled: bool, capped: bool = False) -> Any:
+    """The progress bar; ``capped``: ``total`` is a cap the run stops before (an SPRT's), shown
+    as such, with no bar filling towards it."""
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0  # no monitor thread: workers are forked
     # tqdm's own remaining time assumes one rate for every game: the postfix carries ours
+    shape = ("{n_fmt} games (cap {total_fmt}) [{elapsed}, {rate_fmt}{postfix}]" if capped else
+             "{l_bar}{bar}| {n_fmt}/{total_fmt} games [{elapsed}, {rate_fmt}{postfix}]")
     return tqdm(total=total, initial=initial, unit="game", disable=not enabled,
-                dynamic_ncols=True, smoothing=0.1, file=sys.stderr,
-                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} games [{elapsed}, {rate_fmt}"
-                           "{postfix}]")
+                dynamic_ncols=True, smoothing=0.1, file=sys.stderr, bar_format=shape)
 
 
 def run_league(
@@ -426,7 +429,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     ResultsFolder(plan.out).hide_from_bots()  # its key would let a bot rebuild the deals
     todo = [s for s in plan.specs if s.game_id not in st.finished]
     summary = RunSummary(len(plan.specs), len(plan.specs) - len(todo),
-                         quarantined=list(st.report.quarantined))
+                         quarantined=list(st.report.quarantined), capped=gate is not None)
     leader = _Leader()
     if summary.already:
         wanted = {s.game_id for s in plan.specs}
@@ -436,7 +439,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
         for row in stored.to_pylist():
             if row["game_id"] in wanted and row["rated"]:
                 leader.add(row["bots"], row["result"], row.get("teams"))
-    bar = _progress(len(plan.specs), summary.already, progress)
+    bar = _progress(len(plan.specs), summary.already, progress, summary.capped)
     eta = Eta(todo)
     spec_of = {s.game_id: s for s in todo}
     t0 = time.perf_counter()
@@ -549,11 +552,10 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
     lines = [f"quarantined {q}" for q in summary.quarantined]
     rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
     total = summary.already + summary.stored
-    lines.append(
-        f"{plan.config.name}: played {summary.played} games in {summary.seconds:.1f} s "
-        f"({rate:.1f} games/s); {total} of {summary.scheduled} scheduled games stored in "
-        f"{plan.out}"
-    )
+    stored = (f"{total} games stored in {plan.out} (cap {summary.scheduled})" if summary.capped
+              else f"{total} of {summary.scheduled} scheduled games stored in {plan.out}")
+    lines.append(f"{plan.config.name}: played {summary.played} games in {summary.seconds:.1f} s "
+                 f"({rate:.1f} games/s); {stored}")
     lines.extend(summary.forfeits.summary_lines())
     lines.extend(summary.clock_cuts.summary_lines())
     if summary.strict_stop:

@@ -73,15 +73,18 @@ def write_replay_html(folder: Path, game_id: str, out: Path) -> None:
 
 
 class LeagueReport:
-    """`tourney league --report`: OUT/report.html rewritten every minute and at the end.
+    """`tourney league --report`: the report (``path``, default OUT/report.html) written after
+    the first game, then every minute (a live page, which reloads itself), and at the end.
 
     A report that cannot be written is a warning (once): the league goes on.
     """
 
-    def __init__(self, out: Path, interval: float = 60.0) -> None:
+    def __init__(self, out: Path, path: Path | None = None, interval: float = 60.0) -> None:
         from harness.league.report import ReportUpdater
 
-        self.updater = ReportUpdater(out, out / "report.html", interval=interval)
+        self.updater = ReportUpdater(out, path if path is not None else out / "report.html",
+                                     interval=interval)
+        self.updater.last = float("-inf")  # a resumed league's report is brought up to date
         self.warned = False
 
     def tick(self, *_: object) -> None:

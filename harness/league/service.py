@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
+REPORT_FILE = "report.html"  # `tourney league --report`: the report, in the results folder
 CANDIDATES = 20  # ids an ambiguous replay prefix lists
 
 
@@ -131,6 +132,7 @@ def prepare_league(
     kind: str = "round-robin",
     require_isolation: bool = False,
     mixed_teams: bool | None = None,
+    report: bool | None = None,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
@@ -142,7 +144,8 @@ def prepare_league(
     protection of :mod:`harness.bots.isolation` is in force for the league's sandboxed bots. A
     bot argument may end in its own limits, ``NAME=SPEC@move-time=0.5,memory-mb=512``
     (:mod:`harness.league.limits`). ``mixed_teams``: in a game of two teams, teams of
-    different bots (:func:`harness.league.schedule.round_robin`).
+    different bots (:func:`harness.league.schedule.round_robin`). ``report``: keep the HTML
+    report ``REPORT_FILE`` in the folder (True), no longer (False), or as the folder says (None).
     """
     from harness.league import limits as bot_limits
     from harness.league import schedule
@@ -210,6 +213,8 @@ def prepare_league(
     # once asked for, isolation is required on every resume of the folder too
     config.isolation = isolation_record(refs, require_isolation or (
         stored is not None and bool(stored.isolation.get("required"))))
+    config.report = ((stored.report if stored is not None else "") if report is None else
+                     (REPORT_FILE if report else ""))
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
 
 
@@ -754,14 +759,15 @@ class League:
                 games: int | None = None, seed: int | None = None,
                 variants: Sequence[str] = (), limits: LimitChoice = NO_LIMITS,
                 resume: bool = False, kind: str = "round-robin",
-                require_isolation: bool = False, mixed_teams: bool | None = None) -> League:
+                require_isolation: bool = False, mixed_teams: bool | None = None,
+                report: bool | None = None) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
         out come from the folder's configuration when it exists (see :func:`prepare_league`).
         ``limits``: the limit options given, as one object."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
                                   variants=variants, limits=limits, resume=resume, kind=kind,
                                   require_isolation=require_isolation,
-                                  mixed_teams=mixed_teams))
+                                  mixed_teams=mixed_teams, report=report))
 
     @classmethod
     def resume(cls, out: Path) -> League:

@@ -115,14 +115,44 @@ def test_league_report_is_kept_up_to_date(tmp_path: Path) -> None:
                      "--workers", "0", "-q", "--report")
     assert result.exit_code == 0, result.output
     assert page_data(folder / "report.html")["total_games"] == 2
-    # more games: a tick after the interval rewrites the report
+    assert page_data(folder / "report.html")["live"] == 0  # the league ended: no reloading
+    # more games: a tick after the interval rewrites the report, as a live page
     result = tourney("league", "bl", "random", "greedy", "--games", "4", "--out", folder,
                      "--workers", "0", "-q")
     assert result.exit_code == 0
     keeper = LeagueReport(folder, interval=0.0)
     keeper.tick()
-    assert page_data(folder / "report.html")["total_games"] == 4
+    data = page_data(folder / "report.html")
+    assert data["total_games"] == 4 and data["live"] == 60
+    assert 'id="live"' in (folder / "report.html").read_text()
     assert not keeper.warned
+
+
+def test_resume_keeps_the_report_the_league_was_started_with(tmp_path: Path) -> None:
+    """Issue 47: `--resume` forgot `--report`, so the report stayed at 30 of 90 games. The
+    folder now remembers it, until --no-report."""
+    folder = tmp_path / "lg"
+    report = folder / "report.html"
+    result = tourney("league", "bl", "random", "greedy", "--games", "2", "--out", folder,
+                     "--workers", "0", "-q", "--report")
+    assert result.exit_code == 0, result.output
+    assert json.loads((folder / "league.json").read_text())["report"] == "report.html"
+    result = tourney("league", "--resume", "--out", folder, "--games", "4", "--workers", "0",
+                     "-q")
+    assert result.exit_code == 0, result.output
+    assert f"report: {report}" in result.stdout
+    assert page_data(report)["total_games"] == 4
+    result = tourney("league", "bl", "random", "greedy", "--games", "6", "--out", folder,
+                     "--workers", "0", "-q")  # the same command without --report: kept too
+    assert result.exit_code == 0 and page_data(report)["total_games"] == 6
+    result = tourney("league", "--resume", "--out", folder, "--games", "8", "--workers", "0",
+                     "-q", "--no-report")
+    assert result.exit_code == 0 and "report: " not in result.stdout
+    assert page_data(report)["total_games"] == 6
+    assert json.loads((folder / "league.json").read_text())["report"] == ""
+    result = tourney("league", "--resume", "--out", folder, "--games", "10", "--workers", "0",
+                     "-q")
+    assert result.exit_code == 0 and page_data(report)["total_games"] == 6
 
 
 def test_pick_replays_takes_forfeits_first_and_every_pairing(league: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -129,4 +130,42 @@ def test_a_late_game_opens_from_the_report_and_plays_to_the_engine_s_end(
     WebDriverWait(browser, patience(30)).until(lambda d: dialog.get_attribute("open"))
     _frame_at(browser, 0)
     assert _in_frame(browser, "return document.title") == f"tourney replay: {other}"
+    assert console_errors(browser) == []
+
+
+def test_a_live_report_reloads_itself_with_the_new_games(
+        tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 47: a live report refreshes itself. While the league runs, the page says so and
+    reloads itself; once the league has ended, it stops."""
+    import harness.league.report as report
+    from harness.league.report import ReportUpdater
+
+    monkeypatch.setattr(report, "LIVE_RELOAD", 1)  # seconds (a minute in use)
+    folder, out = tmp_path / "lg", tmp_path / "lg.html"
+
+    def play(games: int) -> None:
+        result = tourney("league", "bl", "random", "greedy", "--games", str(games), "--out",
+                         folder, "--workers", "0", "-q", "--seed", "2")
+        assert result.exit_code == 0, result.output
+
+    def count() -> str:  # the page may be reloading under the question: then not yet
+        try:
+            return str(browser.find_element(By.ID, "f-count").text)
+        except (NoSuchElementException, StaleElementReferenceException):
+            return ""
+
+    play(2)
+    updater = ReportUpdater(folder, out, interval=0.0)
+    updater.tick()  # while the league runs
+    open_page(browser, out)
+    WebDriverWait(browser, patience(20)).until(lambda d: count() == "2 of 2 games")
+    assert "still running" in browser.find_element(By.ID, "live").text
+    browser.execute_script("window.seen = 1")
+    play(4)
+    updater.tick()
+    WebDriverWait(browser, patience(30)).until(lambda d: count() == "4 of 4 games")
+    assert browser.execute_script("return window.seen") is None  # a new page: it reloaded
+    updater.write()  # the league has ended
+    WebDriverWait(browser, patience(30)).until(
+        lambda d: count() == "4 of 4 games" and not d.find_elements(By.ID, "live"))
     assert console_errors(browser) == []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -297,7 +296,7 @@ def validate_cmd(
     with wire_trace(trace, [bot], sandbox_builtins=True):  # validate sandboxes every bot
         report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
                               limits=limits.over(), seed=seed)
-    hint = _raise_hint(report, limits.over().move_time)
+    hint = report.hint
     if as_json:
         typer.echo(json.dumps({"bot": bot, "game": game, "passed": report.passed,
                                "failures": report.failures, "lines": report.lines,
@@ -315,21 +314,4 @@ def validate_cmd(
     if hint:
         typer.echo(hint)
     raise typer.Exit(1)
-
-
-def _raise_hint(report: Validation, move_time: float) -> str:
-    """After games lost on time: the move time the bot's slowest answer needs, as an option.
-
-    >>> from harness.match.validation import Validation
-    >>> _raise_hint(Validation(timeouts=2, slowest=2.0), 1.0)
-    'if the bot needs that long, raise the limit: --move-time 2.5 (its slowest answer: 2.00 s)'
-    """
-    if not report.timeouts:
-        return ""
-    if not report.slowest:
-        return (f"it answered no decision within {move_time:g} s: look for a loop or a slow "
-                f"start in its log, or raise the limit (--move-time)")
-    needed = max(math.ceil(report.slowest * 1.25 * 10) / 10, move_time)
-    return (f"if the bot needs that long, raise the limit: --move-time {needed:g} (its slowest "
-            f"answer: {report.slowest:.2f} s)")
 

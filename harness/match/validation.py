@@ -5,6 +5,7 @@ against random in every seat: what ``tourney validate`` prints and a living leag
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ class Validation:
     timeouts: int = 0  # games the bot lost on time
     slowest: float = 0.0  # its slowest answer in those games, in seconds (0: none in time)
     stopped_early: bool = False  # the games left were not played: they would time out too
+    hint: str = ""  # after games lost on time: the move time the bot would need, as an option
 
     @property
     def passed(self) -> bool:
@@ -130,7 +132,24 @@ def validate(boxed: str, label: str, game: Game, variant: dict[str, str], games_
                            f"time of {limits.move_time:g} s (and {limits.overage:g} s of "
                            f"overage a game)")
             break
+    report.hint = raise_hint(report, limits.move_time)
     return report
+
+
+def raise_hint(report: Validation, move_time: float) -> str:
+    """After games lost on time: the move time the bot's slowest answer needs, as an option.
+
+    >>> raise_hint(Validation(timeouts=2, slowest=2.0), 1.0)
+    'if the bot needs that long, raise the limit: --move-time 2.5 (its slowest answer: 2.00 s)'
+    """
+    if not report.timeouts:
+        return ""
+    if not report.slowest:
+        return (f"it answered no decision within {move_time:g} s: look for a loop or a slow "
+                f"start in its log, or raise the limit (--move-time)")
+    needed = max(math.ceil(report.slowest * 1.25 * 10) / 10, move_time)
+    return (f"if the bot needs that long, raise the limit: --move-time {needed:g} (its slowest "
+            f"answer: {report.slowest:.2f} s)")
 
 
 def _validation_game(boxed: str, name: str, game: Game, variant: dict[str, str],

@@ -270,7 +270,8 @@ def validate_bot(spec: str, game_name: str, *, games_per_seat: int = 2,
     source = parse_spec(spec)
     boxed = spec if source.sandboxed else str(source.in_sandbox())
     with pinned_here():  # the games and the bot on one CPU (harness.match.placement)
-        return validate(boxed, source.label, game, variant, games_per_seat, limits, seed)
+        return validate(boxed, source.label, game, variant, games_per_seat, limits, seed,
+                        name=source.name)
 
 
 @options()
@@ -295,9 +296,12 @@ def validate_cmd(
     with wire_trace(trace, [bot], sandbox_builtins=True):  # validate sandboxes every bot
         report = validate_bot(bot, game, games_per_seat=games, variants=variant or [],
                               limits=limits.over(), seed=seed)
+    hint = report.hint
     if as_json:
         typer.echo(json.dumps({"bot": bot, "game": game, "passed": report.passed,
-                               "failures": report.failures, "lines": report.lines}, indent=1))
+                               "failures": report.failures, "lines": report.lines,
+                               "stopped_early": report.stopped_early, "hint": hint or None},
+                              indent=1))
         if not report.passed:
             raise typer.Exit(1)
         return
@@ -307,5 +311,7 @@ def validate_cmd(
         typer.echo(f"PASS: {bot} is ready for {game}")
         return
     typer.echo(f"FAIL: {bot}: {report.failures[0]}")
+    if hint:
+        typer.echo(hint)
     raise typer.Exit(1)
 

@@ -48,10 +48,10 @@ def _run_command(prepare: Callable[[], League], opts: LeagueOptions,
     executor = league.executor(opts.workers, opts.cluster if cluster else None,
                                opts.game_timeout)
     updater = None
-    if opts.report:
+    if league.config.report:  # --report, now or when the folder was started
         from harness.cli.report import LeagueReport
 
-        updater = LeagueReport(league.out)
+        updater = LeagueReport(league.out, league.out / league.config.report)
     summary = league.run(executor, progress=not opts.quiet, batch_size=opts.batch_size,
                          on_record=updater.tick if updater else None, strict=opts.strict)
     if updater is not None:

@@ -82,9 +82,10 @@ TimeoutOpt = Annotated[float | None, typer.Option(
 BatchOpt = Annotated[int, typer.Option(
     "--batch-size", metavar="N",
     help="Games per Parquet batch file (a batch is also written every 10 s).")]
-ReportOpt = Annotated[bool, typer.Option(
-    "--report", help="Keep an HTML report at OUT/report.html up to date (rewritten every "
-                     "minute and at the end).")]
+ReportOpt = Annotated[bool | None, typer.Option(
+    "--report/--no-report", help="Keep an HTML report at OUT/report.html up to date (rewritten "
+    "every minute and at the end; the open page reloads itself while the league runs). The "
+    "folder remembers it: a resume keeps it until --no-report.", show_default=False)]
 
 
 # ------------------------------------------------------------------------------ limits
@@ -123,7 +124,7 @@ class LeagueOptions:
     batch_size: BatchOpt = BATCH_SIZE
     game_timeout: TimeoutOpt = None
     require_isolation: RequireOpt = False
-    report: ReportOpt = False
+    report: ReportOpt = None
     strict: StrictOpt = False
     as_json: JsonOpt = False
 
@@ -139,7 +140,7 @@ class LeagueOptions:
             games=games if games is not None else self.games, seed=self.seed,
             variants=self.variant or [], resume=self.resume, kind=kind,
             require_isolation=self.require_isolation, mixed_teams=mixed_teams,
-            limits=self.limits)
+            report=self.report, limits=self.limits)
 
 
 LEAGUE_DEFAULTS = LeagueOptions()

@@ -30,9 +30,10 @@ def report_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")]
     = Path("report.html"),
     replays: Annotated[str, typer.Option(
-        "--replays", help="Replay viewers to write beside the report (a number, or 'all'); "
-                          "forfeits and void games first, then spread over the pairings.")]
-    = "100",
+        "--replays", help="Games whose replays the page holds (a number, or 'all', about 5 kB "
+                          "a game); with a number, forfeits and void games first, then spread "
+                          "over the pairings.")]
+    = "all",
     public: Annotated[bool | None, typer.Option(
         "--public/--private", help="Leave out every path of yours (folders, bot files), for a "
                                    "report to share (default: public for a living league).")]
@@ -41,8 +42,9 @@ def report_cmd(
     """Write one self-contained HTML report of the leagues stored in FOLDERS.
 
     Leaderboard, head to head, ratings over the league, terminations, think time,
-    configuration and the games with links to their replays; for a living league (tourney
-    arena) also each entrant's versions with their status.
+    configuration and the games, each of which opens its replay (held in the page,
+    compressed); for a living league (tourney arena) also each entrant's versions with their
+    status. Nothing else is written.
     """
     from harness.arena.registry import DB_FILE
     from harness.league.report import write_report
@@ -58,8 +60,8 @@ def report_cmd(
                            public=shared)
     for line in summary.skipped:
         typer.echo(f"tourney: warning: {line}", err=True)
-    typer.echo(f"wrote {out} ({summary.bytes / 1e6:.2f} MB, {summary.games} games, "
-               f"{summary.replays} replay viewers)")
+    typer.echo(f"wrote {out} ({summary.bytes / 1e6:.2f} MB, {summary.games} games, the "
+               f"replays of {summary.replays} in it: {summary.replay_bytes / 1e6:.2f} MB)")
 
 
 def write_replay_html(folder: Path, game_id: str, out: Path) -> None:
@@ -71,15 +73,18 @@ def write_replay_html(folder: Path, game_id: str, out: Path) -> None:
 
 
 class LeagueReport:
-    """`tourney league --report`: OUT/report.html rewritten every minute and at the end.
+    """`tourney league --report`: the report (``path``, default OUT/report.html) written after
+    the first game, then every minute (a live page, which reloads itself), and at the end.
 
     A report that cannot be written is a warning (once): the league goes on.
     """
 
-    def __init__(self, out: Path, interval: float = 60.0) -> None:
+    def __init__(self, out: Path, path: Path | None = None, interval: float = 60.0) -> None:
         from harness.league.report import ReportUpdater
 
-        self.updater = ReportUpdater(out, out / "report.html", interval=interval)
+        self.updater = ReportUpdater(out, path if path is not None else out / "report.html",
+                                     interval=interval)
+        self.updater.last = float("-inf")  # a resumed league's report is brought up to date
         self.warned = False
 
     def tick(self, *_: object) -> None:

@@ -72,7 +72,8 @@ def run_sprt_command(prepare: Callable[[], League], params: SprtParams, fmt: str
         for line in league.summary_lines(run.summary):
             typer.echo(line, err=as_json)
     else:
-        why = "already decide the test" if run.gate.done else "are every scheduled game"
+        why = "already decide the test" if run.gate.done else \
+            f"reach the cap of {run.gate.scheduled_games} games"
         typer.echo(f"{league.out}: the stored games {why}; nothing to play", err=as_json)
     if as_json:
         typer.echo(json.dumps(run.as_dict(), indent=2))

@@ -59,6 +59,9 @@ class LeagueConfig:
     isolation: dict[str, Any] = field(default_factory=dict)  # what confined bots, last run
     # a bot's own limits laid over ``limits`` (field names of Limits), by bot name
     bot_limits: dict[str, dict[str, float]] = field(default_factory=dict)
+    # the HTML report kept up to date while the league runs (`--report`), relative to the
+    # folder; empty: none. Remembered, so a resume keeps it.
+    report: str = ""
 
     @property
     def key_bytes(self) -> bytes | None:
@@ -102,6 +105,8 @@ def _check_fields(data: Any) -> None:
     if fmt != FORMAT:
         raise ValueError(f"\"format\": {fmt!r} is not this tourney's results layout "
                          f"({FORMAT}); read it with the tourney that wrote it")
+    if not isinstance(data.get("report", ""), str):
+        raise ValueError(f"\"report\" must be a string, not {data.get('report')!r}")
     for name in ("name", "game", "rules_version"):
         if not isinstance(data.get(name), str):
             raise ValueError(f"\"{name}\" must be a string, not {data.get(name)!r}")
@@ -199,6 +204,7 @@ def merge_configs(stored: LeagueConfig, new: LeagueConfig, folder: Path) -> Leag
         deal_scheme=stored.deal_scheme,
         isolation=new.isolation or stored.isolation,
         bot_limits={**new.bot_limits, **stored.bot_limits},
+        report=new.report,  # prepare_league starts from the stored one
     )
 
 

@@ -188,6 +188,7 @@ class SprtRun:
             "incomplete_pairs": g.incomplete, "wins": g.wins, "draws": g.draws,
             "losses": g.losses, "void_games": g.void, "games": g.committed,
             "games_cap": g.scheduled_games,
+            "note": spread_note(g.test.counts, g.new, g.old) or None,
             "played": self.summary.played if self.summary else 0,
             "interrupted": bool(self.summary and self.summary.interrupted),
         }
@@ -220,10 +221,44 @@ def _pct(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{100 * x:.1f}%"
 
 
+def spread_note(counts: Sequence[int], new: str, old: str) -> str:
+    """Why the intervals and the LOS are n/a, and what to do, or "" when they are not: too few
+    pairs, or every pair scored alike (no spread between pairs to measure).
+
+    >>> spread_note((0, 0, 9, 0, 0), "new", "old")[:28]
+    'note: all 9 pairs split 1–1:'
+    >>> spread_note((0, 0, 0, 0, 9), "new", "old")[:33]
+    'note: all 9 pairs went 2–0 to new'
+    >>> spread_note((0, 1, 2, 1, 0), "new", "old")
+    'note: fewer than 5 complete pairs: the intervals and the LOS need 5 (n/a until then)'
+    >>> spread_note((1, 1, 2, 2, 1), "new", "old")
+    ''
+    """
+    n = sum(counts)
+    if n == 0:
+        return ""
+    if n < MIN_PAIRS:
+        return (f"note: fewer than {MIN_PAIRS} complete pairs: the intervals and the LOS need "
+                f"{MIN_PAIRS} (n/a until then)")
+    alike = [k for k, c in enumerate(counts) if c]
+    if len(alike) > 1:
+        return ""
+    if alike == [2]:
+        return (f"note: all {n} pairs split 1–1: each deal was won by the same seat whichever "
+                f"bot sat there, so the bots played alike (deterministic bots of one strategy "
+                f"do; a bot's random seed goes with its seat), and with no spread between pairs "
+                f"the intervals and the LOS are n/a. If the bots should differ, check that the "
+                f"new one runs the changed code; to tell apart bots that differ only by chance, "
+                f"let them draw randomness of their own rather than from rng_seed")
+    who = new if alike == [4] else old
+    return (f"note: all {n} pairs went 2–0 to {who} (each deal won from both seats): with no "
+            f"spread between pairs the intervals and the LOS are n/a; the score says it all")
+
+
 def report_lines(run: SprtRun) -> list[str]:
     """The verdict and its figures, one line each (see docs/statistics.md, "Is my bot
     better?"): first the figures that account for the test's stopping rule, then the
-    fixed-sample ones, labelled."""
+    fixed-sample ones, labelled; last, when a figure is n/a, why."""
     g, t = run.gate, run.gate.test
     p, s, m = t.params, t.summary(run.level), run.stopped()
     counts = ", ".join(f"{k}: {c}" for k, c in zip(("0", "½", "1", "1½", "2"), t.counts,
@@ -246,6 +281,7 @@ def report_lines(run: SprtRun) -> list[str]:
         f"early stop they lean away from 0 and the interval is too narrow): Elo {_signed(s.elo)} "
         f"({level}: {_signed(s.elo_low)} to {_signed(s.elo_high)}) from the pair variance; "
         f"normalised Elo {_signed(s.nelo)}; LOS {_pct(s.los)}",
+        *filter(None, [spread_note(t.counts, g.new, g.old)]),
     ]
 
 

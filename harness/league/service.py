@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 DEFAULT_GAMES = 10  # games per pair when --games is not given
+REPORT_FILE = "report.html"  # `tourney league --report`: the report, in the results folder
 CANDIDATES = 20  # ids an ambiguous replay prefix lists
 
 
@@ -132,6 +133,7 @@ def prepare_league(
     kind: str = "round-robin",
     require_isolation: bool = False,
     mixed_teams: bool | None = None,
+    report: bool | None = None,
 ) -> Plan:
     """Turn command-line choices into a configuration and schedule (nothing is written yet).
 
@@ -143,7 +145,8 @@ def prepare_league(
     protection of :mod:`harness.bots.isolation` is in force for the league's sandboxed bots. A
     bot argument may end in its own limits, ``NAME=SPEC@move-time=0.5,memory-mb=512``
     (:mod:`harness.league.limits`). ``mixed_teams``: in a game of two teams, teams of
-    different bots (:func:`harness.league.schedule.round_robin`).
+    different bots (:func:`harness.league.schedule.round_robin`). ``report``: keep the HTML
+    report ``REPORT_FILE`` in the folder (True), no longer (False), or as the folder says (None).
     """
     from harness.league import limits as bot_limits
     from harness.league import schedule
@@ -211,6 +214,8 @@ def prepare_league(
     # once asked for, isolation is required on every resume of the folder too
     config.isolation = isolation_record(refs, require_isolation or (
         stored is not None and bool(stored.isolation.get("required"))))
+    config.report = ((stored.report if stored is not None else "") if report is None else
+                     (REPORT_FILE if report else ""))
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
 
 
@@ -272,6 +277,7 @@ class RunSummary:
     forfeits: Forfeits = field(default_factory=Forfeits)  # of the games played in this run
     clock_cuts: ClockCuts = field(default_factory=ClockCuts)  # decisions at the safety net
     strict_stop: str = ""  # why --strict stopped the league (empty: it was not stopped)
+    capped: bool = False  # a gate stops the run: ``scheduled`` is a cap, not a plan
 
 
 class Gate(Protocol):
@@ -333,15 +339,17 @@ class _Leader:
         return f"{name} {100 * pts / n:.0f}%"
 
 
-def _progress(total: int, initial: int, enabled: bool) -> Any:
+def _progress(total: int, initial: int, enabled: bool, capped: bool = False) -> Any:
+    """The progress bar; ``capped``: ``total`` is a cap the run stops before (an SPRT's), shown
+    as such, with no bar filling towards it."""
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0  # no monitor thread: workers are forked
     # tqdm's own remaining time assumes one rate for every game: the postfix carries ours
+    shape = ("{n_fmt} games (cap {total_fmt}) [{elapsed}, {rate_fmt}{postfix}]" if capped else
+             "{l_bar}{bar}| {n_fmt}/{total_fmt} games [{elapsed}, {rate_fmt}{postfix}]")
     return tqdm(total=total, initial=initial, unit="game", disable=not enabled,
-                dynamic_ncols=True, smoothing=0.1, file=sys.stderr,
-                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} games [{elapsed}, {rate_fmt}"
-                           "{postfix}]")
+                dynamic_ncols=True, smoothing=0.1, file=sys.stderr, bar_format=shape)
 
 
 def run_league(
@@ -427,7 +435,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
     ResultsFolder(plan.out).hide_from_bots()  # its key would let a bot rebuild the deals
     todo = [s for s in plan.specs if s.game_id not in st.finished]
     summary = RunSummary(len(plan.specs), len(plan.specs) - len(todo),
-                         quarantined=list(st.report.quarantined))
+                         quarantined=list(st.report.quarantined), capped=gate is not None)
     leader = _Leader()
     if summary.already:
         wanted = {s.game_id for s in plan.specs}
@@ -437,7 +445,7 @@ def _run_open(plan: Plan, st: ResultsStore, executor: Executor, progress: bool,
         for row in stored.to_pylist():
             if row["game_id"] in wanted and row["rated"]:
                 leader.add(row["bots"], row["result"], row.get("teams"))
-    bar = _progress(len(plan.specs), summary.already, progress)
+    bar = _progress(len(plan.specs), summary.already, progress, summary.capped)
     eta = Eta(todo)
     spec_of = {s.game_id: s for s in todo}
     t0 = time.perf_counter()
@@ -550,11 +558,10 @@ def _summary_lines(plan: Plan, summary: RunSummary) -> list[str]:
     lines = [f"quarantined {q}" for q in summary.quarantined]
     rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
     total = summary.already + summary.stored
-    lines.append(
-        f"{plan.config.name}: played {summary.played} games in {summary.seconds:.1f} s "
-        f"({rate:.1f} games/s); {total} of {summary.scheduled} scheduled games stored in "
-        f"{plan.out}"
-    )
+    stored = (f"{total} games stored in {plan.out} (cap {summary.scheduled})" if summary.capped
+              else f"{total} of {summary.scheduled} scheduled games stored in {plan.out}")
+    lines.append(f"{plan.config.name}: played {summary.played} games in {summary.seconds:.1f} s "
+                 f"({rate:.1f} games/s); {stored}")
     lines.extend(summary.forfeits.summary_lines())
     lines.extend(summary.clock_cuts.summary_lines())
     if summary.strict_stop:
@@ -741,14 +748,15 @@ class League:
                 games: int | None = None, seed: int | None = None,
                 variants: Sequence[str] = (), limits: LimitChoice = NO_LIMITS,
                 resume: bool = False, kind: str = "round-robin",
-                require_isolation: bool = False, mixed_teams: bool | None = None) -> League:
+                require_isolation: bool = False, mixed_teams: bool | None = None,
+                report: bool | None = None) -> League:
         """A round robin (or gauntlet) of ``bots`` on ``game`` stored in ``out``; options left
         out come from the folder's configuration when it exists (see :func:`prepare_league`).
         ``limits``: the limit options given, as one object."""
         return cls(prepare_league(game, bots, out=out, games=games, seed=seed,
                                   variants=variants, limits=limits, resume=resume, kind=kind,
                                   require_isolation=require_isolation,
-                                  mixed_teams=mixed_teams))
+                                  mixed_teams=mixed_teams, report=report))
 
     @classmethod
     def resume(cls, out: Path) -> League:

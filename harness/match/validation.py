@@ -5,6 +5,7 @@ against random in every seat: what ``tourney validate`` prints and a living leag
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,10 @@ class Validation:
 
     lines: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    timeouts: int = 0  # games the bot lost on time
+    slowest: float = 0.0  # its slowest answer in those games, in seconds (0: none in time)
+    stopped_early: bool = False  # the games left were not played: they would time out too
+    hint: str = ""  # after games lost on time: the move time the bot would need, as an option
 
     @property
     def passed(self) -> bool:
@@ -98,12 +103,16 @@ def unguessable_seed() -> int:
     return secrets.randbits(62)
 
 
-def validate(boxed: str, label: str, game: Game, variant: dict[str, str], games_per_seat: int,
-             limits: Limits, seed: int) -> Validation:
-    """Check a bot (``boxed``: its spec as the sandbox runs it) is fit to enter: it starts in
-    time, and plays legal moves in time against random in every seat."""
-    from harness.match.referee import play_game
+#: Games lost on time after which the check stops: the games left would be lost the same way.
+TIMEOUTS_TO_STOP = 2
 
+
+def validate(boxed: str, label: str, game: Game, variant: dict[str, str], games_per_seat: int,
+             limits: Limits, seed: int, name: str | None = None) -> Validation:
+    """Check a bot (``boxed``: its spec as the sandbox runs it) is fit to enter: it starts in
+    time, and plays legal moves in time against random in every seat. ``name``: what the
+    lines call the bot (default ``label``). After :data:`TIMEOUTS_TO_STOP` games lost on time
+    the check stops, with the slowest answer (:attr:`Validation.slowest`)."""
     report = Validation()
     report.say(f"validating {label} on {game.info.name} {variant} "
                f"(move time {limits.move_time:g} s, overage {limits.overage:g} s)")
@@ -111,27 +120,67 @@ def validate(boxed: str, label: str, game: Game, variant: dict[str, str], games_
     if not report.passed:
         return report
     players = game.new_game(seed, **variant).num_players
-    for seat in range(players):
-        for k in range(games_per_seat):
-            refs = tuple(BotRef("bot" if s == seat else f"random{s}", boxed if s == seat
-                                else "random") for s in range(players))
-            game_seed = seed + 1000 * seat + k
-            record = play_game(GameSpec(f"validate-{seat}-{k}", game.info.name, variant,
-                                        game_seed, refs, limits=limits))
-            think = [m.think_time for m in record.moves if m.seat == seat]
-            slowest = max(think, default=0.0)
-            line = (f"seat {seat} game {k + 1} (seed {game_seed}): {record.decisions} decisions, "
-                    f"slowest answer {slowest * 1000:.1f} ms")
-            if record.offender is not None and record.offender == seat:
-                report.problem(f"{line}; {record.termination.value}: {record.reason}")
-                if record.logs[seat]:
-                    report.say("     bot output (tail): " + record.logs[seat][-300:].strip())
-            elif record.termination.is_forfeit:
-                report.problem(f"{line}; the opponent forfeited unexpectedly: {record.reason}")
-            else:
-                outcome = outcome_in_words(record.returns, seat)
-                report.say(f"ok   {line}; {outcome} ({record.termination.value})")
+    games = [(seat, k) for seat in range(players) for k in range(games_per_seat)]
+    for done, (seat, k) in enumerate(games):
+        _validation_game(boxed, name or label, game, variant, limits, seed, seat, k, report)
+        if report.timeouts >= TIMEOUTS_TO_STOP and done + 1 < len(games):
+            report.stopped_early = True
+            slowest = (f"its slowest answer took {report.slowest:.2f} s" if report.slowest
+                       else "it answered no decision in time")
+            report.problem(f"stopped after {report.timeouts} games lost on time, "
+                           f"{len(games) - done - 1} not played: {slowest}, against a move "
+                           f"time of {limits.move_time:g} s (and {limits.overage:g} s of "
+                           f"overage a game)")
+            break
+    report.hint = raise_hint(report, limits.move_time)
     return report
+
+
+def raise_hint(report: Validation, move_time: float) -> str:
+    """After games lost on time: the move time the bot's slowest answer needs, as an option.
+
+    >>> raise_hint(Validation(timeouts=2, slowest=2.0), 1.0)
+    'if the bot needs that long, raise the limit: --move-time 2.5 (its slowest answer: 2.00 s)'
+    """
+    if not report.timeouts:
+        return ""
+    if not report.slowest:
+        return (f"it answered no decision within {move_time:g} s: look for a loop or a slow "
+                f"start in its log, or raise the limit (--move-time)")
+    needed = max(math.ceil(report.slowest * 1.25 * 10) / 10, move_time)
+    return (f"if the bot needs that long, raise the limit: --move-time {needed:g} (its slowest "
+            f"answer: {report.slowest:.2f} s)")
+
+
+def _validation_game(boxed: str, name: str, game: Game, variant: dict[str, str],
+                     limits: Limits, seed: int, seat: int, k: int, report: Validation) -> None:
+    """Play game ``k`` of the check with the bot in ``seat`` against random, and report it."""
+    from harness.match.referee import play_game
+    from harness.records import Termination
+
+    players = game.new_game(seed, **variant).num_players
+    refs = tuple(BotRef(name, boxed) if s == seat else
+                 BotRef(f"random{s}" if f"random{s}" != name else f"opponent{s}", "random")
+                 for s in range(players))
+    game_seed = seed + 1000 * seat + k
+    record = play_game(GameSpec(f"validate-{seat}-{k}", game.info.name, variant, game_seed,
+                                refs, limits=limits))
+    think = [m.think_time for m in record.moves if m.seat == seat]
+    slowest = max(think, default=0.0)
+    line = (f"seat {seat} game {k + 1} (seed {game_seed}): {record.decisions} decisions, "
+            f"slowest answer {slowest * 1000:.1f} ms")
+    if record.offender is not None and record.offender == seat:
+        report.problem(f"{line}; {record.termination.value}: {record.reason}")
+        if record.logs[seat]:
+            report.say("     bot output (tail): " + record.logs[seat][-300:].strip())
+        if record.termination is Termination.TIMEOUT:
+            report.timeouts += 1
+            report.slowest = max(report.slowest, slowest)
+    elif record.termination.is_forfeit:
+        report.problem(f"{line}; the opponent forfeited unexpectedly: {record.reason}")
+    else:
+        outcome = outcome_in_words(record.returns, seat)
+        report.say(f"ok   {line}; {outcome} ({record.termination.value})")
 
 
 def outcome_in_words(returns: list[float], seat: int) -> str:

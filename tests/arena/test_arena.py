@@ -20,6 +20,7 @@ from harness.arena.registry import ArenaError, Registry
 from harness.cli.app import app
 from harness.league import store
 from tests.patience import patience
+from tests.report.leagues import page_replays
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -379,10 +380,11 @@ def test_the_report_shows_each_entrants_status_and_none_of_the_organisers_paths(
     assert code == 0, text
     assert {e["bot"]: e["status"] for e in _page_data(out)["entrants"]}[  # type: ignore[attr-defined]
         "bob.v1"] == "retired"
-    pages = [out, *sorted((tmp_path / "shared_replays").glob("*.html"))]
+    assert sorted(tmp_path.glob("shared*")) == [out]  # one file, its replays in it
+    pages = {"report": out.read_text(), **{game_id: json.dumps(replay) for game_id, replay
+                                          in page_replays(out).items()}}
     assert len(pages) > 1
-    for page in pages:
-        html = page.read_text()
+    for page, html in pages.items():
         for private in (str(arena.resolve()), str(BOTS), str(ROOT)):
             assert private not in html, (page, private)
 

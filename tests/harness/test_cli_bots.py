@@ -112,6 +112,45 @@ def test_validate_fails_a_slow_or_broken_bot_with_reasons(toy: str, tmp_path: Pa
     assert result.exit_code == 1 and "choose one with two.py:A" in result.output
 
 
+def test_validate_names_the_bot_and_stops_after_repeated_timeouts(toy: str,
+                                                                  tmp_path: Path) -> None:
+    """Issue 47: the check called the bot "(bot)" and played every game of a bot that timed out
+    in each; it now names it, stops after two games lost on time with its slowest answer, and
+    says which option raises the limit."""
+    slow = write(tmp_path, "dawdler.py", """
+        import time
+
+        class Dawdler:
+            def __init__(self):
+                self.calls = 0
+
+            def act(self, observation, legal_actions):
+                self.calls += 1
+                time.sleep(0.3 if self.calls == 1 else 30)
+                return legal_actions[0]
+    """)
+    result = runner.invoke(app, ["validate", slow, "--game", "toy", "--games", "3",
+                                 "--move-time", "0.2", "--overage", "0.5"])
+    assert result.exit_code == 1, result.output
+    assert "(bot)" not in result.output
+    assert "seat 0 (dawdler) timed out" in result.output
+    assert "FAIL seat 0 game 2" in result.output and "seat 0 game 3" not in result.output
+    assert "seat 1 game" not in result.output  # the four games left are not played
+    stop = next(line for line in result.output.splitlines() if "stopped after" in line)
+    assert stop.startswith("FAIL stopped after 2 games lost on time, 4 not played: ")
+    assert stop.endswith("against a move time of 0.2 s (and 0.5 s of overage a game)")
+    last = result.output.rstrip().splitlines()[-1]
+    assert "raise the limit" in last and "--move-time" in last, result.output
+    if "its slowest answer took" in stop:  # a first answer in time (0.3 s), as on an idle machine
+        took = float(stop.split("its slowest answer took ")[1].split(" s")[0])
+        raised = float(last.split("--move-time ")[1].split()[0])
+        assert took >= 0.3 and took * 1.25 <= raised < took * 1.25 + 0.11, result.output
+    as_json = runner.invoke(app, ["validate", slow, "--game", "toy", "--games", "3",
+                                  "--move-time", "0.2", "--overage", "0.5", "--json"])
+    report = json.loads(as_json.output)
+    assert report["stopped_early"] is True and "--move-time" in report["hint"]
+
+
 def test_the_template_is_a_working_bot(toy: str) -> None:
     template = str(Path(__file__).resolve().parents[2] / "agents" / "template.py")
     result = runner.invoke(app, ["validate", template, "--game", "toy", "--games", "1"])

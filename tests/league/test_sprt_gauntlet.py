@@ -170,7 +170,7 @@ def test_the_progress_eta_is_to_the_verdict_not_to_the_cap(tmp_path: Path,
     is unknown until 5 pairs, then the expected time to a verdict at the slowest plausible
     strength; the last line says which bound the LLR crossed."""
     bar = _Bar()
-    monkeypatch.setattr(service, "_progress", lambda total, initial, enabled: bar)
+    monkeypatch.setattr(service, "_progress", lambda total, initial, enabled, capped: bar)
     monkeypatch.setattr(service, "time", _Clock())
     league = League.prepare("battleline", [SLOPPY, "random"], out=tmp_path / "eta",
                             games=20_000, seed=1, kind="gauntlet")
@@ -235,6 +235,27 @@ def test_rerunning_continues_the_test_from_the_stored_games(tmp_path: Path) -> N
                  "stopping rule): +", "LOS: ", "fixed-sample figures (as if the number of pairs "
                  "had been fixed in advance"):
         assert line in text, text
+
+
+def test_bots_that_play_alike_get_a_note_on_why_the_figures_are_n_a(tmp_path: Path) -> None:
+    """Issue 47: greedy against a copy of itself split every pair 1–1 and the report printed a
+    row of n/a with no word of why; the cap was printed as "20000 scheduled" games."""
+    out = tmp_path / "twins"
+    code, text = tourney("gauntlet", "bl", "greedy", "twin=greedy", "--sprt", "elo0=0,elo1=20",
+                         "--out", out, "--workers", "0", "--games", "20", "--seed", "1")
+    assert code == 0, text
+    assert "n/a" in text and "pairs: 10 complete (greedy's points 0: 0, ½: 0, 1: 10" in text
+    note = next(line for line in text.splitlines() if line.startswith("note: "))
+    assert note.startswith("note: all 10 pairs split 1–1: each deal was won by the same seat")
+    assert "the intervals and the LOS are n/a" in note and "randomness of their own" in note
+    assert "scheduled" not in text, text
+    assert f"20 games stored in {out} (cap 20)" in text, text
+    assert "0 games (cap 20)" in text  # the progress bar shows the cap as a cap, no bar
+    code, text = tourney("gauntlet", "bl", "greedy", "twin=greedy", "--sprt", "elo0=0,elo1=20",
+                         "--out", out, "--workers", "0", "--games", "20", "-q", "-f", "json")
+    assert code == 0 and "reach the cap of 20 games; nothing to play" in text, text
+    data = json.loads(text[text.index("{"):])
+    assert data["note"] == note and data["games_cap"] == 20
 
 
 def test_ratings_of_an_sprt_folder_say_their_figures_are_fixed_sample(tmp_path: Path) -> None:

@@ -1,7 +1,10 @@
-"""Test data for the report: Elo columns in the ratings with unbounded and missing figures."""
+"""Test data for the report: Elo columns in the ratings with unbounded and missing figures;
+and the replays a report holds, read back from its page."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,3 +27,12 @@ def with_elo(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(verdicts, "leaderboard_rows", rows)
 
+
+
+def page_replays(path: Path) -> dict[str, Any]:
+    """The replays a report holds, by game id: each packed on its own in ``#replay-ID``."""
+    from harness.league.report.render import unpack
+
+    found = re.findall(r'<script type="application/octet-stream" id="replay-([^"]+)">([^<]*)'
+                       r'</script>', path.read_text())
+    return {game_id: unpack(blob) for game_id, blob in found}

@@ -22,7 +22,7 @@ from harness.league import store
 from harness.league.report import pick_replays, write_report
 from harness.league.report.frames import json_diff, json_patch, replay_frames
 from harness.league.report.render import unpack
-from tests.report.leagues import with_elo
+from tests.report.leagues import page_replays, with_elo
 
 runner = CliRunner()
 
@@ -84,17 +84,28 @@ def test_unwritable_output(league: Path, tmp_path: Path, where: str) -> None:
     assert sorted(tmp_path.rglob("*")) == before
 
 
-def test_report_is_one_file_with_its_replays_beside(league: Path, tmp_path: Path) -> None:
+def test_report_is_one_file_that_holds_every_replay(league: Path, tmp_path: Path) -> None:
+    """Issue 47: the report wrote NAME_replays/ beside it, with viewers for 100 of 746 games.
+    Now the page is the only file, and it holds the replay of every game."""
     out = tmp_path / "night.html"
-    result = tourney("report", league, "-o", out, "--replays", "3")
+    result = tourney("report", league, "-o", out)
     assert result.exit_code == 0, result.output
-    assert "3 replay viewers" in result.stdout
+    assert "4 games, the replays of 4 in it" in result.stdout
+    assert sorted(tmp_path.iterdir()) == [out]  # nothing beside it, no temporary file
     html = out.read_text()
     assert "<script src" not in html and "<link" not in html  # nothing fetched: opens offline
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
-    replays = sorted(p.name for p in (tmp_path / "night_replays").iterdir())
-    assert len(replays) == 3
-    assert not [p for p in tmp_path.rglob(".*")]  # no temporary file left behind
+    replays = page_replays(out)
+    games = store.load_games([league]).games.to_pylist()
+    assert sorted(replays) == sorted(g["game_id"] for g in games)
+    for game_id, replay in replays.items():
+        stored = [m["action"] for m in store.load_moves(league, game_id)]
+        assert [m[1] for m in replay["moves"]] == stored
+        assert replay["header"]["game_id"] == game_id and "board" not in replay
+    assert set(page_data(out)["boards"]) == {"battleline/2"}  # one board for every game
+    result = tourney("report", league, "-o", out, "--replays", "3")
+    assert result.exit_code == 0 and "the replays of 3 in it" in result.stdout
+    assert len(page_replays(out)) == 3
     assert one_error_line(tourney("report", league, "--replays", "some")).count("--replays")
 
 
@@ -104,14 +115,44 @@ def test_league_report_is_kept_up_to_date(tmp_path: Path) -> None:
                      "--workers", "0", "-q", "--report")
     assert result.exit_code == 0, result.output
     assert page_data(folder / "report.html")["total_games"] == 2
-    # more games: a tick after the interval rewrites the report
+    assert page_data(folder / "report.html")["live"] == 0  # the league ended: no reloading
+    # more games: a tick after the interval rewrites the report, as a live page
     result = tourney("league", "bl", "random", "greedy", "--games", "4", "--out", folder,
                      "--workers", "0", "-q")
     assert result.exit_code == 0
     keeper = LeagueReport(folder, interval=0.0)
     keeper.tick()
-    assert page_data(folder / "report.html")["total_games"] == 4
+    data = page_data(folder / "report.html")
+    assert data["total_games"] == 4 and data["live"] == 60
+    assert 'id="live"' in (folder / "report.html").read_text()
     assert not keeper.warned
+
+
+def test_resume_keeps_the_report_the_league_was_started_with(tmp_path: Path) -> None:
+    """Issue 47: `--resume` forgot `--report`, so the report stayed at 30 of 90 games. The
+    folder now remembers it, until --no-report."""
+    folder = tmp_path / "lg"
+    report = folder / "report.html"
+    result = tourney("league", "bl", "random", "greedy", "--games", "2", "--out", folder,
+                     "--workers", "0", "-q", "--report")
+    assert result.exit_code == 0, result.output
+    assert json.loads((folder / "league.json").read_text())["report"] == "report.html"
+    result = tourney("league", "--resume", "--out", folder, "--games", "4", "--workers", "0",
+                     "-q")
+    assert result.exit_code == 0, result.output
+    assert f"report: {report}" in result.stdout
+    assert page_data(report)["total_games"] == 4
+    result = tourney("league", "bl", "random", "greedy", "--games", "6", "--out", folder,
+                     "--workers", "0", "-q")  # the same command without --report: kept too
+    assert result.exit_code == 0 and page_data(report)["total_games"] == 6
+    result = tourney("league", "--resume", "--out", folder, "--games", "8", "--workers", "0",
+                     "-q", "--no-report")
+    assert result.exit_code == 0 and "report: " not in result.stdout
+    assert page_data(report)["total_games"] == 6
+    assert json.loads((folder / "league.json").read_text())["report"] == ""
+    result = tourney("league", "--resume", "--out", folder, "--games", "10", "--workers", "0",
+                     "-q")
+    assert result.exit_code == 0 and page_data(report)["total_games"] == 6
 
 
 def test_pick_replays_takes_forfeits_first_and_every_pairing(league: Path) -> None:
@@ -145,7 +186,7 @@ def test_report_figures_per_bot(league: Path, tmp_path: Path) -> None:
     assert data["history"]["games"][-1] == len(games)
     final = {r["bot"]: r["mu"] for r in data["ratings"]["leaderboard"]}
     assert {b: s["mu"][-1] for b, s in data["history"]["bots"].items()} == final
-    assert data["replays"] == {}
+    assert data["replays"] == []
 
 
 json_values = st.recursive(
@@ -289,7 +330,7 @@ def test_report_keeps_the_league_key_secret(league: Path, tmp_path: Path) -> Non
     [config] = data["configs"]
     assert "key" not in config
     assert config["deals"] == "from a secret random key (kept in league.json, not in this report)"
-    pages = [data, *(page_data(p, "replay-data") for p in (tmp_path / "r_replays").iterdir())]
+    pages = [data, *page_replays(out).values()]
     assert len(pages) == 5
     for page in pages:
         assert key not in json.dumps(page)
@@ -315,13 +356,12 @@ def test_old_folders_report_and_replay(name: str, tmp_path: Path) -> None:
     assert data["total_games"] == len(data["games"]["game_id"]) > 0
     assert data["configs"][0]["deals"].startswith("from --seed ")
     engine = registry.get(name.rstrip("4")).info.rules_version
-    viewers = sorted((tmp_path / "r_replays").iterdir())
+    viewers = page_replays(out)
     assert len(viewers) == data["total_games"]
-    for viewer in viewers:
-        page = page_data(viewer, "replay-data")
+    for page in viewers.values():
         stored = [m["action"] for m in store.load_moves(folder, page["game_id"])]
         shown = [m[1] for m in page["moves"]]
-        html = viewer.read_text()
+        html = page["header"]["warning"]
         if shown != stored:
             assert shown == stored[:len(shown)]
             assert f"move {len(shown)} ({stored[len(shown)]}) cannot be applied" in html

@@ -22,6 +22,7 @@ from harness.league.report.data import ReportError, load, report_data
 from harness.league.report.render import unpack
 from harness.league.service import League
 from tests.report.browser import chromium, console_errors, open_page, require
+from tests.report.leagues import page_replays
 
 RESULTS_MARK = "results-q7zx"  # in the results folder's path, and nowhere else
 BOTS_MARK = "botfiles-k3vw"  # in the bot files' path, and nowhere else
@@ -95,13 +96,11 @@ def private_strings(folder: Path, bots: Path) -> list[str]:
 
 
 def texts_of(out: Path) -> dict[str, str]:
-    """Every text a report shows, by where: its HTML, its data, its viewers' HTML and data."""
-    pages = {out.name: out, **{p.name: p for p in out.with_name(f"{out.stem}_replays").iterdir()}}
-    texts = {}
-    for name, path in pages.items():
-        texts[name] = path.read_text()
-        element = "report-data" if path == out else "replay-data"
-        texts[name + " (data)"] = json.dumps(page_data(path, element), ensure_ascii=False)
+    """Every text a report shows, by where: its HTML, its data, and each replay it holds."""
+    texts = {out.name: out.read_text(),
+             out.name + " (data)": json.dumps(page_data(out), ensure_ascii=False)}
+    for game_id, replay in page_replays(out).items():
+        texts[f"replay {game_id}"] = json.dumps(replay, ensure_ascii=False)
     return texts
 
 
@@ -156,7 +155,7 @@ def test_public_report_holds_no_organiser_path(arena: tuple[Path, Path], tmp_pat
     summary = write_report([folder], out, replays=None, entrants=rows, public=True)
     assert summary.replays == 12
     texts = texts_of(out)
-    assert len(texts) == 2 * 13
+    assert len(texts) == 2 + 12
     for where, text in texts.items():
         for path in private:
             assert path not in text, f"{path} in {where}"
@@ -178,19 +177,31 @@ def test_public_report_holds_no_organiser_path(arena: tuple[Path, Path], tmp_pat
     assert [e["status"] for e in data["entrants"]] == [e["status"] for e in rows]
 
 
-def test_public_report_rewrites_viewers_an_organiser_report_left(
-        arena: tuple[Path, Path], tmp_path: Path) -> None:
-    """Viewers kept on disk between rewrites are rebuilt when they show a path."""
+def test_an_updater_builds_each_replay_once_and_keeps_them_public(
+        arena: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report rewritten while its league runs packs each game's replay once (a stored game
+    never changes); a public updater's replays hold no organiser-side path."""
+    import harness.league.report as report
+
     folder, bots = arena
+    built: list[str] = []
+    plain = report.replay_view
+
+    def counted(game: Any, redact: Any = None) -> dict[str, Any]:
+        built.append(game.row["game_id"])
+        return plain(game, redact)
+
+    monkeypatch.setattr(report, "replay_view", counted)
     out = tmp_path / "r.html"
-    write_report([folder], out, replays=None)
-    viewers = sorted(out.with_name("r_replays").iterdir())
-    leaking = [p for p in viewers if str(bots) in p.read_text()]
-    assert leaking
-    write_report([folder], out, replays=None, keep_existing_replays=True, public=True)
-    assert sorted(out.with_name("r_replays").iterdir()) == viewers
-    for path in private_strings(folder, bots):
-        assert not [p for p in viewers if path in p.read_text()]
+    updater = ReportUpdater(folder, out, interval=0.0, public=True)
+    updater.tick()
+    assert len(built) == len(set(built)) == 12
+    updater.tick()
+    updater.write()
+    assert len(built) == 12 and len(page_replays(out)) == 12
+    for where, text in texts_of(out).items():
+        for path in private_strings(folder, bots):
+            assert path not in text, f"{path} in {where}"
 
 
 def test_updater_asks_for_the_entrants_at_every_rewrite(arena: tuple[Path, Path],

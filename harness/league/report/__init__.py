@@ -2,16 +2,18 @@
 
 * :func:`write_report` — ``tourney report FOLDER... -o report.html``: leaderboard, head-to-head
   heat map, ratings over the league, terminations and think time per bot, configuration and the
-  filterable list of games, in one self-contained file; viewers for a chosen number of games go
-  to the folder ``<report stem>_replays/`` beside it.
+  filterable list of games, in one self-contained file that also holds every game's replay,
+  each compressed on its own (gzip, base64) and unpacked by the browser only when it is opened
+  (``--replays N`` keeps the page small for a huge league: then N games' replays).
 * :func:`write_replay` — ``tourney replay FOLDER GAME_ID --html replay.html``: one game, rebuilt
   through the engine from its seed, variant and stored moves (:mod:`.frames`), drawn as SVG.
-* :class:`ReportUpdater` — keeps a report up to date while ``tourney league --report`` runs.
+* :class:`ReportUpdater` — keeps a report up to date while ``tourney league --report`` runs:
+  the page reloads itself while the league is live, and each game's replay is built once.
 
 A living league (``tourney arena``) adds its entrants, each version of an entrant's bot with its
 status (an "Entrants" panel, and a tag in the leaderboard for every bot no longer active), and
 asks for the public form of the report: no organiser-side path anywhere in the page or its
-viewers (:class:`~harness.league.report.data.Redactor`).
+replays (:class:`~harness.league.report.data.Redactor`).
 """
 
 from __future__ import annotations
@@ -26,12 +28,22 @@ from typing import Any
 from harness.league.folder import ResultsFolder
 from harness.league.report.data import Redactor, ReportError, load, report_data
 from harness.league.report.frames import board_geometry, replay_frames
-from harness.league.report.render import asset, check_writable, render, write_atomic
+from harness.league.report.render import (
+    asset,
+    check_writable,
+    pack,
+    render,
+    render_page,
+    write_atomic,
+)
 
 __all__ = ["DEFAULT_REPLAYS", "ReportError", "ReportUpdater", "write_replay", "write_report"]
 
-#: Replay viewers written beside a report by default (each is a few tens of kB).
-DEFAULT_REPLAYS = 100
+#: Games whose replays a report holds by default: every one (about 5 kB a game, compressed).
+DEFAULT_REPLAYS: int | None = None
+#: Seconds between two reloads of a live report (one ``tourney league --report`` rewrites).
+LIVE_RELOAD = 60
+REPLAY_SHELL = "<!--replay-data-->"  # where the report's viewer puts a game's data
 FORFEITS = ("timeout", "crash", "illegal", "protocol_error")
 #: A living league's entrants as the report takes them (see :func:`write_report`).
 Entrants = Sequence[Mapping[str, Any]]
@@ -96,13 +108,11 @@ def _result_text(row: dict[str, Any]) -> str:
     return f"Result: {outcome}, score {score}; {row['termination']}: {row['reason']}"
 
 
-def replay_html(game: StoredGame, redact: Redactor | None = None,
-                scripts: str | None = None) -> str:
-    """The viewer page of one stored game; with ``redact`` (a public report's viewers), the
-    organiser-side paths in the game's record (a crash's reason, say) replaced. The page is one
-    file with its scripts inlined, or, with ``scripts`` (an address such as
-    ``/static/report``), one that loads ``common.js`` and ``replay.js`` from there: a server's
-    page then needs no inline script (its Content-Security-Policy allows none)."""
+def replay_view(game: StoredGame, redact: Redactor | None = None) -> dict[str, Any]:
+    """What the viewer of one stored game shows: the game rebuilt through the engine (moves,
+    views, board) and its header's texts (``header``: title, sub, result, warning); with
+    ``redact`` (a public report), the organiser-side paths in the game's record (a crash's
+    reason, say) replaced."""
     from games import registry
     from harness.league.config import describe_variant
 
@@ -119,18 +129,37 @@ def replay_html(game: StoredGame, redact: Redactor | None = None,
         warning = (warning + "; " if warning else "") + rebuilt.error
     moves = [[m["seat"], m["action"], round(m["think_time"], 6)]
              for m in game.moves[:rebuilt.applied]]
-    data = {
+    seats = " · ".join(f"seat {i}: {b}" for i, b in enumerate(row["bots"]))
+    header = {
+        "game_id": row["game_id"], "title": f"{engine.info.title} · game {row['game_id']}",
+        "sub": f"{seats} · league {row['league']} · {describe_variant(variant)} · rules "
+               f"{row['rules_version']} · seed {row['seed']}",
+        "result": _result_text(row), "warning": warning,
+    }
+    return {
         "game": row["game"], "game_id": row["game_id"], "players": row["players"],
         "seats": row["bots"], "moves": moves, "views": rebuilt.views,
-        "board": board_geometry(row["game"], row["players"]),
+        "board": board_geometry(row["game"], row["players"]), "header": header,
     }
-    seats = " · ".join(f"seat {i}: {b}" for i, b in enumerate(row["bots"]))
-    return render("replay.html.j2", data=data, game_id=row["game_id"],
-                  game_title=engine.info.title, seats_text=seats, league=row["league"],
-                  variant_text=describe_variant(variant),
-                  rules_version=row["rules_version"], seed=row["seed"],
-                  result_text=_result_text(row), warning=warning,
-                  replay_js=asset("replay.js"), scripts=scripts)
+
+
+def replay_html(game: StoredGame, redact: Redactor | None = None,
+                scripts: str | None = None) -> str:
+    """The viewer page of one stored game (see :func:`replay_view` for ``redact``). The page is
+    one file with its scripts inlined, or, with ``scripts`` (an address such as
+    ``/static/report``), one that loads ``common.js`` and ``replay.js`` from there: a server's
+    page then needs no inline script (its Content-Security-Policy allows none)."""
+    data = replay_view(game, redact)
+    header = data.pop("header")
+    return render("replay.html.j2", data=data, header=header, replay_js=asset("replay.js"),
+                  scripts=scripts)
+
+
+def viewer_shell() -> str:
+    """The viewer page without a game: the report fills in a game's data where
+    :data:`REPLAY_SHELL` stands and shows the page in a frame of its own."""
+    return render_page("replay.html.j2", data="", header=None,
+                       replay_js=asset("replay.js"), scripts=None)
 
 
 def write_replay(folder: Path, game_id: str, out: Path) -> str:
@@ -148,17 +177,15 @@ def write_replay(folder: Path, game_id: str, out: Path) -> str:
 class ReportSummary:
     path: Path
     games: int
-    replays: int
+    replays: int  # games whose replay the page holds
     bytes: int
     skipped: list[str] = field(default_factory=list)
-
-
-def replays_dir(out: Path) -> Path:
-    return out.with_name(f"{out.stem}_replays")
+    replay_bytes: int = 0  # of ``bytes``, the replays' compressed data
 
 
 def pick_replays(table: Any, limit: int | None) -> list[int]:
-    """Rows to write viewers for: forfeits and void games first, then spread over pairings.
+    """Rows whose replays the report holds: forfeits and void games first, then spread over
+    pairings.
 
     ``limit`` None means every game. Within a pairing, games are taken in game-id order, one
     per pairing per round, so every pairing gets its share.
@@ -183,14 +210,45 @@ def pick_replays(table: Any, limit: int | None) -> list[int]:
     return sorted(chosen)
 
 
-def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DEFAULT_REPLAYS,
-                 keep_existing_replays: bool = False, entrants: Entrants | None = None,
-                 public: bool = False) -> ReportSummary:
-    """Write the report of ``folders`` to ``out`` and up to ``replays`` viewers beside it.
+def packed_replays(rows: Sequence[dict[str, Any]], folder_of: Callable[[str], Path],
+                   redact: Redactor | None, cache: dict[str, str] | None = None
+                   ) -> tuple[dict[str, str], dict[str, Any]]:
+    """Each game's replay, packed on its own (:func:`~harness.league.report.render.pack`), by
+    game id, and the boards they are drawn on, by ``game/players`` (one copy each, not one a
+    game). ``cache`` (game id -> packed replay) is read and filled: a stored game never
+    changes, so a report rewritten while its league runs builds each replay once."""
+    blobs: dict[str, str] = {}
+    boards: dict[str, Any] = {}
+    todo: dict[Path, list[dict[str, Any]]] = {}
+    for row in rows:
+        boards.setdefault(f"{row['game']}/{row['players']}",
+                          board_geometry(row["game"], row["players"]))
+        if cache is not None and row["game_id"] in cache:
+            blobs[row["game_id"]] = cache[row["game_id"]]
+        else:
+            todo.setdefault(folder_of(row["league"]), []).append(row)
+    for folder, group in todo.items():
+        moves = moves_of(folder, [r["game_id"] for r in group])
+        for row in group:
+            view = replay_view(StoredGame(row, folder, moves.get(row["game_id"], [])), redact)
+            del view["board"]
+            blobs[row["game_id"]] = pack(view)
+            if cache is not None:
+                cache[row["game_id"]] = blobs[row["game_id"]]
+    if cache is not None:  # kept to the games of the page (a living league's may change)
+        for gone in set(cache) - set(blobs):
+            del cache[gone]
+    return {r["game_id"]: blobs[r["game_id"]] for r in rows}, boards
 
-    ``replays`` None writes a viewer for every game. With ``keep_existing_replays`` a viewer
-    already on disk is not rebuilt (a stored game never changes), which keeps the periodic
-    rewrites of ``tourney league --report`` cheap.
+
+def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DEFAULT_REPLAYS,
+                 entrants: Entrants | None = None, public: bool = False,
+                 cache: dict[str, str] | None = None, live: bool = False) -> ReportSummary:
+    """Write the report of ``folders`` to ``out``: one file, holding the replays of every game
+    (or of ``replays`` of them, chosen by :func:`pick_replays`).
+
+    ``cache``: see :func:`packed_replays`. ``live``: the league is still running; the page says
+    so and reloads itself every :data:`LIVE_RELOAD` seconds (while no replay is open).
 
     ``entrants``: a living league's versions, one mapping each with the keys ``entrant`` (the
     organiser's name for the entrant), ``bot`` (the version's bot name, as the leaderboard and
@@ -202,8 +260,7 @@ def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DE
     ``public``: a report made to be shared, with no organiser-side path: no results folder, each
     bot's spec as its built-in name or "uploaded file, sha256 <12 hex>", and the folders, bot
     files, tourney's installation and the home directory replaced in every text of the page and
-    of its viewers (crash reasons, warnings). A viewer kept on disk that still holds such a path
-    (written by a report that was not public) is rewritten.
+    of its replays (crash reasons, warnings).
     """
     from games import registry
     from harness.records import tourney_version
@@ -214,52 +271,23 @@ def write_report(folders: Sequence[Path], out: Path, *, replays: int | None = DE
     redact = Redactor(data.folders, data.configs) if public else None
     folder_of = {c.name: f for f, c in zip(data.folders, data.configs, strict=True)}
     chosen = pick_replays(data.games, replays)
-    links: dict[str, str] = {}
-    if chosen:
-        target = replays_dir(out)
-        try:
-            target.mkdir(exist_ok=True)
-        except OSError as exc:
-            raise ReportError(f"cannot write replays to {target}: {exc.strerror}; choose "
-                              f"another path for the report") from None
-        rows = data.games.take(chosen).to_pylist()
-        by_folder: dict[Path, list[dict[str, Any]]] = {}
-        for row in rows:
-            by_folder.setdefault(folder_of.get(row["league"], data.folders[0]), []).append(row)
-        for folder, group in by_folder.items():
-            todo = [r for r in group if not (keep_existing_replays and
-                                           _keep(target / f"{r['game_id']}.html", redact))]
-            moves = moves_of(folder, [r["game_id"] for r in todo])
-            for row in todo:
-                game = StoredGame(row, folder, moves.get(row["game_id"], []))
-                write_atomic(target / f"{row['game_id']}.html", replay_html(game, redact))
-        links = {r["game_id"]: f"{target.name}/{r['game_id']}.html" for r in rows}
-    figures["replays"] = links
+    rows = data.games.take(chosen).to_pylist() if chosen else []
+    blobs, boards = packed_replays(rows, lambda league: folder_of.get(league, data.folders[0]),
+                                   redact, cache)
+    figures.update(replays=sorted(blobs), boards=boards, viewer=viewer_shell(),
+                   live=LIVE_RELOAD if live else 0)
     info = registry.get(figures["game"]).info
     html = render(
         "report.html.j2", data=figures, title=figures["title"], game_title=info.title,
         total_games=figures["total_games"], generated=figures["generated"],
         version=tourney_version(), skipped=figures["skipped"],
-        has_entrants="entrants" in figures,
-        replay_count=len(links), uplot_js=asset("vendor/uPlot.iife.min.js"),
+        has_entrants="entrants" in figures, replay_blobs=blobs, live=live,
+        replay_count=len(blobs), uplot_js=asset("vendor/uPlot.iife.min.js"),
         uplot_css=asset("vendor/uPlot.min.css"), report_js=asset("report.js"),
     )
     write_atomic(out, html)
-    return ReportSummary(out, figures["total_games"], len(links), len(html.encode()),
-                         data.skipped)
-
-
-def _keep(viewer: Path, redact: Redactor | None) -> bool:
-    """Whether a viewer on disk can stay: it exists and, for a public report, holds no
-    organiser-side path (it may have been written by a report that was not public)."""
-    if not viewer.exists():
-        return False
-    if redact is None:
-        return True
-    try:
-        return not redact.found(viewer.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return False
+    return ReportSummary(out, figures["total_games"], len(blobs), len(html.encode()),
+                         data.skipped, sum(len(b) for b in blobs.values()))
 
 
 class ReportUpdater:
@@ -267,7 +295,9 @@ class ReportUpdater:
 
     ``entrants`` and ``public`` are :func:`write_report`'s. ``entrants`` is either the list
     itself or a function of no arguments returning it, called at every rewrite, so that a
-    living league shows each version's status as it is then.
+    living league shows each version's status as it is then. Each game's replay is built once
+    (kept packed, a few kB a game). Until :meth:`write` is told ``final``, the page is live: it
+    says so and reloads itself.
     """
 
     def __init__(self, folder: Path, out: Path, interval: float = 60.0,
@@ -277,16 +307,17 @@ class ReportUpdater:
         self.folder, self.out, self.interval, self.replays = folder, out, interval, replays
         self.entrants, self.public = entrants, public
         self.last = time.monotonic()
+        self.cache: dict[str, str] = {}
 
     def tick(self, *_: object) -> None:
         """Call after every finished game; rewrites the report when it is due."""
         if time.monotonic() - self.last >= self.interval:
-            self.write()
+            self.write(final=False)
 
-    def write(self) -> ReportSummary | None:
+    def write(self, final: bool = True) -> ReportSummary | None:
         self.last = time.monotonic()
         if not ResultsFolder(self.folder).holds_league():
             return None
         entrants = self.entrants() if callable(self.entrants) else self.entrants
-        return write_report([self.folder], self.out, replays=self.replays,
-                            keep_existing_replays=True, entrants=entrants, public=self.public)
+        return write_report([self.folder], self.out, replays=self.replays, entrants=entrants,
+                            public=self.public, cache=self.cache, live=not final)

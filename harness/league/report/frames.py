@@ -35,15 +35,16 @@ def json_diff(old: JSON, new: JSON, path: Path | None = None,
     """
     path = [] if path is None else path
     out = [] if out is None else out
-    if old == new:
-        return out
     if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
-        for key in new:
-            json_diff(old[key], new[key], [*path, key], out)
+        for key, b in new.items():
+            a = old[key]
+            if a is not b and a != b:  # equal parts (most of them) are skipped at C speed
+                json_diff(a, b, [*path, key], out)
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            json_diff(a, b, [*path, i], out)
-    else:
+            if a is not b and a != b:
+                json_diff(a, b, [*path, i], out)
+    elif old != new:
         out.append([path, new])
     return out
 

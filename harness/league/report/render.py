@@ -78,8 +78,13 @@ def unpack(text: str) -> Any:
 
 def render(template: str, data: Any, **context: Any) -> str:
     """A page with its data packed and the shared stylesheet and script inlined."""
+    return render_page(template, data=pack(data), **context)
+
+
+def render_page(template: str, **context: Any) -> str:
+    """A page with the shared stylesheet and script inlined (``data``, if any, as given)."""
     return _env().get_template(template).render(
-        css=asset("style.css"), common_js=asset("common.js"), data=pack(data), **context)
+        css=asset("style.css"), common_js=asset("common.js"), **context)
 
 
 def check_writable(path: Path) -> None:

@@ -306,6 +306,15 @@ function tourneyBoard(D) {
 
 if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) => {
   const N = D.moves.length;  // frames 0..N: frame k is the position after k moves
+  if (D.header) {  // the report's viewer: the page came without the game's header
+    const H = D.header;
+    document.title = `tourney replay: ${H.game_id}`;
+    document.getElementById("r-title").textContent = H.title;
+    document.getElementById("r-sub").textContent = H.sub;
+    const result = document.getElementById("result");
+    result.textContent = H.result + (H.warning ? ` — ${H.warning}` : "");
+    result.classList.toggle("warn", Boolean(H.warning));
+  }
   const { esc, seatName, seatDot, ms, drawBattleLine, battleLinePanels, drawWarChest,
     warChestPanels, drawGeneric, genericPanels } = tourneyBoard(D);
 
@@ -392,6 +401,10 @@ if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) 
   slider.addEventListener("input", () => go(Number(slider.value)));
   viewSel.addEventListener("change", () => { view = Number(viewSel.value); go(k); });
   document.addEventListener("keydown", (e) => {
+    /* in the report's frame, Escape closes the replay (the report's dialog never sees it) */
+    if (e.key === "Escape" && window.parent !== window) {
+      window.parent.postMessage("tourney-close", "*");
+    }
     if (e.target instanceof HTMLSelectElement) return;
     const keys = { ArrowLeft: k - 1, ArrowRight: k + 1, Home: 0, End: N };
     if (e.key in keys) { e.preventDefault(); go(keys[e.key]); }

@@ -410,14 +410,15 @@ tourneyData("report-data").then((D) => {
       page = Math.min(page, pages - 1);
       for (const i of shown.slice(page * PAGE, (page + 1) * PAGE)) {
         const id = G.game_id[i];
-        const link = D.replays[id];
+        const held = document.getElementById("replay-" + id) !== null;
         const term = G.termination[i];
         const chip = el("span", { class: "chip" + (G.rated[i] ? (["timeout", "crash",
           "illegal", "protocol_error"].includes(term) ? " forfeit" : "") : " void"),
         title: G.reason[i] }, G.rated[i] ? term : term + " (void)");
         const folder = folderOf[G.league[i]] || "FOLDER";
-        const replay = link ? el("a", { href: link }, "view") :
-          el("code", { class: "cmd", title: "no viewer written for this game; run this" },
+        const replay = held ? el("button", { class: "view", "data-replay": id,
+          title: "open this game's replay", onclick: () => openReplay(id) }, "view") :
+          el("code", { class: "cmd", title: "this page does not hold its replay; run this" },
             `tourney replay ${folder} ${id} --html ${id}.html`);
         body.append(el("tr", { "data-game": id },
           el("td", { class: "name" }, el("code", {}, id)),
@@ -441,5 +442,56 @@ tourneyData("report-data").then((D) => {
     filter();
   }
 
+  /* ---- replays: each game's data is packed on its own in #replay-ID, unpacked when the
+     game is opened, and shown by the viewer page (D.viewer) in a frame over the report ---- */
+  const dialog = document.getElementById("replay-dialog");
+  const frame = document.getElementById("replay-frame");
+  async function openReplay(id) {
+    const R = await tourneyData("replay-" + id);
+    R.board = D.boards[`${R.game}/${R.players}`];
+    /* plain JSON inside the frame's script element: "<" written as \u003c cannot end it */
+    const json = JSON.stringify(R).replace(/</g, "\\u003c");
+    frame.srcdoc = D.viewer.replace("<!--replay-data-->",
+      () => `<script type="application/json" id="replay-data">${json}</` + "script>");
+    document.getElementById("replay-title").textContent = R.header.title;
+    dialog.dataset.game = id;
+    if (!dialog.open) dialog.showModal();
+    window.history.replaceState(null, "", "#game=" + id);
+    frame.focus();
+  }
+  function closeReplay() {
+    if (dialog.open) dialog.close();
+  }
+  dialog.addEventListener("close", () => {
+    frame.srcdoc = "";
+    delete dialog.dataset.game;
+    if (location.hash.startsWith("#game=")) window.history.replaceState(null, "", "#games");
+  });
+  document.getElementById("replay-close").addEventListener("click", closeReplay);
+  window.addEventListener("message", (e) => {
+    if (e.source === frame.contentWindow && e.data === "tourney-close") closeReplay();
+  });
+  function fromAddress() {
+    const m = /^#game=([\w-]+)$/.exec(location.hash);
+    if (m && document.getElementById("replay-" + m[1])) openReplay(m[1]);
+  }
+  window.addEventListener("hashchange", fromAddress);
+
+  /* ---- a live report (the league still runs) reloads itself, keeping where you were ---- */
+  if (D.live) {
+    const KEY = "tourney-report-scroll";
+    const saved = Number(sessionStorage.getItem(KEY));
+    if (saved) window.scrollTo(0, saved);
+    sessionStorage.removeItem(KEY);
+    const reload = () => {
+      if (dialog.open) { setTimeout(reload, 5000); return; }  // never under an open replay
+      sessionStorage.setItem(KEY, String(window.scrollY));
+      location.reload();
+    };
+    setTimeout(reload, D.live * 1000);
+  }
+
   leaderboard(); entrants(); h2h(); history(); health(); config(); games();
+  document.body.dataset.ready = "1";
+  fromAddress();
 }).catch((err) => console.error("tourney: cannot read the page data:", err));

@@ -383,37 +383,15 @@ class Arena:
         fewer than two bots can play; every finished game is stored."""
         from harness.bots.sandbox import hide_from_bots
         from harness.league.service import make_executor
-        from harness.league.store import ResultsStore
 
         opts = self.options
         own_executor = executor is None
-        try:
-            sizes: dict[str, Any] = {}
-            if opts.batch_size is not None:
-                sizes["batch_size"] = opts.batch_size
-            if opts.flush_seconds is not None:
-                sizes["flush_seconds"] = opts.flush_seconds
-            self._store = ResultsStore.open(self.folder, self.config, must_exist=True,
-                                            indexed=True, **sizes)
-        except StoreError as exc:
-            raise ArenaError(str(exc)) from None
+        self._store = self._open_store()
         hide_from_bots(self.folder)
         if opts.progress:
-            from tqdm import tqdm
-
-            tqdm.monitor_interval = 0  # no monitor thread: workers are forked
-            self._bar = tqdm(unit="game", file=sys.stderr, dynamic_ncols=True,
-                             initial=len(self._store.finished), desc=self.config.name,
-                             bar_format="{desc}: {n_fmt} games stored [{elapsed}, {rate_fmt}"
-                                        "{postfix}]")
+            self._bar = self._progress_bar(len(self._store.finished))
         t0 = time.perf_counter()
-        # Ctrl-C and SIGTERM set a flag the loop looks at after every game. A KeyboardInterrupt
-        # could be lost: one raised while a worker is forked is swallowed by the at-fork hooks
-        # (an "Exception ignored" message), and the arena forks workers at every wave.
-        handlers = {}
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                handlers[signum] = signal.signal(signum, self._stop)
+        handlers = self._catch_signals()
         updater = None
         if opts.report is not None:
             from harness.arena.report import ArenaReport
@@ -448,9 +426,7 @@ class Arena:
                                              opts.game_timeout,
                                              bool(self.config.isolation.get("required")),
                                              persistent=True)
-                wave = max(1, executor.workers * opts.pairs_per_worker)
-                if opts.stop_after is not None:
-                    wave = min(wave, max(1, -(-(opts.stop_after - self.summary.played) // 2)))
+                wave = self._wave(executor)
                 # a pair chosen before one of its bots left (retired, replaced, suspended) is
                 # not played: none of its games was stored, so nothing is lost
                 playing = set(self.mm.bots)
@@ -492,6 +468,51 @@ class Arena:
         if updater is not None:
             updater.write()
         return self.summary
+
+    def _open_store(self) -> ResultsStore:
+        """The league's store, open for the run (its batch size and flush time as asked)."""
+        from harness.league.store import ResultsStore
+
+        opts = self.options
+        try:
+            sizes: dict[str, Any] = {}
+            if opts.batch_size is not None:
+                sizes["batch_size"] = opts.batch_size
+            if opts.flush_seconds is not None:
+                sizes["flush_seconds"] = opts.flush_seconds
+            return ResultsStore.open(self.folder, self.config, must_exist=True, indexed=True,
+                                     **sizes)
+        except StoreError as exc:
+            raise ArenaError(str(exc)) from None
+
+    def _progress_bar(self, stored: int) -> Any:
+        """The run's progress line: games stored, from the ``stored`` ones already there."""
+        from tqdm import tqdm
+
+        tqdm.monitor_interval = 0  # no monitor thread: workers are forked
+        return tqdm(unit="game", file=sys.stderr, dynamic_ncols=True, initial=stored,
+                    desc=self.config.name,
+                    bar_format="{desc}: {n_fmt} games stored [{elapsed}, {rate_fmt}{postfix}]")
+
+    def _catch_signals(self) -> dict[signal.Signals, Any]:
+        """Ctrl-C and SIGTERM set a flag the loop looks at after every game (in the main
+        thread; the handlers they replace are returned). A KeyboardInterrupt could be lost: one
+        raised while a worker is forked is swallowed by the at-fork hooks (an "Exception
+        ignored" message), and the arena forks workers at every wave."""
+        handlers = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                handlers[signum] = signal.signal(signum, self._stop)
+        return handlers
+
+    def _wave(self, executor: Executor) -> int:
+        """How many pairs to play at once: every worker busy, no more than ``stop_after``
+        still needs."""
+        opts = self.options
+        wave = max(1, executor.workers * opts.pairs_per_worker)
+        if opts.stop_after is not None:
+            wave = min(wave, max(1, -(-(opts.stop_after - self.summary.played) // 2)))
+        return wave
 
     def _finished_through(self, seq: int | None) -> None:
         """Every assignment up to ``seq`` (None: none more) has had its games played: move the

@@ -167,18 +167,7 @@ def prepare_league(
         game = stored.game
         variants = variants or [f"{k}={v}" for k, v in stored.variant.items()]
     choice = choose_game(game, variants)
-    own: dict[str, dict[str, float]] = {}
-    if not bots and stored is not None and last:
-        refs = [_stored_ref(stored, name) for name in last.get("bots", [])]
-        kind = str(last.get("kind", kind))
-        own = {r.name: stored.bot_limits[r.name] for r in refs if r.name in stored.bot_limits}
-    else:
-        refs = []
-        for text in bots:
-            spec_text, overrides = bot_limits.split_limits(text)
-            refs.append(bot_ref(spec_text))
-            if overrides:
-                own[refs[-1].name] = dict(overrides)
+    refs, own, kind = _league_bots(bots, stored, kind)
     mixed = bool(last.get("mixed_teams", False)) if mixed_teams is None else mixed_teams
     try:
         seats = schedule.sides(choice.name, choice.players)
@@ -208,19 +197,8 @@ def prepare_league(
         overage=overage, startup_time=startup_time, memory_mb=memory_mb,
         cpu_seconds=cpu_seconds)
     name = stored.name if stored is not None else out.resolve().name
-    try:
-        legacy_seed = league_seed if league_seed is not None else 0
-        if kind == "gauntlet":
-            schedule.check_bots(refs)
-            specs = schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
-                                      legacy_seed, players=choice.players, league=name,
-                                      limits=lim, key=key_bytes)
-        else:
-            specs = schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
-                                         players=choice.players, league=name, limits=lim,
-                                         key=key_bytes, mixed_teams=mixed)
-    except schedule.ScheduleError as exc:
-        raise LeagueError(str(exc)) from None
+    specs = _league_games(choice, kind, refs, n, league_seed, name=name, limits=lim,
+                          key=key_bytes, mixed=mixed)
     if own:
         specs = _with_seat_limits(specs, lim, own)
     config = LeagueConfig(
@@ -237,6 +215,50 @@ def prepare_league(
         bot_limits=own,
     )
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
+
+
+def _league_bots(bots: Sequence[str], stored: LeagueConfig | None,
+                 kind: str) -> tuple[list[BotRef], dict[str, dict[str, float]], str]:
+    """The league's bots, the limits of those with their own, and its kind: as the command
+    names them (a bot argument may end in its own limits), or, named by none, as the stored
+    league had them."""
+    from harness.league import limits as bot_limits
+
+    last = stored.schedule if stored is not None else {}
+    own: dict[str, dict[str, float]] = {}
+    if not bots and stored is not None and last:
+        refs = [_stored_ref(stored, name) for name in last.get("bots", [])]
+        kind = str(last.get("kind", kind))
+        own = {r.name: stored.bot_limits[r.name] for r in refs if r.name in stored.bot_limits}
+    else:
+        refs = []
+        for text in bots:
+            spec_text, overrides = bot_limits.split_limits(text)
+            refs.append(bot_ref(spec_text))
+            if overrides:
+                own[refs[-1].name] = dict(overrides)
+    return refs, own, kind
+
+
+def _league_games(choice: GameChoice, kind: str, refs: list[BotRef], n: int,
+                  league_seed: int | None, *, name: str, limits: Limits, key: bytes | None,
+                  mixed: bool) -> list[GameSpec]:
+    """The league's games in schedule order: a gauntlet of the first bot against the others,
+    or a round robin."""
+    from harness.league import schedule
+
+    try:
+        legacy_seed = league_seed if league_seed is not None else 0
+        if kind == "gauntlet":
+            schedule.check_bots(refs)
+            return schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
+                                     legacy_seed, players=choice.players, league=name,
+                                     limits=limits, key=key)
+        return schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
+                                    players=choice.players, league=name, limits=limits,
+                                    key=key, mixed_teams=mixed)
+    except schedule.ScheduleError as exc:
+        raise LeagueError(str(exc)) from None
 
 
 def _with_seat_limits(specs: list[GameSpec], base: Limits,

@@ -1,7 +1,8 @@
 """A third game plugs in by declaring itself: Hidden Bid (tests/fixtures/hiddenbid.py), which
 lives only in the tests, is registered, passes the conformance suite, plays leagues of two and
-of three players, gets ratings, a report and replay pages, all with no edit to ``harness/``:
-the harness learns its sides, its private information and its (absent) board from the game."""
+of three players, gets ratings, a report and replay pages, and a person plays it on the
+competition server's human seat, all with no edit to ``harness/``: the harness learns its
+sides, its private information and its (absent) board from the game."""
 
 from __future__ import annotations
 

@@ -169,15 +169,7 @@ def prepare_league(
     choice = choose_game(game, variants)
     refs, own, kind = _league_bots(bots, stored, kind)
     mixed = bool(last.get("mixed_teams", False)) if mixed_teams is None else mixed_teams
-    try:
-        seats = schedule.sides(choice.name, choice.players)
-        if mixed:
-            schedule.check_mixed(seats, choice.name, choice.players)
-            if kind == "gauntlet":
-                raise schedule.ScheduleError("mixed teams are for a round robin; leave out "
-                                             "--mixed-teams or --challenger")
-    except schedule.ScheduleError as exc:
-        raise LeagueError(str(exc)) from None
+    seats = _league_sides(choice, mixed, kind)
     default = DEFAULT_GAMES if len(seats) == 2 else schedule.set_size(len(seats))
     if mixed:
         default = 2 * len(schedule.team_splits(range(2 * len(seats[0])), len(seats[0])))
@@ -197,8 +189,19 @@ def prepare_league(
         overage=overage, startup_time=startup_time, memory_mb=memory_mb,
         cpu_seconds=cpu_seconds)
     name = stored.name if stored is not None else out.resolve().name
-    specs = _league_games(choice, kind, refs, n, league_seed, name=name, limits=lim,
-                          key=key_bytes, mixed=mixed)
+    try:
+        legacy_seed = league_seed if league_seed is not None else 0
+        if kind == "gauntlet":
+            schedule.check_bots(refs)
+            specs = schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
+                                      legacy_seed, players=choice.players, league=name,
+                                      limits=lim, key=key_bytes)
+        else:
+            specs = schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
+                                         players=choice.players, league=name, limits=lim,
+                                         key=key_bytes, mixed_teams=mixed)
+    except schedule.ScheduleError as exc:
+        raise LeagueError(str(exc)) from None
     if own:
         specs = _with_seat_limits(specs, lim, own)
     config = LeagueConfig(
@@ -240,25 +243,21 @@ def _league_bots(bots: Sequence[str], stored: LeagueConfig | None,
     return refs, own, kind
 
 
-def _league_games(choice: GameChoice, kind: str, refs: list[BotRef], n: int,
-                  league_seed: int | None, *, name: str, limits: Limits, key: bytes | None,
-                  mixed: bool) -> list[GameSpec]:
-    """The league's games in schedule order: a gauntlet of the first bot against the others,
-    or a round robin."""
+def _league_sides(choice: GameChoice, mixed: bool, kind: str) -> list[list[int]]:
+    """The seats of each side of the league's games; a :class:`LeagueError` when mixed teams
+    cannot be made (no teams, or a gauntlet)."""
     from harness.league import schedule
 
     try:
-        legacy_seed = league_seed if league_seed is not None else 0
-        if kind == "gauntlet":
-            schedule.check_bots(refs)
-            return schedule.gauntlet(choice.name, choice.variant, refs[0], refs[1:], n,
-                                     legacy_seed, players=choice.players, league=name,
-                                     limits=limits, key=key)
-        return schedule.round_robin(choice.name, choice.variant, refs, n, legacy_seed,
-                                    players=choice.players, league=name, limits=limits,
-                                    key=key, mixed_teams=mixed)
+        seats = schedule.sides(choice.name, choice.players)
+        if mixed:
+            schedule.check_mixed(seats, choice.name, choice.players)
+            if kind == "gauntlet":
+                raise schedule.ScheduleError("mixed teams are for a round robin; leave out "
+                                             "--mixed-teams or --challenger")
     except schedule.ScheduleError as exc:
         raise LeagueError(str(exc)) from None
+    return seats
 
 
 def _with_seat_limits(specs: list[GameSpec], base: Limits,

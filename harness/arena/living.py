@@ -383,13 +383,29 @@ class Arena:
         fewer than two bots can play; every finished game is stored."""
         from harness.bots.sandbox import hide_from_bots
         from harness.league.service import make_executor
+        from harness.league.store import ResultsStore
 
         opts = self.options
         own_executor = executor is None
-        self._store = self._open_store()
+        try:
+            sizes: dict[str, Any] = {}
+            if opts.batch_size is not None:
+                sizes["batch_size"] = opts.batch_size
+            if opts.flush_seconds is not None:
+                sizes["flush_seconds"] = opts.flush_seconds
+            self._store = ResultsStore.open(self.folder, self.config, must_exist=True,
+                                            indexed=True, **sizes)
+        except StoreError as exc:
+            raise ArenaError(str(exc)) from None
         hide_from_bots(self.folder)
         if opts.progress:
-            self._bar = self._progress_bar(len(self._store.finished))
+            from tqdm import tqdm
+
+            tqdm.monitor_interval = 0  # no monitor thread: workers are forked
+            self._bar = tqdm(unit="game", file=sys.stderr, dynamic_ncols=True,
+                             initial=len(self._store.finished), desc=self.config.name,
+                             bar_format="{desc}: {n_fmt} games stored [{elapsed}, {rate_fmt}"
+                                        "{postfix}]")
         t0 = time.perf_counter()
         handlers = self._catch_signals()
         updater = None
@@ -427,20 +443,11 @@ class Arena:
                                              bool(self.config.isolation.get("required")),
                                              persistent=True)
                 wave = self._wave(executor)
-                # a pair chosen before one of its bots left (retired, replaced, suspended) is
-                # not played: none of its games was stored, so nothing is lost
-                playing = set(self.mm.bots)
-                todo = [t for t in todo if t.a in playing and t.b in playing]
-                if not todo:
-                    if len(playing) < 2:
-                        continue
-                    bots = self.mm.bots
-                    gate = self.fair.gate(bots) if opts.fair_share else None
-                    pairs = self.mm.choose_many(self.rng, wave, gate)
-                    if opts.fair_share:  # the most costly first: no worker idles at the end
-                        pairs = [pairs[i] for i in self.fair.order(pairs, bots)]
-                    todo = self.registry.assign(pairs)
-                played, todo = todo[:wave], todo[wave:]
+                chosen = self._next_pairs(todo, wave)
+                if chosen is None:  # fewer than two bots can play now
+                    todo = []
+                    continue
+                played, todo = chosen[:wave], chosen[wave:]
                 self._play(executor, played)
                 if not todo and not self._stopping and played:
                     # every pair chosen so far is played (or its bot left): once its games
@@ -469,31 +476,6 @@ class Arena:
             updater.write()
         return self.summary
 
-    def _open_store(self) -> ResultsStore:
-        """The league's store, open for the run (its batch size and flush time as asked)."""
-        from harness.league.store import ResultsStore
-
-        opts = self.options
-        try:
-            sizes: dict[str, Any] = {}
-            if opts.batch_size is not None:
-                sizes["batch_size"] = opts.batch_size
-            if opts.flush_seconds is not None:
-                sizes["flush_seconds"] = opts.flush_seconds
-            return ResultsStore.open(self.folder, self.config, must_exist=True, indexed=True,
-                                     **sizes)
-        except StoreError as exc:
-            raise ArenaError(str(exc)) from None
-
-    def _progress_bar(self, stored: int) -> Any:
-        """The run's progress line: games stored, from the ``stored`` ones already there."""
-        from tqdm import tqdm
-
-        tqdm.monitor_interval = 0  # no monitor thread: workers are forked
-        return tqdm(unit="game", file=sys.stderr, dynamic_ncols=True, initial=stored,
-                    desc=self.config.name,
-                    bar_format="{desc}: {n_fmt} games stored [{elapsed}, {rate_fmt}{postfix}]")
-
     def _catch_signals(self) -> dict[signal.Signals, Any]:
         """Ctrl-C and SIGTERM set a flag the loop looks at after every game (in the main
         thread; the handlers they replace are returned). A KeyboardInterrupt could be lost: one
@@ -513,6 +495,26 @@ class Arena:
         if opts.stop_after is not None:
             wave = min(wave, max(1, -(-(opts.stop_after - self.summary.played) // 2)))
         return wave
+
+    def _next_pairs(self, todo: list[Assignment], wave: int) -> list[Assignment] | None:
+        """The pairs to play next: those chosen before whose bots still play, or else a new
+        ``wave`` chosen by the matchmaker and assigned in the registry; None when fewer than
+        two bots can play. A pair chosen before one of its bots left (retired, replaced,
+        suspended) is not played: none of its games was stored, so nothing is lost."""
+        assert self.mm is not None
+        opts = self.options
+        playing = set(self.mm.bots)
+        todo = [t for t in todo if t.a in playing and t.b in playing]
+        if todo:
+            return todo
+        if len(playing) < 2:
+            return None
+        bots = self.mm.bots
+        gate = self.fair.gate(bots) if opts.fair_share else None
+        pairs = self.mm.choose_many(self.rng, wave, gate)
+        if opts.fair_share:  # the most costly first: no worker idles at the end
+            pairs = [pairs[i] for i in self.fair.order(pairs, bots)]
+        return self.registry.assign(pairs)
 
     def _finished_through(self, seq: int | None) -> None:
         """Every assignment up to ``seq`` (None: none more) has had its games played: move the

@@ -170,98 +170,173 @@ def generate(folder: Path, bots: int, games: int, seed: int = 1,
     """Write a living league of ``bots`` active bots and ``games`` stored games (rounded up to
     whole duplicate pairs) into ``folder`` (new or empty, or holding only the busy mark), in
     batch files of ``batch`` games."""
-    import dataclasses
-
-    import pyarrow as pa
-
-    from harness.arena import entries, living
     from harness.arena.registry import Registry
-    from harness.league import schedule, store
-    from harness.league.folder import ResultsFolder
-    from harness.league.schema import GAMES_SCHEMA, MOVES_SCHEMA, variant_text
-    from harness.records import BotRef
 
     if bots < 2:
         raise ValueError("the synthetic league needs at least two bots")
+    config = _new_league(folder, seed)
+    rng = np.random.default_rng(seed)
+    with Registry.open(folder) as registry:
+        names = _admit(registry, folder, config, bots)
+        strength, first, second = _choose_pairs(rng, bots, -(-games // 2))
+        deals = _assign(registry, names, first, second)
+    lo, hi = np.minimum(first, second), np.maximum(first, second)  # names sort as indices
+    played = _Played.draw(rng, strength, lo, hi)
+    pairs = len(lo)
+    synthetic = Synthetic(
+        bots=names, strength=strength, lo=lo, hi=hi,
+        lo_points=np.where(played.rated, played.lo_wins.astype(np.float64), 0.0)
+        .reshape(pairs, 2).sum(axis=1),
+        rated=played.rated.reshape(pairs, 2).sum(axis=1).astype(np.int64),
+        void=int(played.void.sum()))
+    table, decisions = _games_table(rng, config, names, _Ids.of(names, lo, hi, deals, config),
+                                    played)
+    moves = _moves_table(rng, table, decisions, played.rated)
+    _write_batches(folder, rng, table, moves, decisions, batch)
+    return synthetic
+
+
+def _new_league(folder: Path, seed: int) -> Any:
+    """The living league's folder, made as ``tourney arena new`` makes it (the busy mark kept:
+    living.create wants an empty folder)."""
+    from harness.arena import living
+
     busy = folder / BUSY
     had_busy = busy.exists()
-    if had_busy:  # living.create wants an empty folder
+    if had_busy:
         busy.unlink()
     config = living.create(folder, GAME, seed=seed)
     if had_busy:
         busy.write_text("")
-    key = config.key_bytes
-    rng = np.random.default_rng(seed)
+    return config
+
+
+def _admit(registry: Any, folder: Path, config: Any, bots: int) -> list[str]:
+    """``bots`` active entrants, named ``e0000`` on, listed in league.json as Arena._admit
+    lists the admitted versions; their version names."""
+    import dataclasses
+
+    from harness.arena import entries
+    from harness.league.folder import ResultsFolder
+    from harness.records import BotRef
+
     width = max(4, len(str(bots - 1)))
     refs: list[BotRef] = []
-    with Registry.open(folder) as registry:
-        for k in range(bots):
-            version = entries.add(registry, f"e{k:0{width}d}", SPECS[k % len(SPECS)])
-            registry.set_status(version.bot, "active")
-            refs.append(BotRef(version.bot, version.spec, version.sha256))
-        names = [r.name for r in refs]
-        # the admitted versions in league.json, as Arena._admit lists them
-        ResultsFolder(folder).write_config(dataclasses.replace(config, bots=refs))
+    for k in range(bots):
+        version = entries.add(registry, f"e{k:0{width}d}", SPECS[k % len(SPECS)])
+        registry.set_status(version.bot, "active")
+        refs.append(BotRef(version.bot, version.spec, version.sha256))
+    ResultsFolder(folder).write_config(dataclasses.replace(config, bots=refs))
+    return [r.name for r in refs]
 
-        # the pairs, in the order they were chosen: a bot (uniformly: the minimum share keeps
-        # games even), and an opponent near it in the true order, or anywhere (placement)
-        strength = rng.normal(0.0, SD, bots)
-        order = np.argsort(strength)
-        rank = np.empty(bots, dtype=np.int64)
-        rank[order] = np.arange(bots)
-        pairs = -(-games // 2)
-        first = rng.integers(0, bots, pairs)
-        spread = max(1.0, bots / 20)
-        step = np.rint(rng.normal(0.0, spread, pairs)).astype(np.int64)
-        step[step == 0] = rng.choice(np.array([-1, 1]), int((step == 0).sum()))
-        near = rank[first] + step
-        near = np.where((near < 0) | (near >= bots), rank[first] - step, near)
-        near = np.clip(near, 0, bots - 1)
-        second = order[near]
-        anywhere = rng.random(pairs) < PLACEMENT
-        second[anywhere] = rng.integers(0, bots, int(anywhere.sum()))
-        clash = second == first
-        second[clash] = (first[clash] + 1 + rng.integers(0, bots - 1, int(clash.sum()))) % bots
-        lo, hi = np.minimum(first, second), np.maximum(first, second)  # names sort as indices
 
-        # the registry's assignments, wave by wave, and each pair's deal index
-        deals = np.empty(pairs, dtype=np.int64)
-        for start in range(0, pairs, WAVE):
-            chosen = [(names[a], names[b]) for a, b in
-                      zip(first[start:start + WAVE].tolist(), second[start:start + WAVE].tolist(),
-                          strict=True)]
-            for k, assignment in enumerate(registry.assign(chosen)):
-                deals[start + k] = assignment.deal
+def _choose_pairs(rng: np.random.Generator, bots: int,
+                  pairs: int) -> tuple[npt.NDArray[np.float64], IntArray, IntArray]:
+    """The true strengths and the pairs, in the order they were chosen: a bot (uniformly: the
+    minimum share keeps games even), and an opponent near it in the true order, or anywhere
+    (placement)."""
+    strength = rng.normal(0.0, SD, bots)
+    order = np.argsort(strength)
+    rank = np.empty(bots, dtype=np.int64)
+    rank[order] = np.arange(bots)
+    first = rng.integers(0, bots, pairs)
+    spread = max(1.0, bots / 20)
+    step = np.rint(rng.normal(0.0, spread, pairs)).astype(np.int64)
+    step[step == 0] = rng.choice(np.array([-1, 1]), int((step == 0).sum()))
+    near = rank[first] + step
+    near = np.where((near < 0) | (near >= bots), rank[first] - step, near)
+    near = np.clip(near, 0, bots - 1)
+    second = order[near]
+    anywhere = rng.random(pairs) < PLACEMENT
+    second[anywhere] = rng.integers(0, bots, int(anywhere.sum()))
+    clash = second == first
+    second[clash] = (first[clash] + 1 + rng.integers(0, bots - 1, int(clash.sum()))) % bots
+    return strength, first, second
 
-    # ids and deal seeds as deal_set makes them (game 2d: the first name in seat 0; 2d+1 swapped)
-    game_ids: list[str] = []
-    pair_ids: list[str] = []
-    seeds = np.empty(pairs, dtype=np.int64)
-    for k, (a, b, d) in enumerate(zip(lo.tolist(), hi.tolist(), deals.tolist(), strict=True)):
-        group = (names[a], names[b])
-        pair_ids.append(schedule.group_pair_id(0, group, d, key))
-        seeds[k] = schedule.group_deal_seed(0, group, d, key)
-        game_ids.append(schedule.group_game_id(0, group, 2 * d, key))
-        game_ids.append(schedule.group_game_id(0, group, 2 * d + 1, key))
-    n = 2 * pairs
 
-    # results: each game won by the first-named bot with the logistic of the true difference
-    p_lo = 1.0 / (1.0 + 10.0 ** (-(strength[lo] - strength[hi]) / 400.0))
-    lo_wins = rng.random(n) < np.repeat(p_lo, 2)
-    lo_seat = np.tile(np.array([0, 1], dtype=np.int64), pairs)
-    seat0 = np.where(lo_seat == 0, np.repeat(lo, 2), np.repeat(hi, 2))
-    seat1 = np.where(lo_seat == 0, np.repeat(hi, 2), np.repeat(lo, 2))
-    win_seat = np.where(lo_wins, lo_seat, 1 - lo_seat)
-    void = rng.random(n) < VOID
-    forfeit = (rng.random(n) < FORFEIT) & ~void
-    rated = ~void
-    per_game_lo = np.where(rated, lo_wins.astype(np.float64), 0.0)
-    synthetic = Synthetic(
-        bots=names, strength=strength, lo=lo, hi=hi,
-        lo_points=per_game_lo.reshape(pairs, 2).sum(axis=1),
-        rated=rated.reshape(pairs, 2).sum(axis=1).astype(np.int64), void=int(void.sum()))
+def _assign(registry: Any, names: list[str], first: IntArray, second: IntArray) -> IntArray:
+    """The registry's assignments, wave by wave: each pair's deal index."""
+    pairs = len(first)
+    deals = np.empty(pairs, dtype=np.int64)
+    for start in range(0, pairs, WAVE):
+        chosen = [(names[a], names[b]) for a, b in
+                  zip(first[start:start + WAVE].tolist(), second[start:start + WAVE].tolist(),
+                      strict=True)]
+        for k, assignment in enumerate(registry.assign(chosen)):
+            deals[start + k] = assignment.deal
+    return deals
 
-    # the games table, column by column as games_table makes it
+
+@dataclass
+class _Ids:
+    """Game ids (two a pair), pair ids and deal seeds, as deal_set makes them."""
+
+    games: list[str]
+    pairs: list[str]
+    seeds: IntArray
+
+    @classmethod
+    def of(cls, names: list[str], lo: IntArray, hi: IntArray, deals: IntArray,
+           config: Any) -> _Ids:
+        """Game 2d: the first name in seat 0; 2d+1 swapped."""
+        from harness.league import schedule
+
+        key = config.key_bytes
+        out = cls([], [], np.empty(len(lo), dtype=np.int64))
+        for k, (a, b, d) in enumerate(zip(lo.tolist(), hi.tolist(), deals.tolist(),
+                                          strict=True)):
+            group = (names[a], names[b])
+            out.pairs.append(schedule.group_pair_id(0, group, d, key))
+            out.seeds[k] = schedule.group_deal_seed(0, group, d, key)
+            out.games.append(schedule.group_game_id(0, group, 2 * d, key))
+            out.games.append(schedule.group_game_id(0, group, 2 * d + 1, key))
+        return out
+
+
+@dataclass
+class _Played:
+    """Each game's outcome (two a pair, in pair order): won by the first-named bot with the
+    logistic of the true difference, some lost on time, a few void."""
+
+    seat0: IntArray  # the bot in each seat
+    seat1: IntArray
+    lo_wins: npt.NDArray[np.bool_]
+    win_seat: IntArray
+    void: npt.NDArray[np.bool_]
+    forfeit: npt.NDArray[np.bool_]
+
+    @property
+    def rated(self) -> npt.NDArray[np.bool_]:
+        return ~self.void
+
+    @classmethod
+    def draw(cls, rng: np.random.Generator, strength: npt.NDArray[np.float64], lo: IntArray,
+             hi: IntArray) -> _Played:
+        pairs = len(lo)
+        n = 2 * pairs
+        p_lo = 1.0 / (1.0 + 10.0 ** (-(strength[lo] - strength[hi]) / 400.0))
+        lo_wins = rng.random(n) < np.repeat(p_lo, 2)
+        lo_seat = np.tile(np.array([0, 1], dtype=np.int64), pairs)
+        seat0 = np.where(lo_seat == 0, np.repeat(lo, 2), np.repeat(hi, 2))
+        seat1 = np.where(lo_seat == 0, np.repeat(hi, 2), np.repeat(lo, 2))
+        win_seat = np.where(lo_wins, lo_seat, 1 - lo_seat)
+        void = rng.random(n) < VOID
+        forfeit = (rng.random(n) < FORFEIT) & ~void
+        return cls(seat0, seat1, lo_wins, win_seat, void, forfeit)
+
+
+def _games_table(rng: np.random.Generator, config: Any, names: list[str], ids: _Ids,
+                 played: _Played) -> tuple[Any, npt.NDArray[np.int32]]:
+    """The games table, column by column as games_table makes it, in the order the games
+    finished; and each game's decisions, in that order."""
+    import pyarrow as pa
+
+    from harness.league.schema import GAMES_SCHEMA, variant_text
+
+    n = len(ids.games)
+    pairs = n // 2
+    seat0, seat1, win_seat = played.seat0, played.seat1, played.win_seat
+    void, forfeit, rated = played.void, played.forfeit, played.rated
     name_array = pa.array(names, pa.string())
     seat_bot = np.stack([seat0, seat1], axis=1).ravel()
     pairs_of2 = pa.array(np.arange(0, 2 * n + 1, 2, dtype=np.int32))
@@ -275,14 +350,7 @@ def generate(folder: Path, bots: int, games: int, seed: int = 1,
     flags = np.stack([rng.integers(3, 6, n), rng.integers(0, 3, n)], axis=1).astype(np.float64)
     score = np.where(win_seat[:, None] == 0, flags, flags[:, ::-1])
     score[void] = 0.0
-    reasons = [f"seat {s} breakthrough on flags {f}-{f + 1}-{f + 2}"
-               for s in (0, 1) for f in range(1, 8)]
-    reasons += [f"seat {s} envelopment with 5 flags (1, 3, 5, 7, 9)" for s in (0, 1)]
-    reason_idx = np.where(win_seat == 0, rng.integers(0, 7, n), 7 + rng.integers(0, 7, n))
-    reason_idx = np.where(rng.random(n) < 0.2, 14 + win_seat, reason_idx)  # envelopments
-    reasons += ["move took 1.84 s, over its 1.0 s and its overage", "the worker process died"]
-    reason_idx[forfeit] = len(reasons) - 2
-    reason_idx[void] = len(reasons) - 1
+    reasons, reason_idx = _reasons(rng, win_seat, void, forfeit)
     termination_idx = np.where(void, 2, np.where(forfeit, 1, 0))
     offender = np.where(forfeit, loser_seat, 0).astype(np.int8)
     offender_bot_idx = np.where(loser_seat == 0, seat0, seat1)
@@ -291,17 +359,16 @@ def generate(folder: Path, bots: int, games: int, seed: int = 1,
     think = rng.gamma(2.0, 0.01, (n, 2))
     start_ms = 1_790_000_000_000
     finished = start_ms + np.cumsum(rng.integers(50, 400, n)).astype(np.int64)
+    every = pa.array(np.zeros(n, dtype=np.int32))  # one value in every row
     columns: dict[str, Any] = {
-        "league": pa.array([config.name]).take(pa.array(np.zeros(n, dtype=np.int32))),
-        "game_id": pa.array(game_ids, pa.string()),
-        "pair_id": pa.array(pair_ids, pa.string()).take(
+        "league": pa.array([config.name]).take(every),
+        "game_id": pa.array(ids.games, pa.string()),
+        "pair_id": pa.array(ids.pairs, pa.string()).take(
             pa.array(np.repeat(np.arange(pairs), 2))),
-        "game": pa.array([config.game]).take(pa.array(np.zeros(n, dtype=np.int32))),
-        "variant": pa.array([variant_text(config.variant)]).take(
-            pa.array(np.zeros(n, dtype=np.int32))),
-        "rules_version": pa.array([config.rules_version]).take(
-            pa.array(np.zeros(n, dtype=np.int32))),
-        "seed": pa.array(np.repeat(seeds, 2)),
+        "game": pa.array([config.game]).take(every),
+        "variant": pa.array([variant_text(config.variant)]).take(every),
+        "rules_version": pa.array([config.rules_version]).take(every),
+        "seed": pa.array(np.repeat(ids.seeds, 2)),
         "players": pa.array(np.full(n, 2, dtype=np.int8)),
         "bots": pa.ListArray.from_arrays(pairs_of2, name_array.take(pa.array(seat_bot))),
         "winner": name_array.take(pa.array(winner_idx, mask=void)),
@@ -329,30 +396,59 @@ def generate(folder: Path, bots: int, games: int, seed: int = 1,
     table = table.take(pa.array(finish))
     table = table.set_column(GAMES_SCHEMA.get_field_index("finished_at"), "finished_at",
                              pa.array(finished, pa.timestamp("ms", tz="UTC")))
-    decisions = decisions[finish]
+    return table, decisions[finish]
 
-    # the moves: MOVES_PER_GAME a rated game, in game order
-    moves_of = np.repeat(np.arange(n), decisions)
+
+def _reasons(rng: np.random.Generator, win_seat: IntArray, void: npt.NDArray[np.bool_],
+             forfeit: npt.NDArray[np.bool_]) -> tuple[list[str], IntArray]:
+    """The reasons games end with, and each game's (an index into them)."""
+    n = len(win_seat)
+    reasons = [f"seat {s} breakthrough on flags {f}-{f + 1}-{f + 2}"
+               for s in (0, 1) for f in range(1, 8)]
+    reasons += [f"seat {s} envelopment with 5 flags (1, 3, 5, 7, 9)" for s in (0, 1)]
+    reason_idx = np.where(win_seat == 0, rng.integers(0, 7, n), 7 + rng.integers(0, 7, n))
+    reason_idx = np.where(rng.random(n) < 0.2, 14 + win_seat, reason_idx)  # envelopments
+    reasons += ["move took 1.84 s, over its 1.0 s and its overage", "the worker process died"]
+    reason_idx[forfeit] = len(reasons) - 2
+    reason_idx[void] = len(reasons) - 1
+    return reasons, reason_idx
+
+
+def _moves_table(rng: np.random.Generator, table: Any, decisions: npt.NDArray[np.int32],
+                 rated: npt.NDArray[np.bool_]) -> Any:
+    """The moves: MOVES_PER_GAME a rated game, in the games' (stored) order."""
+    import pyarrow as pa
+
+    from harness.league.schema import MOVES_SCHEMA
+
+    moves_of = np.repeat(np.arange(len(decisions)), decisions)
     ply = np.tile(np.arange(MOVES_PER_GAME, dtype=np.int32), int(rated.sum()))
     actions = pa.array(["play o8 8", "draw tactics", "play r3 2", "play b10 5", "play y1 9"])
-    moves = pa.Table.from_arrays([
+    return pa.Table.from_arrays([
         table.column("game_id").take(pa.array(moves_of)),
         pa.array(ply),
         pa.array((ply % 2).astype(np.int8)),
         actions.take(pa.array(rng.integers(0, len(actions), ply.size))),
         pa.array(rng.gamma(2.0, 0.005, ply.size)),
     ], schema=MOVES_SCHEMA)
-    move_ends = np.concatenate([[0], np.cumsum(decisions)])
 
+
+def _write_batches(folder: Path, rng: np.random.Generator, table: Any, moves: Any,
+                   decisions: npt.NDArray[np.int32], batch: int) -> None:
+    """The games and their moves in batch files of ``batch`` games, moves first, as the store
+    writes them."""
+    from harness.league import store
+
+    n = table.num_rows
+    move_ends = np.concatenate([[0], np.cumsum(decisions)])
     for b, start in enumerate(range(0, n, batch)):
         end = min(n, start + batch)
         name = f"batch-{b + 1:06d}-{rng.integers(0, 1 << 32):08x}.parquet"
         moves_part = moves.slice(move_ends[start], move_ends[end] - move_ends[start])
-        with open(folder / "moves" / name, "wb") as fh:  # moves first, as the store does
+        with open(folder / "moves" / name, "wb") as fh:
             store._write_parquet(moves_part, fh)
         with open(folder / "games" / name, "wb") as fh:
             store._write_parquet(table.slice(start, end - start), fh)
-    return synthetic
 
 
 # ----------------------------------------------------------------------------- measuring

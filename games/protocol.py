@@ -129,6 +129,40 @@ class GameInfo:
         """
         return tuple(self.teams.get(players, range(players)))
 
+    def seat_view(self, observation: Mapping[str, Any]) -> JSON:
+        """What one seat sees, as the replay and the human seat draw it, made from that seat's
+        observation alone: each private key (``hand``) becomes its plural (``hands``), one
+        entry per seat: the seat's own things, and the others' counts of theirs.
+
+        >>> info = GameInfo("g", "G", "1", (2,), 10, private={"hand": "hand_count"})
+        >>> info.seat_view({"seat": 1, "hand": [3], "hand_count": [2, 1]})
+        {'seat': 1, 'hand_count': [2, 1], 'hands': [2, [3]]}
+        """
+        seat = observation["seat"]
+        view = {k: v for k, v in observation.items() if k not in self.private}
+        for key, count in self.private.items():
+            counts = observation[count]
+            view[key + "s"] = [observation[key] if t == seat else counts[t]
+                               for t in range(len(counts))]
+        return view
+
+    def truth_view(self, observations: Sequence[Mapping[str, Any]]) -> JSON:
+        """The all-seeing view of a position, from every seat's observation: every seat's
+        private things (``hands``), without any one seat's own knowledge (:attr:`seat_keys`).
+
+        >>> info = GameInfo("g", "G", "1", (2,), 10, private={"hand": "hand_count"},
+        ...                 seat_keys=frozenset({"seat"}))
+        >>> info.truth_view([{"seat": 0, "hand": [1], "hand_count": [1, 2]},
+        ...                  {"seat": 1, "hand": [2, 3], "hand_count": [1, 2]}])
+        {'hand_count': [1, 2], 'seat': None, 'hands': [[1], [2, 3]]}
+        """
+        hidden = set(self.private) | set(self.seat_keys)
+        truth = {k: v for k, v in observations[0].items() if k not in hidden}
+        truth["seat"] = None
+        for key in self.private:
+            truth[key + "s"] = [o[key] for o in observations]
+        return truth
+
     def variant(self, key: str) -> Variant:
         for v in self.variants:
             if v.key == key:

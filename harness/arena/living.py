@@ -410,13 +410,7 @@ class Arena:
                              bar_format="{desc}: {n_fmt} games stored [{elapsed}, {rate_fmt}"
                                         "{postfix}]")
         t0 = time.perf_counter()
-        # Ctrl-C and SIGTERM set a flag the loop looks at after every game. A KeyboardInterrupt
-        # could be lost: one raised while a worker is forked is swallowed by the at-fork hooks
-        # (an "Exception ignored" message), and the arena forks workers at every wave.
-        handlers = {}
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                handlers[signum] = signal.signal(signum, self._stop)
+        handlers = self._catch_signals()
         updater = None
         if opts.report is not None:
             from harness.arena.report import ArenaReport
@@ -451,23 +445,12 @@ class Arena:
                                              opts.game_timeout,
                                              bool(self.config.isolation.get("required")),
                                              persistent=True)
-                wave = max(1, executor.workers * opts.pairs_per_worker)
-                if opts.stop_after is not None:
-                    wave = min(wave, max(1, -(-(opts.stop_after - self.summary.played) // 2)))
-                # a pair chosen before one of its bots left (retired, replaced, suspended) is
-                # not played: none of its games was stored, so nothing is lost
-                playing = set(self.mm.bots)
-                todo = [t for t in todo if t.a in playing and t.b in playing]
-                if not todo:
-                    if len(playing) < 2:
-                        continue
-                    bots = self.mm.bots
-                    gate = self.fair.gate(bots) if opts.fair_share else None
-                    pairs = self.mm.choose_many(self.rng, wave, gate)
-                    if opts.fair_share:  # the most costly first: no worker idles at the end
-                        pairs = [pairs[i] for i in self.fair.order(pairs, bots)]
-                    todo = self.registry.assign(pairs)
-                played, todo = todo[:wave], todo[wave:]
+                wave = self._wave(executor)
+                chosen = self._next_pairs(todo, wave)
+                if chosen is None:  # fewer than two bots can play now
+                    todo = []
+                    continue
+                played, todo = chosen[:wave], chosen[wave:]
                 self._play(executor, played)
                 if not todo and not self._stopping and played:
                     # every pair chosen so far is played (or its bot left): once its games
@@ -495,6 +478,46 @@ class Arena:
         if updater is not None:
             updater.write()
         return self.summary
+
+    def _catch_signals(self) -> dict[signal.Signals, Any]:
+        """Ctrl-C and SIGTERM set a flag the loop looks at after every game (in the main
+        thread; the handlers they replace are returned). A KeyboardInterrupt could be lost: one
+        raised while a worker is forked is swallowed by the at-fork hooks (an "Exception
+        ignored" message), and the arena forks workers at every wave."""
+        handlers = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                handlers[signum] = signal.signal(signum, self._stop)
+        return handlers
+
+    def _wave(self, executor: Executor) -> int:
+        """How many pairs to play at once: every worker busy, no more than ``stop_after``
+        still needs."""
+        opts = self.options
+        wave = max(1, executor.workers * opts.pairs_per_worker)
+        if opts.stop_after is not None:
+            wave = min(wave, max(1, -(-(opts.stop_after - self.summary.played) // 2)))
+        return wave
+
+    def _next_pairs(self, todo: list[Assignment], wave: int) -> list[Assignment] | None:
+        """The pairs to play next: those chosen before whose bots still play, or else a new
+        ``wave`` chosen by the matchmaker and assigned in the registry; None when fewer than
+        two bots can play. A pair chosen before one of its bots left (retired, replaced,
+        suspended) is not played: none of its games was stored, so nothing is lost."""
+        assert self.mm is not None
+        opts = self.options
+        playing = set(self.mm.bots)
+        todo = [t for t in todo if t.a in playing and t.b in playing]
+        if todo:
+            return todo
+        if len(playing) < 2:
+            return None
+        bots = self.mm.bots
+        gate = self.fair.gate(bots) if opts.fair_share else None
+        pairs = self.mm.choose_many(self.rng, wave, gate)
+        if opts.fair_share:  # the most costly first: no worker idles at the end
+            pairs = [pairs[i] for i in self.fair.order(pairs, bots)]
+        return self.registry.assign(pairs)
 
     def _finished_through(self, seq: int | None) -> None:
         """Every assignment up to ``seq`` (None: none more) has had its games played: move the

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -108,16 +109,12 @@ def serve_cmd(
 
     Example: tourney serve results/contest --game battleline
     """
-    import socket
-
-    from harness.arena import living
-    from harness.league.folder import ResultsFolder
     from harness.serve import errors
     from harness.serve.app import create_app
     from harness.serve.competition import Competition
-    from harness.serve.db import CompetitionDB, ServeError
+    from harness.serve.db import ServeError
     from harness.serve.edge import EdgeLimits, open_file_room
-    from harness.serve.final import Final, FinalPlan, StageProcess, apply_plan
+    from harness.serve.final import StageProcess
     from harness.serve.pidfile import ServerLock
     from harness.serve.proxies import ProxyError, trusted_networks
     from harness.serve.runner import ArenaProcess, Checker
@@ -130,40 +127,10 @@ def serve_cmd(
                                                 header_timeout=header_timeout,
                                                 body_timeout=body_timeout,
                                                 keep_alive=keep_alive))
-    fresh = not ResultsFolder(folder).holds_league()
-    if fresh and game is None:
-        fail(f"{folder} is not a competition yet; give --game GAME to start one there")
-    if not fresh and (limits.any() or seed is not None or variant):
-        fail("the limits, --seed and --variant of a competition are chosen when it starts; "
-             "leave them out to continue it")
     plan = _final_body(deadline, final, final_top, final_rounds, final_pairs)
-    if not fresh and plan:
-        fail(f"the deadline and the final of a running competition change with tourney "
-             f"serve-admin deadline {folder} (or on the dashboard); leave them out to continue "
-             f"it")
-    try:
-        apply_plan(FinalPlan(), plan)  # checked before anything is made
-    except ServeError as exc:
-        fail(str(exc))
-    if game is not None:
-        living.create(folder, game, variants=variant or [], seed=seed, limits=limits.over(),
-                      require_isolation=require_isolation)
-    config = living.load_arena(folder)
-    with CompetitionDB.open(folder, create=True) as db:
-        organiser = db.set_organiser_token() if not db.has_organiser() else None
-        paused = db.settings().paused
-        if plan:
-            try:
-                Final(folder, db, threading.Lock()).configure(plan)
-            except ServeError as exc:
-                fail(str(exc))
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        fail(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port")
-    sock.listen(edge.backlog)  # connections wait from now on, before uvicorn takes them
+    config, organiser, paused = _open_competition(folder, game, variant, seed, limits,
+                                                  require_isolation, plan)
+    sock = _listen(host, port, edge.backlog)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = public_url or f"http://{shown}:{bound}"
@@ -184,37 +151,13 @@ def serve_cmd(
     app = create_app(competition, secure_cookies=url.startswith("https://"),
                      trusted_proxies=proxies)
     errors.log_to_stderr()
-    isolation = config.isolation
-
-    def say(line: str) -> None:
-        typer.echo(line, err=True)
-
-    say(f"competition {config.name}: {config.game} ({folder})")
-    say(f"serving on {url}  (leaderboard: {url}/, organiser: {url}/admin)")
-    if public_url:
-        say(f"listening on http://{shown}:{bound} (for the proxy in front)")
-    if organiser:
-        say(f"organiser token (shown once; keep it): {organiser}")
-    else:
-        say("organiser token: the one printed when the competition started (`tourney "
-            f"serve-admin organiser-token {folder}` makes a new one)")
-    if host not in LOCAL:
-        say(f"warning: listening on {host}: anyone who reaches this machine can see the "
-            f"leaderboard and try tokens; serve it only behind a TLS proxy (https), or tokens "
-            f"and cookies travel in the clear")
-    if proxies:
-        say(f"trusting X-Forwarded-For from {', '.join(proxies)} only")
-    if edge_note:
-        say(edge_note)
-    if isolation.get("missing"):
-        say(f"warning: entrants' bots run with weaker isolation here: missing "
-            f"{'; '.join(isolation['missing'])}")
+    _announce(config, folder, url, organiser=organiser, host=host,
+              listening=f"http://{shown}:{bound}" if public_url else "", proxies=proxies,
+              edge_note=edge_note, paused=paused)
     banner = competition.final.banner()
     if banner:
-        say(banner["text"])
-    if paused:
-        say("play is paused (resume it on the organiser page)")
-    elif not competition.final.closed():
+        _say(banner["text"])
+    if not paused and not competition.final.closed():
         arena.start()
     competition.check_waiting()
     server, repeats = _server(app, edge)
@@ -222,16 +165,103 @@ def serve_cmd(
         server.run(sockets=[sock])
     finally:
         for line in repeats.pending():
-            say(f"repeated: {line}")
+            _say(f"repeated: {line}")
         # a second Ctrl-C must not cut the league's stop short (it would be left unstopped)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        say("stopping: the league stores the games in hand ...")
+        _say("stopping: the league stores the games in hand ...")
         app.state.site.close()  # games in progress with a person: not stored
         checker.close()
         arena.close()
         competition.close()
         server_lock.release()
-    say("stopped; the same command continues the competition")
+    _say("stopped; the same command continues the competition")
+
+
+def _say(line: str) -> None:
+    typer.echo(line, err=True)
+
+
+def _open_competition(folder: Path, game: str | None, variant: list[str] | None,
+                      seed: int | None, limits: LimitChoice, require_isolation: bool,
+                      plan: dict[str, Any]) -> tuple[Any, str | None, bool]:
+    """The competition in ``folder``, started there when ``game`` is given, with its deadline
+    and final when ``plan`` sets them: its arena configuration, its organiser token when it
+    has just been made (None: made before), and whether play is paused. Everything given is
+    checked before anything is made."""
+    from harness.arena import living
+    from harness.league.folder import ResultsFolder
+    from harness.serve.db import CompetitionDB, ServeError
+    from harness.serve.final import Final, FinalPlan, apply_plan
+
+    fresh = not ResultsFolder(folder).holds_league()
+    if fresh and game is None:
+        fail(f"{folder} is not a competition yet; give --game GAME to start one there")
+    if not fresh and (limits.any() or seed is not None or variant):
+        fail("the limits, --seed and --variant of a competition are chosen when it starts; "
+             "leave them out to continue it")
+    if not fresh and plan:
+        fail(f"the deadline and the final of a running competition change with tourney "
+             f"serve-admin deadline {folder} (or on the dashboard); leave them out to continue "
+             f"it")
+    try:
+        apply_plan(FinalPlan(), plan)  # checked before anything is made
+    except ServeError as exc:
+        fail(str(exc))
+    if game is not None:
+        living.create(folder, game, variants=variant or [], seed=seed, limits=limits.over(),
+                      require_isolation=require_isolation)
+    config = living.load_arena(folder)
+    with CompetitionDB.open(folder, create=True) as db:
+        organiser = db.set_organiser_token() if not db.has_organiser() else None
+        paused = db.settings().paused
+        if plan:
+            try:
+                Final(folder, db, threading.Lock()).configure(plan)
+            except ServeError as exc:
+                fail(str(exc))
+    return config, organiser, paused
+
+
+def _listen(host: str, port: int, backlog: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening: connections wait from now on, before
+    uvicorn takes them."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port")
+    sock.listen(backlog)
+    return sock
+
+
+def _announce(config: Any, folder: Path, url: str, *, organiser: str | None, host: str,
+              listening: str, proxies: list[str], edge_note: str, paused: bool) -> None:
+    """What a starting server tells the organiser: where it serves, the organiser token the
+    first time, and every warning about how it is exposed or confined."""
+    isolation = config.isolation
+    _say(f"competition {config.name}: {config.game} ({folder})")
+    _say(f"serving on {url}  (leaderboard: {url}/, organiser: {url}/admin)")
+    if listening:
+        _say(f"listening on {listening} (for the proxy in front)")
+    if organiser:
+        _say(f"organiser token (shown once; keep it): {organiser}")
+    else:
+        _say("organiser token: the one printed when the competition started (`tourney "
+             f"serve-admin organiser-token {folder}` makes a new one)")
+    if host not in LOCAL:
+        _say(f"warning: listening on {host}: anyone who reaches this machine can see the "
+             f"leaderboard and try tokens; serve it only behind a TLS proxy (https), or tokens "
+             f"and cookies travel in the clear")
+    if proxies:
+        _say(f"trusting X-Forwarded-For from {', '.join(proxies)} only")
+    if edge_note:
+        _say(edge_note)
+    if isolation.get("missing"):
+        _say(f"warning: entrants' bots run with weaker isolation here: missing "
+             f"{'; '.join(isolation['missing'])}")
+    if paused:
+        _say("play is paused (resume it on the organiser page)")
 
 
 def _server(app: Any, edge: EdgeLimits) -> tuple[Any, Once]:

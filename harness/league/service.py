@@ -163,28 +163,9 @@ def prepare_league(
         game = stored.game
         variants = variants or [f"{k}={v}" for k, v in stored.variant.items()]
     choice = choose_game(game, variants)
-    own: dict[str, dict[str, float]] = {}
-    if not bots and stored is not None and last:
-        refs = [_stored_ref(stored, name) for name in last.get("bots", [])]
-        kind = str(last.get("kind", kind))
-        own = {r.name: stored.bot_limits[r.name] for r in refs if r.name in stored.bot_limits}
-    else:
-        refs = []
-        for text in bots:
-            spec_text, overrides = bot_limits.split_limits(text)
-            refs.append(bot_ref(spec_text))
-            if overrides:
-                own[refs[-1].name] = dict(overrides)
+    refs, own, kind = _league_bots(bots, stored, kind)
     mixed = bool(last.get("mixed_teams", False)) if mixed_teams is None else mixed_teams
-    try:
-        seats = schedule.sides(choice.name, choice.players)
-        if mixed:
-            schedule.check_mixed(seats, choice.name, choice.players)
-            if kind == "gauntlet":
-                raise schedule.ScheduleError("mixed teams are for a round robin; leave out "
-                                             "--mixed-teams or --challenger")
-    except schedule.ScheduleError as exc:
-        raise LeagueError(str(exc)) from None
+    seats = _league_sides(choice, mixed, kind)
     default = DEFAULT_GAMES if len(seats) == 2 else schedule.set_size(len(seats))
     if mixed:
         default = 2 * len(schedule.team_splits(range(2 * len(seats[0])), len(seats[0])))
@@ -217,6 +198,46 @@ def prepare_league(
     config.report = ((stored.report if stored is not None else "") if report is None else
                      (REPORT_FILE if report else ""))
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
+
+
+def _league_bots(bots: Sequence[str], stored: LeagueConfig | None,
+                 kind: str) -> tuple[list[BotRef], dict[str, dict[str, float]], str]:
+    """The league's bots, the limits of those with their own, and its kind: as the command
+    names them (a bot argument may end in its own limits), or, named by none, as the stored
+    league had them."""
+    from harness.league import limits as bot_limits
+
+    last = stored.schedule if stored is not None else {}
+    own: dict[str, dict[str, float]] = {}
+    if not bots and stored is not None and last:
+        refs = [_stored_ref(stored, name) for name in last.get("bots", [])]
+        kind = str(last.get("kind", kind))
+        own = {r.name: stored.bot_limits[r.name] for r in refs if r.name in stored.bot_limits}
+    else:
+        refs = []
+        for text in bots:
+            spec_text, overrides = bot_limits.split_limits(text)
+            refs.append(bot_ref(spec_text))
+            if overrides:
+                own[refs[-1].name] = dict(overrides)
+    return refs, own, kind
+
+
+def _league_sides(choice: GameChoice, mixed: bool, kind: str) -> list[list[int]]:
+    """The seats of each side of the league's games; a :class:`LeagueError` when mixed teams
+    cannot be made (no teams, or a gauntlet)."""
+    from harness.league import schedule
+
+    try:
+        seats = schedule.sides(choice.name, choice.players)
+        if mixed:
+            schedule.check_mixed(seats, choice.name, choice.players)
+            if kind == "gauntlet":
+                raise schedule.ScheduleError("mixed teams are for a round robin; leave out "
+                                             "--mixed-teams or --challenger")
+    except schedule.ScheduleError as exc:
+        raise LeagueError(str(exc)) from None
+    return seats
 
 
 def _with_seat_limits(specs: list[GameSpec], base: Limits,

@@ -122,29 +122,6 @@ class _GameThread(threading.Thread):
     human_session: Session
 
 
-# ----------------------------------------------------------------------------- views
-
-
-def seat_view(game: str, observation: Mapping[str, Any]) -> JSON:
-    """One seat's view of a position, as the replay viewer draws it (``frames.py``'s per-seat
-    view): the observation with ``hands`` (its own hand, the others' as counts) and, for War
-    Chest, ``facedowns`` (the same). Built from that seat's observation alone."""
-    seat = observation["seat"]
-    view = {k: v for k, v in observation.items() if k not in ("hand", "facedown")}
-    if game == "warchest":
-        counts = observation["hand_count"]
-        view["hands"] = [observation["hand"] if t == seat else counts[t]
-                         for t in range(len(counts))]
-        down = observation["facedown_count"]
-        view["facedowns"] = [observation["facedown"] if t == seat else down[t]
-                             for t in range(len(down))]
-    else:
-        sizes = observation["hand_sizes"]
-        view["hands"] = [observation["hand"] if t == seat else sizes[t]
-                         for t in range(len(sizes))]
-    return view
-
-
 # ----------------------------------------------------------------------------- sessions
 
 
@@ -187,13 +164,21 @@ class Session:
     def live(self) -> bool:
         return not self.done.is_set()
 
+    def seat_view(self, observation: Mapping[str, Any]) -> JSON:
+        """The human's view of a position, from their observation alone: the one every seat's
+        view is made by (:meth:`games.protocol.GameInfo.seat_view`, the replay's too), from
+        what the game declares private (their own hand, the bots' as counts)."""
+        from games import registry
+
+        return registry.get(self.game).info.seat_view(observation)
+
     # -- the game thread's side
 
     def decide(self, observation: JSON, legal: list[str]) -> str:
         """The human's decision (the :class:`HumanSeat`'s ``act``): publish the view and the
         legal actions, wait for a move; raise :class:`HumanLeft` when the human leaves."""
         with self.cond:
-            self.view = seat_view(self.game, observation)
+            self.view = self.seat_view(observation)
             if self.pending is None:  # (a first move made before the game started is taken)
                 self.legal = list(legal)
                 self.turn_started = time.monotonic()
@@ -228,7 +213,7 @@ class Session:
                 self.anchor = len(self.history)
             self.history[self.anchor:] = [[e["seat"], e["action"], bool(e.get("auto"))]
                                           for e in observation.get("events", [])]
-            self.view = seat_view(self.game, observation)
+            self.view = self.seat_view(observation)
             self.version += 1
             self.cond.notify_all()
 
@@ -384,7 +369,7 @@ class HumanGames:
             # the deal as the human sees it (and their first moves, when they begin), until
             # the game's thread shows more
             dealt = self.engine.new_game(seed, **self.variant)
-            session.view = seat_view(self.game, dealt.observation(human))
+            session.view = session.seat_view(dealt.observation(human))
             if dealt.current_player == human:
                 session.legal = dealt.legal_actions()
             session.turn_started = time.monotonic()

@@ -37,7 +37,6 @@ from harness.serve.human import (
     HumanGames,
     SeatRules,
     default_store,
-    seat_view,
     serve_local,
 )
 from tests.patience import patience
@@ -299,7 +298,7 @@ def test_the_state_shows_the_humans_view_never_the_bots_hand(
         for action in moves[:view["decisions"]]:
             truth.apply(action)
         mine = truth.observation(0)
-        assert view == seat_view("battleline", mine)  # exactly the human's observation
+        assert view == engine.info.seat_view(mine)  # exactly the human's observation
         assert isinstance(view["hands"][1], int) and view["hands"][0] == mine["hand"]
         hidden = set(truth.observation(1)["hand"]) - set(mine["opponent_known"])
         text = json.dumps(state)
@@ -545,7 +544,7 @@ def test_a_seats_view_is_the_replay_viewers_view_of_that_seat(game: str) -> None
     frames = [rebuilt.views[1 + s]["first"] for s in range(state.num_players)]
     for k, action in enumerate([*actions, None]):
         for seat in range(state.num_players):
-            assert seat_view(game, state.observation(seat)) == frames[seat]
+            assert engine.info.seat_view(state.observation(seat)) == frames[seat]
         if action is None:
             break
         state.apply(action)

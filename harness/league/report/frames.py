@@ -68,23 +68,9 @@ def json_patch(doc: JSON, changes: Sequence[Sequence[Any]]) -> JSON:
 
 def _views(info: GameInfo, obs: list[JSON]) -> list[JSON]:
     """The all-seeing view and each seat's view of a position, from every seat's observation
-    and what the game declares private (:attr:`games.protocol.GameInfo.private`): the truth
-    shows every seat's private things (``hand`` becomes ``hands``, one per seat) and leaves out
-    each seat's own knowledge (:attr:`~games.protocol.GameInfo.seat_keys`); a seat's view
-    shows its own and the others' counts."""
-    seats = len(obs)
-    hidden = set(info.private) | set(info.seat_keys)
-    truth = {k: v for k, v in obs[0].items() if k not in hidden}
-    truth["seat"] = None
-    for key in info.private:
-        truth[key + "s"] = [o[key] for o in obs]
-    views = [truth]
-    for s, o in enumerate(obs):
-        view = {k: v for k, v in o.items() if k not in info.private}
-        for key, count in info.private.items():
-            view[key + "s"] = [o[key] if t == s else o[count][t] for t in range(seats)]
-        views.append(view)
-    return views
+    and what the game declares private (:meth:`games.protocol.GameInfo.truth_view` and
+    :meth:`~games.protocol.GameInfo.seat_view`, which the human seat shows too)."""
+    return [info.truth_view(obs), *(info.seat_view(o) for o in obs)]
 
 
 def board_geometry(game: str, players: int) -> JSON:

@@ -1,5 +1,6 @@
 /* tourney human seat: the new-game form, and a game page that draws the human's own view with
-   the replay viewer's board (tourneyBoard of replay.js) and plays legal moves only. Text from
+   the replay viewer's board (tourneyBoard of replay.js: any game's, a table for a game with no
+   drawing of its own) and plays legal moves only. Text from
    the server goes into the page as textContent; the board is the viewer's escaped SVG. */
 "use strict";
 (() => {
@@ -101,16 +102,9 @@
     const v = S.view;
     document.body.dataset.turn = S.over ? "over" : S.your_turn ? "you" : "bot";
     document.body.dataset.version = String(S.version);
-    document.body.dataset.decisions = String(v ? v.decisions : 0);
-    if (v) {
-      if (M.game === "warchest") {
-        $("board").innerHTML = B.drawWarChest(v);
-        $("seats").innerHTML = B.warChestPanels(v);
-      } else {
-        $("board").innerHTML = B.drawBattleLine(v, M.human, v.decisions);
-        $("seats").innerHTML = B.battleLinePanels(v);
-      }
-    }
+    document.body.dataset.decisions = String((v && v.decisions) || 0);
+    // the human's own view, drawn as the replay viewer draws that seat's view (any game)
+    if (v) [$("board").innerHTML, $("seats").innerHTML] = B.drawPosition(v, M.human, v.decisions);
     let status;
     if (S.over) status = S.result ? S.result.text : "the game is over";
     else if (S.your_turn) status = `Your move` + (v && v.phase ? ` (${v.phase})` : "") +
@@ -197,9 +191,9 @@
   function clickable() {
     const board = $("board");
     const own = `[data-hand="${M.human}"] [data-card]`;
-    const sel = M.game === "warchest" ? "[data-hex], [data-at]"
-      : `${own}, [data-side-of] [data-card], [data-flag]`;
-    return [...board.querySelectorAll(sel)];
+    const sel = { warchest: "[data-hex], [data-at]",
+      battleline: `${own}, [data-side-of] [data-card], [data-flag]` }[M.game];
+    return sel ? [...board.querySelectorAll(sel)] : [];  // other games: the list of moves
   }
   function markBoard() {
     const cands = matching();

@@ -300,8 +300,17 @@ function tourneyBoard(D) {
     return D.seats.map((_, s) => box(s, keys.map((key) => [key, show(f[key][s])]))).join("");
   }
 
+  /* One position of any game, as the replay viewer and the human seat's page both show it:
+     [the board, the seat panels]; `viewSeat` is the seat whose view it is (null: the whole
+     truth), `k` the moves made. A game without a drawing of its own is shown as tables. */
+  function drawPosition(f, viewSeat, k) {
+    if (D.game === "warchest") return [drawWarChest(f), warChestPanels(f)];
+    if (D.game === "battleline") return [drawBattleLine(f, viewSeat, k), battleLinePanels(f)];
+    return [drawGeneric(f), genericPanels(f)];
+  }
+
   return { SEAT_COLOURS, SUIT_COLOURS: BL_COLOURS, esc, seatName, seatDot, ms, drawBattleLine,
-    battleLinePanels, drawWarChest, warChestPanels, drawGeneric, genericPanels };
+    battleLinePanels, drawWarChest, warChestPanels, drawGeneric, genericPanels, drawPosition };
 }
 
 if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) => {
@@ -315,8 +324,7 @@ if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) 
     result.textContent = H.result + (H.warning ? ` — ${H.warning}` : "");
     result.classList.toggle("warn", Boolean(H.warning));
   }
-  const { esc, seatName, seatDot, ms, drawBattleLine, battleLinePanels, drawWarChest,
-    warChestPanels, drawGeneric, genericPanels } = tourneyBoard(D);
+  const { esc, seatName, seatDot, ms, drawPosition } = tourneyBoard(D);
 
   /* ---- frames: apply each move's changes to a copy of the previous frame ---- */
   const cache = [];
@@ -360,18 +368,8 @@ if (document.getElementById("replay-data")) tourneyData("replay-data").then((D) 
     k = Math.max(0, Math.min(N, next));
     const f = framesOf(view)[k];
     const viewSeat = view === 0 ? null : view - 1;
-    const board = document.getElementById("board");
-    const seatsEl = document.getElementById("seats");
-    if (D.game === "warchest") {
-      board.innerHTML = drawWarChest(f);
-      seatsEl.innerHTML = warChestPanels(f);
-    } else if (D.game === "battleline") {
-      board.innerHTML = drawBattleLine(f, viewSeat, k);
-      seatsEl.innerHTML = battleLinePanels(f);
-    } else {  // a game the viewer has no drawing of: its views as tables
-      board.innerHTML = drawGeneric(f);
-      seatsEl.innerHTML = genericPanels(f);
-    }
+    [document.getElementById("board").innerHTML, document.getElementById("seats").innerHTML] =
+      drawPosition(f, viewSeat, k);
     slider.value = String(k);
     document.getElementById("pos").textContent = `move ${k} / ${N}`;
     items.forEach((li, i) => li.classList.toggle("current", i === k - 1));

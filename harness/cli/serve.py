@@ -154,6 +154,15 @@ def serve_cmd(
     _announce(config, folder, url, organiser=organiser, host=host,
               listening=f"http://{shown}:{bound}" if public_url else "", proxies=proxies,
               edge_note=edge_note, paused=paused)
+    _run(app, sock, edge, paused, competition=competition, arena=arena, checker=checker,
+         lock=server_lock)
+
+
+def _run(app: Any, sock: socket.socket, edge: Any, paused: bool, *, competition: Any,
+         arena: Any, checker: Any, lock: Any) -> None:
+    """Serve until Ctrl-C or SIGTERM: the league started unless paused or its final has begun;
+    then the entry checks, the league (storing the games in hand) and the competition closed,
+    and the folder's server lock let go."""
     banner = competition.final.banner()
     if banner:
         _say(banner["text"])
@@ -173,7 +182,7 @@ def serve_cmd(
         checker.close()
         arena.close()
         competition.close()
-        server_lock.release()
+        lock.release()
     _say("stopped; the same command continues the competition")
 
 

@@ -148,7 +148,6 @@ def prepare_league(
     different bots (:func:`harness.league.schedule.round_robin`). ``report``: keep the HTML
     report ``REPORT_FILE`` in the folder (True), no longer (False), or as the folder says (None).
     """
-    from harness.league import limits as bot_limits
     from harness.league import schedule
 
     folder = ResultsFolder(out)

@@ -117,7 +117,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents import battleline_value
+from agents import battleline_value, warchest_value
 from agents.greedy import chooser_for, ranker_for
 from agents.greedy_battleline import deck_to_draw
 from agents.greedy_warchest import evaluate as warchest_score
@@ -161,12 +161,18 @@ class Hooks:
     order: Policy | None = None  # which untried action a node expands first (None: at random)
     widen: float = 0.0  # progressive widening: a node of n visits has 1 + widen * sqrt(n) children
     iters: int = DEFAULT_ITERS  # the default budget: tree iterations, or reply-ply trials
-    #: a finer judgement for the reply ply that a larger budget buys (made per decision, as
-    #: ``evaluator``), the scale from which it is bought (a trial with it costs about that
-    #: many of the default's), and the policy for the rest of a turn in its trials
+    #: a judgement learned from self-play (made per decision, as ``evaluator``), the scale
+    #: from which a fixed budget judges with it by default (0: only with ``learned=1``), how
+    #: many of the default's trials (or iterations) one of its trials costs (the budget is
+    #: divided by that, so a scale buys the same time either way), and the policy for the
+    #: rest of a turn in its trials
     learned: Callable[[State], Evaluate] | None = None
     learned_from: int = 0
+    learned_cost: int = 1
     learned_policy: Policy | None = None
+    #: reads the learned judgement's weights, refusing a file that does not fit its features
+    #: (:class:`agents.value_weights.WeightsMismatch`)
+    learned_weights: Callable[[], object] | None = None
 
 
 class _Node:
@@ -245,6 +251,8 @@ class MctsBot:
         self.game_name = game
         hooks = hooks_for(game)
         self.learning = self._learns(hooks)
+        if self.learning and hooks.learned_weights is not None:
+            hooks.learned_weights()  # a weights file that does not fit is refused now
         if self.learning:
             hooks = replace(hooks, evaluator=hooks.learned,
                             policy=hooks.learned_policy or hooks.policy)
@@ -258,7 +266,8 @@ class MctsBot:
             return False
         if self.learned == 1:
             return True
-        return (self.iters is None and self.ms is None and self.scale >= hooks.learned_from)
+        return (hooks.learned_from > 0 and self.iters is None and self.ms is None
+                and self.scale >= hooks.learned_from)
 
     def time_allowed(self) -> float:
         """Seconds this decision may search. With a fixed budget (the default) this is only the
@@ -317,9 +326,9 @@ class MctsBot:
             return self.iters
         if self.ms is not None:
             return 1 << 62
-        if self.learning and self.scale >= self.hooks.learned_from:
-            # a learned trial costs about ``learned_from`` default ones
-            return self.hooks.iters * self.scale // self.hooks.learned_from
+        if self.learning:
+            # a learned trial costs about ``learned_cost`` default ones: the same time
+            return max(1, self.hooks.iters * self.scale // self.hooks.learned_cost)
         return self.hooks.iters * self.scale
 
     def rollout_policy(self) -> Policy | None:
@@ -651,10 +660,25 @@ _HOOKS: dict[str, Hooks] = {
     "battleline": Hooks(policy=_battleline_policy, evaluate=battleline_value.evaluate,
                         evaluator=battleline_value.evaluator, depth=4, c=0.1, bias=20, top=16,
                         reply=True, iters=128, learned=battleline_value.learned_evaluator,
-                        learned_from=4, learned_policy=_battleline_learned_policy),
+                        learned_from=4, learned_cost=4,
+                        learned_policy=_battleline_learned_policy,
+                        learned_weights=battleline_value.shipped_weights),
     "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=3, c=0.1,
-                      top=5, order=_warchest_policy, widen=0.25),
+                      top=5, order=_warchest_policy, widen=0.25,
+                      learned=warchest_value.learned_evaluator, learned_from=0,
+                      learned_weights=warchest_value.shipped_weights),
 }
+
+
+def check_learned(options: dict[str, Any]) -> None:
+    """Read the weights of every learned judgement a bot of these options would judge with,
+    so a weights file that does not fit its features is refused (one line, naming the file and
+    the command that fits it again: :class:`agents.value_weights.WeightsMismatch`) before any
+    game starts."""
+    bot = MctsBot(**options)
+    for hooks in _HOOKS.values():
+        if hooks.learned_weights is not None and bot._learns(hooks):
+            hooks.learned_weights()
 
 
 def hooks_for(game: str) -> Hooks:

@@ -173,6 +173,9 @@ class Hooks:
     #: reads the learned judgement's weights, refusing a file that does not fit its features
     #: (:class:`agents.value_weights.WeightsMismatch`)
     learned_weights: Callable[[], object] | None = None
+    #: whether the learned judgement applies to a world's variant (it falls back to the
+    #: default judgement elsewhere, and the budget then stays the default judgement's)
+    learned_applies: Callable[[State], bool] | None = None
 
 
 class _Node:
@@ -237,6 +240,7 @@ class MctsBot:
         self.game_name = ""
         self.hooks = Hooks()
         self.last_iterations = 0  # iterations of the latest decision (for benches and tests)
+        self.last_budget = 0  # the budget of the latest decision
         self.last_cut = False  # whether the clock's safety net cut the latest decision short
         self.clock_cuts = 0  # decisions of this game the safety net cut short of the budget
         self.decisions = 0  # decisions of this game (with more than one legal action)
@@ -311,22 +315,25 @@ class MctsBot:
         reply = self.hooks.reply if self.reply is None else bool(self.reply)
         if reply and self.hooks.evaluate is not None:  # a game without one searches the tree
             action = self.reply_search(observation, legal_actions, deadline)
-            self._finished(self.last_iterations, self.budget(), started)
+            self._finished(self.last_iterations, self.last_budget, started)
             return action
         stats = self.search(observation, legal_actions, deadline)
-        self._finished(self.last_iterations, self.budget(), started)
+        self._finished(self.last_iterations, self.last_budget, started)
         if not stats:
             return self.rng.choice(legal_actions)
         return max(legal_actions, key=lambda a: _rank(stats.get(a)))
 
-    def budget(self) -> int:
+    def budget(self, world: State | None = None) -> int:
         """Iterations (or reply-ply trials) allowed per decision: the ``iters`` option, else the
-        game's default, else (with ``ms``) as many as the time allows."""
+        game's default, else (with ``ms``) as many as the time allows. The learned judgement's
+        trials cost more, so it searches fewer in the same time; in a variant it does not apply
+        to (``world``'s), the default judgement searches the default's budget."""
         if self.iters is not None:
             return self.iters
         if self.ms is not None:
             return 1 << 62
-        if self.learning:
+        applies = self.hooks.learned_applies
+        if self.learning and (world is None or applies is None or applies(world)):
             # a learned trial costs about ``learned_cost`` default ones: the same time
             return max(1, self.hooks.iters * self.scale // self.hooks.learned_cost)
         return self.hooks.iters * self.scale
@@ -355,12 +362,12 @@ class MctsBot:
         width = len(order)
         totals = [0.0] * width  # each action's results summed over the finished worlds
         latest = [0.0] * width  # its result in the current world
-        budget = self.budget()
         clock = time.perf_counter
         now = clock()
         slowest = 0.0
         done = 0
         world = game.sample_state(observation, rng)
+        budget = self.last_budget = self.budget(world)
         make = self.hooks.evaluator
         evaluate = make(world) if make is not None else self.hooks.evaluate
         assert evaluate is not None
@@ -398,8 +405,10 @@ class MctsBot:
         hooks = self.hooks
         policy = self.rollout_policy()
         evaluate = hooks.evaluate
+        first: State | None = None
         if hooks.evaluator is not None:  # (no world drawn otherwise: the same games as before)
-            evaluate = hooks.evaluator(game.sample_state(observation, rng))
+            first = game.sample_state(observation, rng)
+            evaluate = hooks.evaluator(first)
         depth = hooks.depth if self.depth is None else self.depth
         bias = hooks.bias if self.bias is None else self.bias
         top = hooks.top if self.top is None else self.top
@@ -417,7 +426,7 @@ class MctsBot:
             edge.visits += bias
             edge.total += float(bias)
         pool: list[State] = []
-        budget = self.budget()
+        budget = self.last_budget = self.budget(first)
         clock = time.perf_counter
         now = clock()
         slowest = 0.0
@@ -662,11 +671,13 @@ _HOOKS: dict[str, Hooks] = {
                         reply=True, iters=128, learned=battleline_value.learned_evaluator,
                         learned_from=4, learned_cost=4,
                         learned_policy=_battleline_learned_policy,
-                        learned_weights=battleline_value.shipped_weights),
+                        learned_weights=battleline_value.shipped_weights,
+                        learned_applies=battleline_value.learns),
     "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=3, c=0.1,
                       top=5, order=_warchest_policy, widen=0.25,
                       learned=warchest_value.learned_evaluator, learned_from=0,
-                      learned_weights=warchest_value.shipped_weights),
+                      learned_weights=warchest_value.shipped_weights,
+                      learned_applies=warchest_value.learns),
 }
 
 

@@ -92,8 +92,9 @@ def _started(spec: str, game: str = "battleline") -> MctsBot:
 def test_four_times_the_budget_buys_battle_line_s_learned_judgement() -> None:
     """A learned trial costs about four default ones, so from ``scale=4`` the budget buys the
     learned judgement at the default's trials times the scale over 4; ``learned=1`` asks for
-    it at any budget and ``learned=0`` keeps the flags' chances at any scale."""
-    cases = {"scale=4": (128, True), "scale=8": (256, True), "learned=1": (128, True),
+    it at any budget (by default the same time as the default's: 32 trials) and ``learned=0``
+    keeps the flags' chances at any scale."""
+    cases = {"scale=4": (128, True), "scale=8": (256, True), "learned=1": (32, True),
              "learned=1,iters=40": (40, True), "scale=2": (256, False),
              "scale=4,learned=0": (512, False), "iters=300": (300, False), "": (128, False)}
     for spec, (budget, learning) in cases.items():
@@ -101,7 +102,9 @@ def test_four_times_the_budget_buys_battle_line_s_learned_judgement() -> None:
         assert (bot.budget(), bot.learning) == (budget, learning), spec
         judge = battleline_value.learned_evaluator if learning else battleline_value.evaluator
         assert bot.hooks.evaluator is judge, spec
-    assert _started("learned=1", "warchest").learning is False  # War Chest has none
+    # War Chest's is bought only by asking: a learned iteration costs about a default one
+    assert _started("learned=1", "warchest").learning is True
+    assert _started("scale=4", "warchest").learning is False
     with pytest.raises(ValueError, match="1 for the game's learned judgement or 0"):
         MctsBot(learned=2)
 

@@ -539,3 +539,21 @@ def test_the_default_budget_plays_the_same_game_from_the_same_seed_under_load(
     assert len(quiet) == plies
     assert (loaded_cuts, quiet_cuts) == (0, 0)
     assert loaded == quiet
+
+
+def test_a_variant_the_learned_judgement_does_not_apply_to_keeps_the_default_budget() -> None:
+    """The learned judgement falls back to the flags' chances on every variant but the
+    two-player standard game it was fit on; there a chance trial costs a default one, so the
+    budget is the default's times the scale (``scale=4`` on Schotten-Totten: 512 trials, not
+    the 128 its learned trials would be), and ``learned=1`` searches as the default does."""
+    game = registry.get("battleline")
+    standard = game.new_game(5)
+    for variant in ({"rules": "schotten-totten"}, {"rules": "no-tactics"},
+                    {"rules": "advanced"}, {"players": "3"}):
+        world = game.new_game(5, **variant)
+        for spec, here, there in (("scale=4", 128, 512), ("learned=1", 32, 128),
+                                  ("", 128, 128)):
+            bot = _started(spec)
+            assert (bot.budget(standard), bot.budget(world)) == (here, there), (spec, variant)
+    four = registry.get("warchest").new_game(5, players="4")
+    assert _started("learned=1", "warchest").budget(four) == 200

@@ -130,6 +130,15 @@ def test_tourney_ladder_calibrates_its_rungs_then_places_a_bot_in_json(
         str(tmp_path / "bot"), "--workers", "0", "-q"])
     assert "rungs at their calibrated ratings" in table_text.output
     assert "greedy:p=0.2" in table_text.output.splitlines()[-1]
+    other = CliRunner().invoke(app, [  # rungs the table does not hold: batch Elo, as before
+        "ladder", "bl", "greedy:p=0.2", "--rung", "random", "--rung", "greedy:p=0.7",
+        "--games", "2", "--table", str(path), "--out", str(tmp_path / "other"),
+        "--workers", "0", "-q", "--format", "json"])
+    assert other.exit_code == 0, other.output
+    batch = json.loads(other.stdout)
+    assert batch["method"] == "batch" and set(batch["versus"]) == {"random", "greedy:p=0.7"}
+    assert {b["bot"] for b in batch["fit"]["elo"]} == {"greedy:p=0.2", "random",
+                                                      "greedy:p=0.7"}
 
 
 def test_tourney_ladder_refuses_a_bad_format_and_a_missing_bot_in_one_line() -> None:

@@ -45,8 +45,9 @@ Evaluate = Callable[[State], list[float]]
 FEATURES = ("heuristic", "markers", "last", "threats", "reach", "units", "coins", "owned",
             "initiative")
 WEIGHTS_FILE = Path(__file__).with_name("warchest_value.json")
-STAGE_ROUNDS = 12  # the stage runs from 0 at the first round to 1 at this round and after (games
-# of greedy or the search end in about eight to twelve rounds)
+#: the stage runs from 0 at the first round to 1 at this round and after (games of greedy or
+#: the search end in about eight to twelve rounds)
+STAGE_ROUNDS = 12
 _FAR = 8  # the reach of a team with no unit on the board, or no location left to take
 
 

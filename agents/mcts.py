@@ -241,6 +241,7 @@ class MctsBot:
         self.hooks = Hooks()
         self.last_iterations = 0  # iterations of the latest decision (for benches and tests)
         self.last_budget = 0  # the budget of the latest decision
+        self._variant_checked = False  # whether this game's variant was checked (learning)
         self.last_cut = False  # whether the clock's safety net cut the latest decision short
         self.clock_cuts = 0  # decisions of this game the safety net cut short of the budget
         self.decisions = 0  # decisions of this game (with more than one legal action)
@@ -249,6 +250,7 @@ class MctsBot:
         self.rng = random.Random(info.get("rng_seed", 0))
         self.move_time = float(info.get("limits", {}).get("move_time", 1.0))
         self.clock_cuts = self.decisions = 0
+        self._variant_checked = False
         self._load(str(info["game"]))
 
     def _load(self, game: str) -> None:
@@ -262,6 +264,18 @@ class MctsBot:
                             policy=hooks.learned_policy or hooks.policy)
         self.hooks = hooks
         registry.get(game)  # import the engine now, not inside the first decision's time
+
+    def _check_variant(self, observation: dict[str, Any]) -> None:
+        """At the game's first decision: where the learned judgement does not apply to this
+        variant, search exactly as the default does (its judgement, policy and budget), so a
+        variant plays the default's moves from the same seed. The world read for it is drawn
+        from a generator of its own: the bot's is left as it was."""
+        self._variant_checked = True
+        applies = self.hooks.learned_applies
+        world = registry.get(self.game_name).sample_state(observation, random.Random(0))
+        if applies is not None and not applies(world):
+            self.learning = False
+            self.hooks = hooks_for(self.game_name)
 
     def _learns(self, hooks: Hooks) -> bool:
         """Whether this bot judges with the game's learned judgement: ``learned=1``, or by
@@ -311,6 +325,8 @@ class MctsBot:
             return legal_actions[0]
         if not self.game_name:
             self._load(str(observation["game"]))
+        if self.learning and not self._variant_checked:
+            self._check_variant(observation)
         deadline = started + self.time_allowed()
         reply = self.hooks.reply if self.reply is None else bool(self.reply)
         if reply and self.hooks.evaluate is not None:  # a game without one searches the tree

@@ -557,3 +557,31 @@ def test_a_variant_the_learned_judgement_does_not_apply_to_keeps_the_default_bud
             assert (bot.budget(standard), bot.budget(world)) == (here, there), (spec, variant)
     four = registry.get("warchest").new_game(5, players="4")
     assert _started("learned=1", "warchest").budget(four) == 200
+
+
+@pytest.mark.parametrize(("game", "variant"), [
+    ("battleline", {"rules": "schotten-totten"}), ("battleline", {"rules": "no-tactics"}),
+    ("battleline", {"rules": "advanced"}), ("battleline", {"players": "3"}),
+    ("warchest", {"players": "4"})])
+def test_on_a_variant_the_learned_search_plays_the_default_s_moves(
+        game: str, variant: dict[str, str]) -> None:
+    """The learned judgements were fit on the two-player standard games; on every other
+    variant ``learned=1`` falls back to the default judgement at the default's budget, so it
+    plays the default's moves from the same seed (the generalisation, measured exactly)."""
+    def moves(options: dict[str, Any]) -> list[str]:
+        state = registry.get(game).new_game(21, **variant)
+        bots = [MctsBot(iters=None, **options) for _ in range(state.num_players)]
+        for seat, bot in enumerate(bots):
+            bot.start({"game": game, "seat": seat, "rng_seed": seat,
+                       "limits": {"move_time": 60.0, "overage": 0.0}})
+        played = []
+        while not state.is_terminal() and len(played) < 6:
+            seat = state.current_player
+            legal = state.legal_actions()
+            action = bots[seat].act(state.observation(seat), legal) if len(legal) > 1 \
+                else legal[0]
+            state.apply(action)
+            played.append(action)
+        return played
+
+    assert moves({"learned": 1}) == moves({})

@@ -39,7 +39,9 @@ GameArg = Annotated[str, typer.Argument(
 
 
 def _run_command(prepare: Callable[[], League], opts: LeagueOptions,
-                 cluster: bool = True, to_stderr: bool = False) -> None:
+                 cluster: bool = True, to_stderr: bool = False) -> int:
+    """Run the league and print its summary; the decisions of its games that reached the
+    clock's safety net (see :mod:`harness.league.clock_cuts`)."""
     if opts.batch_size < 1:
         fail(f"--batch-size must be at least 1 (got {opts.batch_size})")
     league = prepare()
@@ -69,11 +71,13 @@ def _run_command(prepare: Callable[[], League], opts: LeagueOptions,
         raise typer.Exit(130)
     if summary.strict_stop:
         raise typer.Exit(1)
+    cuts = sum(summary.clock_cuts.decisions.values())
     if opts.as_json:
-        return
+        return cuts
     typer.echo(f"ratings: tourney ratings {league.out}", err=to_stderr)
     if updater is not None and not updater.warned:
         typer.echo(f"report: {updater.path}")
+    return cuts
 
 
 @options()
@@ -266,8 +270,13 @@ def _calibrate(game: str, games: int | None, out: Path | None, table: Path | Non
     folder = out if out is not None else Path("results") / "ladder" / f"{name}-rungs"
     opts = LeagueOptions(games=n, out=folder, workers=workers, seed=first, limits=limits,
                          quiet=quiet)
-    _run_command(lambda: opts.prepare(name, list(RUNGS)), opts, cluster=False,
-                 to_stderr=fmt == "json")
+    cuts = _run_command(lambda: opts.prepare(name, list(RUNGS)), opts, cluster=False,
+                        to_stderr=fmt == "json")
+    if cuts:
+        fail(f"the table is not written: {cuts} decisions of the rungs' round robin reached the "
+             f"clock's safety net, so its games are not the ones their seeds give and the "
+             f"rungs' ratings would be those of a loaded machine; play it again on a quieter "
+             f"machine or with fewer --workers, into a new --out")
     rows = load_games([folder]).games.select(
         ["bots", "result", "teams", "pair_id", "rated"]).to_pylist()
     calibration = calibrate(name, RUNGS, results_of(rows), n, first)

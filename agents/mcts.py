@@ -67,11 +67,14 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
   whatever the machine's load; the clock is only a safety net (below).
 * ``scale``: the game's default budget times this (``scale=4``: four times the default, on
   any game; the ladder's ``mcts-x4`` rung), still a fixed budget; not with ``iters`` or ``ms``.
-  Where the game has a learned judgement (Battle Line), a scale of at least its ``learned_from``
-  (4) buys it, at the default's trials times the scale over that (``scale=4``: 128 trials).
-* ``learned``: 1 for the game's learned judgement at any budget (``learned=1`` is
-  ``scale=4`` on Battle Line), 0 for its default judgement at any scale (default: from the
-  scale that buys it); no effect on a game without one.
+  Where the game's hooks say so (Battle Line), a scale of at least its ``learned_from`` (4)
+  buys its learned judgement, at the default's trials times the scale over the learned
+  trial's cost (``scale=4``: 128 trials).
+* ``learned``: 1 for the game's learned judgement (Battle Line's, War Chest's) at the
+  default's time times the scale (Battle Line: 32 trials, as a learned trial costs four;
+  ``learned=1,scale=4`` is ``scale=4``), 0 for its default judgement at any scale (default:
+  from the scale that buys it); no effect on a game without one, and a variant the judgement
+  was not fit on plays as the default does.
 * ``ms``: time per decision in milliseconds instead of a fixed budget (``ms=200``).
 * ``reply``: 1 for the reply ply, 0 for the tree (default: the game's hook; a game without an
   evaluation always searches the tree).

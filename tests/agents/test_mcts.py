@@ -574,7 +574,7 @@ def test_on_a_variant_the_learned_search_plays_the_default_s_moves(
         for seat, bot in enumerate(bots):
             bot.start({"game": game, "seat": seat, "rng_seed": seat,
                        "limits": {"move_time": 60.0, "overage": 0.0}})
-        played = []
+        played: list[str] = []
         while not state.is_terminal() and len(played) < 6:
             seat = state.current_player
             legal = state.legal_actions()

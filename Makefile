@@ -119,8 +119,10 @@ league-warchest: $(STAMP) $(NATIVE) ## the same demo on War Chest (results/demo-
 bench: $(STAMP) $(NATIVE) ## print the benchmark figures (engines, sandbox, leagues, server, start-up); ONLY="sandbox league" for some
 	$(BIN)/python -m bench $(foreach s,$(ONLY),--only $(s))
 
-learn: $(STAMP) $(NATIVE) ## fit Battle Line's learned judgement (mcts-x4's) from 1,000 self-play games into agents/battleline_value.json
-	$(BIN)/python -m agents.learn_battleline
+learn: $(STAMP) $(NATIVE) ## fit the learned judgements from self-play (GAME=battleline or GAME=warchest for one) into agents/GAME_value.json
+	@case "$(GAME)" in ""|battleline|warchest) ;; *) echo "make learn: GAME=$(GAME) has no learned judgement; give GAME=battleline or GAME=warchest, or no GAME for both" >&2; exit 2;; esac
+	@if [ -z "$(GAME)" ] || [ "$(GAME)" = battleline ]; then $(BIN)/python -m agents.learn_battleline; fi
+	@if [ -z "$(GAME)" ] || [ "$(GAME)" = warchest ]; then $(BIN)/python -m agents.learn_warchest; fi
 
 golden: $(STAMP) ## regenerate the golden playthroughs in tests/golden/
 	$(BIN)/python -m tests.golden_gen

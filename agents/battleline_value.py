@@ -25,14 +25,14 @@ Schotten-Totten, no tactics, advanced claims) keeps the flags' chances.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from agents import value_weights
+from agents.value_weights import Weights
 from games.battleline.cards import ALL_TROOPS, NUM_CARDS
 from games.battleline.formations import best_rank, complete_rank
 from games.battleline.state import P_PLAY, BattleLineState
@@ -270,29 +270,12 @@ def features(state: BattleLineState, me: int, unseen: int | None = None) -> tupl
     return [won, edge, spent, mine - theirs, 2 * five - 1, more], stage
 
 
-@dataclass(frozen=True)
-class Weights:
-    """A logistic model over :data:`FEATURES`: each feature's weight at the start of a game
-    (``base``) and its change by the end (``late``, times the stage), and a constant."""
-
-    base: tuple[float, ...]
-    late: tuple[float, ...]
-    constant: float
-
-    def logit(self, values: Sequence[float], stage: float) -> float:
-        z = self.constant
-        for value, base, late in zip(values, self.base, self.late, strict=True):
-            z += value * (base + late * stage)
-        return z
-
-
-def read_weights(path: Path = WEIGHTS_FILE) -> Weights:
-    """The weights in ``path`` (written by ``python -m agents.learn_battleline``)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if tuple(data["features"]) != FEATURES:
-        raise ValueError(f"{path}: its features {data['features']} are not {list(FEATURES)}; "
-                         f"train again with `make learn`")
-    return Weights(tuple(data["base"]), tuple(data["late"]), float(data["constant"]))
+def read_weights(path: Path | None = None) -> Weights:
+    """The weights in ``path`` (written by ``python -m agents.learn_battleline``), refused
+    with one line (:class:`agents.value_weights.WeightsMismatch`) if they were fit on other
+    features."""
+    return value_weights.read_weights(path or WEIGHTS_FILE, FEATURES,
+                                      "make learn GAME=battleline")
 
 
 @cache

@@ -67,11 +67,14 @@ Options (``MctsBot(**parse_options("ms=200"))``; the built-in spec ``mcts:ms=200
   whatever the machine's load; the clock is only a safety net (below).
 * ``scale``: the game's default budget times this (``scale=4``: four times the default, on
   any game; the ladder's ``mcts-x4`` rung), still a fixed budget; not with ``iters`` or ``ms``.
-  Where the game has a learned judgement (Battle Line), a scale of at least its ``learned_from``
-  (4) buys it, at the default's trials times the scale over that (``scale=4``: 128 trials).
-* ``learned``: 1 for the game's learned judgement at any budget (``learned=1`` is
-  ``scale=4`` on Battle Line), 0 for its default judgement at any scale (default: from the
-  scale that buys it); no effect on a game without one.
+  Where the game's hooks say so (Battle Line), a scale of at least its ``learned_from`` (4)
+  buys its learned judgement, at the default's trials times the scale over the learned
+  trial's cost (``scale=4``: 128 trials).
+* ``learned``: 1 for the game's learned judgement (Battle Line's, War Chest's) at the
+  default's time times the scale (Battle Line: 32 trials, as a learned trial costs four;
+  ``learned=1,scale=4`` is ``scale=4``), 0 for its default judgement at any scale (default:
+  from the scale that buys it); no effect on a game without one, and a variant the judgement
+  was not fit on plays as the default does.
 * ``ms``: time per decision in milliseconds instead of a fixed budget (``ms=200``).
 * ``reply``: 1 for the reply ply, 0 for the tree (default: the game's hook; a game without an
   evaluation always searches the tree).
@@ -117,7 +120,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents import battleline_value
+from agents import battleline_value, warchest_value
 from agents.greedy import chooser_for, ranker_for
 from agents.greedy_battleline import deck_to_draw
 from agents.greedy_warchest import evaluate as warchest_score
@@ -161,12 +164,21 @@ class Hooks:
     order: Policy | None = None  # which untried action a node expands first (None: at random)
     widen: float = 0.0  # progressive widening: a node of n visits has 1 + widen * sqrt(n) children
     iters: int = DEFAULT_ITERS  # the default budget: tree iterations, or reply-ply trials
-    #: a finer judgement for the reply ply that a larger budget buys (made per decision, as
-    #: ``evaluator``), the scale from which it is bought (a trial with it costs about that
-    #: many of the default's), and the policy for the rest of a turn in its trials
+    #: a judgement learned from self-play (made per decision, as ``evaluator``), the scale
+    #: from which a fixed budget judges with it by default (0: only with ``learned=1``), how
+    #: many of the default's trials (or iterations) one of its trials costs (the budget is
+    #: divided by that, so a scale buys the same time either way), and the policy for the
+    #: rest of a turn in its trials
     learned: Callable[[State], Evaluate] | None = None
     learned_from: int = 0
+    learned_cost: int = 1
     learned_policy: Policy | None = None
+    #: reads the learned judgement's weights, refusing a file that does not fit its features
+    #: (:class:`agents.value_weights.WeightsMismatch`)
+    learned_weights: Callable[[], object] | None = None
+    #: whether the learned judgement applies to a world's variant (it falls back to the
+    #: default judgement elsewhere, and the budget then stays the default judgement's)
+    learned_applies: Callable[[State], bool] | None = None
 
 
 class _Node:
@@ -231,6 +243,8 @@ class MctsBot:
         self.game_name = ""
         self.hooks = Hooks()
         self.last_iterations = 0  # iterations of the latest decision (for benches and tests)
+        self.last_budget = 0  # the budget of the latest decision
+        self._variant_checked = False  # whether this game's variant was checked (learning)
         self.last_cut = False  # whether the clock's safety net cut the latest decision short
         self.clock_cuts = 0  # decisions of this game the safety net cut short of the budget
         self.decisions = 0  # decisions of this game (with more than one legal action)
@@ -239,17 +253,32 @@ class MctsBot:
         self.rng = random.Random(info.get("rng_seed", 0))
         self.move_time = float(info.get("limits", {}).get("move_time", 1.0))
         self.clock_cuts = self.decisions = 0
+        self._variant_checked = False
         self._load(str(info["game"]))
 
     def _load(self, game: str) -> None:
         self.game_name = game
         hooks = hooks_for(game)
         self.learning = self._learns(hooks)
+        if self.learning and hooks.learned_weights is not None:
+            hooks.learned_weights()  # a weights file that does not fit is refused now
         if self.learning:
             hooks = replace(hooks, evaluator=hooks.learned,
                             policy=hooks.learned_policy or hooks.policy)
         self.hooks = hooks
         registry.get(game)  # import the engine now, not inside the first decision's time
+
+    def _check_variant(self, observation: dict[str, Any]) -> None:
+        """At the game's first decision: where the learned judgement does not apply to this
+        variant, search exactly as the default does (its judgement, policy and budget), so a
+        variant plays the default's moves from the same seed. The world read for it is drawn
+        from a generator of its own: the bot's is left as it was."""
+        self._variant_checked = True
+        applies = self.hooks.learned_applies
+        world = registry.get(self.game_name).sample_state(observation, random.Random(0))
+        if applies is not None and not applies(world):
+            self.learning = False
+            self.hooks = hooks_for(self.game_name)
 
     def _learns(self, hooks: Hooks) -> bool:
         """Whether this bot judges with the game's learned judgement: ``learned=1``, or by
@@ -258,7 +287,8 @@ class MctsBot:
             return False
         if self.learned == 1:
             return True
-        return (self.iters is None and self.ms is None and self.scale >= hooks.learned_from)
+        return (hooks.learned_from > 0 and self.iters is None and self.ms is None
+                and self.scale >= hooks.learned_from)
 
     def time_allowed(self) -> float:
         """Seconds this decision may search. With a fixed budget (the default) this is only the
@@ -298,28 +328,33 @@ class MctsBot:
             return legal_actions[0]
         if not self.game_name:
             self._load(str(observation["game"]))
+        if self.learning and not self._variant_checked:
+            self._check_variant(observation)
         deadline = started + self.time_allowed()
         reply = self.hooks.reply if self.reply is None else bool(self.reply)
         if reply and self.hooks.evaluate is not None:  # a game without one searches the tree
             action = self.reply_search(observation, legal_actions, deadline)
-            self._finished(self.last_iterations, self.budget(), started)
+            self._finished(self.last_iterations, self.last_budget, started)
             return action
         stats = self.search(observation, legal_actions, deadline)
-        self._finished(self.last_iterations, self.budget(), started)
+        self._finished(self.last_iterations, self.last_budget, started)
         if not stats:
             return self.rng.choice(legal_actions)
         return max(legal_actions, key=lambda a: _rank(stats.get(a)))
 
-    def budget(self) -> int:
+    def budget(self, world: State | None = None) -> int:
         """Iterations (or reply-ply trials) allowed per decision: the ``iters`` option, else the
-        game's default, else (with ``ms``) as many as the time allows."""
+        game's default, else (with ``ms``) as many as the time allows. The learned judgement's
+        trials cost more, so it searches fewer in the same time; in a variant it does not apply
+        to (``world``'s), the default judgement searches the default's budget."""
         if self.iters is not None:
             return self.iters
         if self.ms is not None:
             return 1 << 62
-        if self.learning and self.scale >= self.hooks.learned_from:
-            # a learned trial costs about ``learned_from`` default ones
-            return self.hooks.iters * self.scale // self.hooks.learned_from
+        applies = self.hooks.learned_applies
+        if self.learning and (world is None or applies is None or applies(world)):
+            # a learned trial costs about ``learned_cost`` default ones: the same time
+            return max(1, self.hooks.iters * self.scale // self.hooks.learned_cost)
         return self.hooks.iters * self.scale
 
     def rollout_policy(self) -> Policy | None:
@@ -346,12 +381,12 @@ class MctsBot:
         width = len(order)
         totals = [0.0] * width  # each action's results summed over the finished worlds
         latest = [0.0] * width  # its result in the current world
-        budget = self.budget()
         clock = time.perf_counter
         now = clock()
         slowest = 0.0
         done = 0
         world = game.sample_state(observation, rng)
+        budget = self.last_budget = self.budget(world)
         make = self.hooks.evaluator
         evaluate = make(world) if make is not None else self.hooks.evaluate
         assert evaluate is not None
@@ -389,8 +424,10 @@ class MctsBot:
         hooks = self.hooks
         policy = self.rollout_policy()
         evaluate = hooks.evaluate
+        first: State | None = None
         if hooks.evaluator is not None:  # (no world drawn otherwise: the same games as before)
-            evaluate = hooks.evaluator(game.sample_state(observation, rng))
+            first = game.sample_state(observation, rng)
+            evaluate = hooks.evaluator(first)
         depth = hooks.depth if self.depth is None else self.depth
         bias = hooks.bias if self.bias is None else self.bias
         top = hooks.top if self.top is None else self.top
@@ -408,7 +445,7 @@ class MctsBot:
             edge.visits += bias
             edge.total += float(bias)
         pool: list[State] = []
-        budget = self.budget()
+        budget = self.last_budget = self.budget(first)
         clock = time.perf_counter
         now = clock()
         slowest = 0.0
@@ -651,10 +688,27 @@ _HOOKS: dict[str, Hooks] = {
     "battleline": Hooks(policy=_battleline_policy, evaluate=battleline_value.evaluate,
                         evaluator=battleline_value.evaluator, depth=4, c=0.1, bias=20, top=16,
                         reply=True, iters=128, learned=battleline_value.learned_evaluator,
-                        learned_from=4, learned_policy=_battleline_learned_policy),
+                        learned_from=4, learned_cost=4,
+                        learned_policy=_battleline_learned_policy,
+                        learned_weights=battleline_value.shipped_weights,
+                        learned_applies=battleline_value.learns),
     "warchest": Hooks(policy=_warchest_policy, evaluate=_warchest_evaluate, depth=3, c=0.1,
-                      top=5, order=_warchest_policy, widen=0.25),
+                      top=5, order=_warchest_policy, widen=0.25,
+                      learned=warchest_value.learned_evaluator, learned_from=0,
+                      learned_weights=warchest_value.shipped_weights,
+                      learned_applies=warchest_value.learns),
 }
+
+
+def check_learned(options: dict[str, Any]) -> None:
+    """Read the weights of every learned judgement a bot of these options would judge with,
+    so a weights file that does not fit its features is refused (one line, naming the file and
+    the command that fits it again: :class:`agents.value_weights.WeightsMismatch`) before any
+    game starts."""
+    bot = MctsBot(**options)
+    for hooks in _HOOKS.values():
+        if hooks.learned_weights is not None and bot._learns(hooks):
+            hooks.learned_weights()
 
 
 def hooks_for(game: str) -> Hooks:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.greedy import GreedyBot
-from agents.mcts import MctsBot, hooks_for, parse_options
+from agents.mcts import MctsBot, hooks_for, parse_options, safety_net
 from agents.random import RandomBot
 from bench import figure
 from games import registry
@@ -165,18 +165,41 @@ def headroom(game: str, states: list[State], move_time: float = 1.0,
     (one core, as loaded as the machine is now), and how many times slower the machine could
     run before that decision reached the safety net at ``move_time`` (the point past which a
     fixed budget stops being reproducible from its seed)."""
+    return rung_headroom(game, states, f"mcts:scale={scale}" if scale != 1 else "mcts",
+                         move_time)
+
+
+def rung_headroom(game: str, states: list[State], spec: str,
+                  move_time: float) -> tuple[float, float]:
+    """The slowest decision of the built-in ``spec`` over ``states`` in seconds, and how many
+    times slower the machine could run before it reached the safety net of ``move_time``."""
+    make = make_bot(spec)
     slowest = 0.0
     for i, state in enumerate(states):
-        bot = MctsBot(scale=scale)
+        bot = make()
         seat = state.current_player
         bot.start({"game": game, "seat": seat, "rng_seed": i,
                    "limits": {"move_time": 600.0, "overage": 0.0}})
         t0 = time.perf_counter()
         bot.act(state.observation(seat), state.legal_actions())
         slowest = max(slowest, time.perf_counter() - t0)
-    bot = MctsBot()
-    bot.move_time = move_time
-    return slowest, bot.time_allowed() / max(slowest, 1e-9)
+    return slowest, safety_net(move_time) / max(slowest, 1e-9)
+
+
+def rungs_headroom(game: str, states: list[State]) -> None:
+    """Print each ladder rung's slowest decision and its headroom under the safety net of the
+    move time the ladder gives it."""
+    from harness.league.ladder import RUNGS
+    from harness.league.limits import split_limits
+
+    for rung in RUNGS:
+        text, limits = split_limits(rung)
+        name, _, spec = text.partition("=") if "=" in text.partition(":")[0] else ("", "", text)
+        move_time = float(limits.get("move_time", 1.0))
+        slowest, factor = rung_headroom(game, states, spec, move_time)
+        figure(f"{game} rung {name or spec} slowest decision", 1000 * slowest, "ms",
+               f"headroom {factor:.1f}x: the safety net at its {move_time:g} s move time is "
+               f"{factor:.1f} times that (load {os.getloadavg()[0]:.1f})")
 
 
 def run(quick: bool) -> None:
@@ -197,15 +220,13 @@ def run(quick: bool) -> None:
                    f"{len(states)} positions of greedy play")
             figure(f"{name} in 50 ms", _within(game, states, options, 50.0), unit,
                    "what ms=50 reaches: the iters equivalent of a 50 ms budget")
-        slowest, factor = headroom(game, states)
-        figure(f"{label} mcts slowest default decision", 1000 * slowest, "ms",
-               f"the safety net at 1 s move time is {factor:.1f} times that: a machine that much "
-               f"slower cuts it (load {os.getloadavg()[0]:.1f})")
-        if not quick:  # the ladder's mcts-x4 rung, at the 4 s move time the ladder gives it
-            slowest, factor = headroom(game, states, 4.0, scale=4)
-            figure(f"{label} mcts:scale=4 slowest decision", 1000 * slowest, "ms",
-                   f"the safety net at the rung's 4 s move time is {factor:.1f} times that "
-                   f"(load {os.getloadavg()[0]:.1f})")
+        if not variant:  # the ladder's rungs, each at the move time the ladder gives it
+            rungs_headroom(game, states)
+        else:
+            slowest, factor = headroom(game, states)
+            figure(f"{label} mcts slowest default decision", 1000 * slowest, "ms",
+                   f"the safety net at 1 s move time is {factor:.1f} times that: a machine "
+                   f"that much slower cuts it (load {os.getloadavg()[0]:.1f})")
         sampler = registry.get(game)
         rng = random.Random(0)
         reps = 50 if quick else 300

@@ -210,8 +210,11 @@ def parse_spec(spec: str, *, check: bool = True) -> BotSpec:
     if builtin in BUILTINS:
         options = parse_options(builtin, option_text) if sep else ()
         path = AGENTS_DIR / f"{builtin}.py"
-        return BotSpec(path, None, (), builtin, force is True, forced=force is not None,
-                       options=options)
+        found = BotSpec(path, None, (), builtin, force is True, forced=force is not None,
+                        options=options)
+        if check and builtin == "mcts":
+            _check_learned(found)
+        return found
     directory = _parse_directory(spec, text, force, check)
     if directory is not None:
         return directory
@@ -228,6 +231,18 @@ def parse_spec(spec: str, *, check: bool = True) -> BotSpec:
                 f"bot file {file_part!r} not found; check the path (or use {SPEC_HELP})")
         path = path.resolve()
     return BotSpec(path, entry, (), "", force is not False, forced=force is not None)
+
+
+def _check_learned(spec: BotSpec) -> None:
+    """Refuse an ``mcts`` whose learned judgement's weights file does not fit the features
+    its code reads (one line naming the file and ``make learn``), before a game starts."""
+    from agents.mcts import check_learned
+    from agents.value_weights import WeightsMismatch
+
+    try:
+        check_learned(spec.kwargs())
+    except WeightsMismatch as exc:
+        raise BotSpecError(str(exc)) from None
 
 
 def parse_options(builtin: str, text: str) -> tuple[tuple[str, str], ...]:

@@ -32,13 +32,16 @@ if TYPE_CHECKING:
     from harness.league.service import League
 
 LADDER_GAMES = 20  # harness.league.ladder.DEFAULT_GAMES (tests/cli check they agree)
+CALIBRATION_GAMES = 20  # harness.league.ladder_table.CALIBRATION_GAMES (checked the same way)
 
 GameArg = Annotated[str, typer.Argument(
     metavar="GAME", help="Game name or alias (see `tourney games`).")]
 
 
 def _run_command(prepare: Callable[[], League], opts: LeagueOptions,
-                 cluster: bool = True) -> None:
+                 cluster: bool = True, to_stderr: bool = False) -> int:
+    """Run the league and print its summary; the decisions of its games that reached the
+    clock's safety net (see :mod:`harness.league.clock_cuts`)."""
     if opts.batch_size < 1:
         fail(f"--batch-size must be at least 1 (got {opts.batch_size})")
     league = prepare()
@@ -62,17 +65,19 @@ def _run_command(prepare: Callable[[], League], opts: LeagueOptions,
         typer.echo(json.dumps(league.summary_json(summary), indent=1))
     else:
         for line in league.summary_lines(summary):
-            typer.echo(line)
+            typer.echo(line, err=to_stderr)
     if summary.interrupted:
         typer.echo(f"interrupted; resume with:\n  {league.plan.resume_command}", err=True)
         raise typer.Exit(130)
     if summary.strict_stop:
         raise typer.Exit(1)
+    cuts = sum(summary.clock_cuts.decisions.values())
     if opts.as_json:
-        return
-    typer.echo(f"ratings: tourney ratings {league.out}")
+        return cuts
+    typer.echo(f"ratings: tourney ratings {league.out}", err=to_stderr)
     if updater is not None and not updater.warned:
         typer.echo(f"report: {updater.path}")
+    return cuts
 
 
 @options()
@@ -152,17 +157,29 @@ def _gauntlet(game: str, challenger: str, opponents: list[str], opts: LeagueOpti
 @options()
 def ladder_cmd(
     game: GameArg,
-    bot: Annotated[str, typer.Argument(
-        metavar="BOT", help="The bot to place (any bot spec; NAME=SPEC names it).")],
+    bot: Annotated[str | None, typer.Argument(
+        metavar="BOT", help="The bot to place (any bot spec; NAME=SPEC names it).")] = None,
     rungs: Annotated[list[str] | None, typer.Option(
         "--rung", metavar="BOT",
-        help="A rung to play instead of the built-in ones (repeat the option).")] = None,
-    games: Annotated[int, typer.Option(
-        metavar="N", help="Games against each rung (duplicate pairs).")] = LADDER_GAMES,
+        help="A rung to play instead of the built-in ones (repeat the option); such a "
+             "ladder has no calibration and is rated by batch Elo.")] = None,
+    games: Annotated[int | None, typer.Option(
+        metavar="N", help=f"Games against each rung (duplicate pairs; default "
+                          f"{LADDER_GAMES}), or with --calibrate per pair of rungs "
+                          f"(default {CALIBRATION_GAMES}).")] = None,
     out: Annotated[Path | None, typer.Option(
         metavar="DIR",
-        help="Results folder (default results/ladder/GAME-BOT; rerunning resumes it).")]
-    = None,
+        help="Results folder (default results/ladder/GAME-BOT, or GAME-rungs with "
+             "--calibrate; rerunning resumes it).")] = None,
+    calibrate: Annotated[bool, typer.Option(
+        "--calibrate", help="Play the rungs' own round robin and store their ratings in the "
+                            "ladder's table (no BOT).")] = False,
+    table: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="The table of calibrated rungs to read (or write, with "
+                             "--calibrate); default: the one shipped with tourney.")] = None,
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f", help="table or json (the placement as JSON on stdout; the "
+                               "league's summary then goes to stderr).")] = "table",
     workers: WorkersOpt = None,
     seed: SeedOpt = None,
     variant: VariantOpt = None,
@@ -170,22 +187,109 @@ def ladder_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Place a bot on the ladder: a gauntlet against random, greedy, mcts and mcts-x4 (mcts at
-    four times its budget), then its batch Elo (greedy = 0) with intervals, its rank and its
-    points against each rung."""
-    from harness.league.ladder import RUNGS, default_out, placement_of, rungs_for
+    four times its budget), then its Elo against the rungs at their calibrated ratings
+    (greedy = 0) with an interval, where it places between them, and its points against each
+    rung. --calibrate plays the rungs' round robin and stores their ratings."""
+    from harness.league.ladder import RUNGS, default_out, rungs_for
     from harness.league.service import bot_ref
 
+    if fmt not in ("table", "json"):
+        fail(f"unknown --format {fmt!r}; choose table or json")
+    if calibrate:
+        if bot is not None or rungs:
+            fail("--calibrate plays the built-in rungs' round robin; drop BOT and --rung")
+        _calibrate(game, games, out, table, workers, seed, variant, limits, quiet, fmt)
+        return
+    if bot is None:
+        fail("name the bot to place: tourney ladder GAME BOT (or --calibrate for the rungs)")
     name = bot_ref(bot).name
     folder = out if out is not None else default_out(game, name)
     opponents = rungs_for(name, rungs or RUNGS)
     if not opponents:
         fail(f"{name} is the only rung; name other rungs with --rung")
-    opts = LeagueOptions(games=games, out=folder, workers=workers, seed=seed, variant=variant,
-                         limits=limits, quiet=quiet)
+    opts = LeagueOptions(games=games if games is not None else LADDER_GAMES, out=folder,
+                         workers=workers, seed=seed, variant=variant, limits=limits,
+                         quiet=quiet)
     _run_command(lambda: opts.prepare(game, [bot, *opponents], kind="gauntlet"), opts,
-                 cluster=False)
-    for line in placement_of(folder, name).lines():
+                 cluster=False, to_stderr=fmt == "json")
+    _print_placement(game, name, opponents, folder, variant, table, fmt)
+
+
+def _print_placement(game: str, name: str, opponents: list[str], folder: Path,
+                     variant: list[str] | None, table: Path | None, fmt: str) -> None:
+    """Where ``name`` places: against the calibrated rungs when the table covers this ladder,
+    else by batch Elo over the stored games."""
+    import json
+
+    from games.registry import choose, parse_variants
+    from harness.league.ladder import placement_of, results_of
+    from harness.league.ladder_table import TABLE_FILE, calibration_for, place_calibrated
+    from harness.league.store import load_games
+
+    chosen, full = choose(game, parse_variants(variant or []))
+    preset = chosen.info.resolve_variant({})
+    calibration = calibration_for(chosen.info.name, opponents, full if full != preset else None,
+                                  table or TABLE_FILE)
+    if calibration is None:
+        placement = placement_of(folder, name)
+        lines, data = placement.lines(), placement.as_dict()
+    else:
+        rows = load_games([folder]).games.select(
+            ["bots", "result", "teams", "pair_id", "rated"]).to_pylist()
+        found = place_calibrated(name, results_of(rows), calibration)
+        lines, data = found.lines(), found.as_dict()
+    if fmt == "json":
+        typer.echo(json.dumps({"game": chosen.info.name, **data}, indent=1))
+        return
+    for line in lines:
         typer.echo(line)
+
+
+def _calibrate(game: str, games: int | None, out: Path | None, table: Path | None,
+               workers: int | None, seed: int | None, variant: list[str] | None,
+               limits: LimitChoice, quiet: bool, fmt: str) -> None:
+    """Play the rungs' round robin and store their ratings in the table."""
+    import json
+
+    from games.registry import choose
+    from harness.league.ladder import RUNGS, results_of
+    from harness.league.ladder_table import (
+        CALIBRATION_GAMES,
+        CALIBRATION_SEED,
+        TABLE_FILE,
+        calibrate,
+        write_table,
+    )
+    from harness.league.store import load_games
+
+    if variant:
+        fail("the table calibrates the game's default rules; drop --variant")
+    name = choose(game)[0].info.name
+    n = games if games is not None else CALIBRATION_GAMES
+    first = seed if seed is not None else CALIBRATION_SEED
+    folder = out if out is not None else Path("results") / "ladder" / f"{name}-rungs"
+    opts = LeagueOptions(games=n, out=folder, workers=workers, seed=first, limits=limits,
+                         quiet=quiet)
+    cuts = _run_command(lambda: opts.prepare(name, list(RUNGS)), opts, cluster=False,
+                        to_stderr=fmt == "json")
+    if cuts:
+        fail(f"the table is not written: {cuts} decisions of the rungs' round robin reached the "
+             f"clock's safety net, so its games are not the ones their seeds give and the "
+             f"rungs' ratings would be those of a loaded machine; play it again on a quieter "
+             f"machine or with fewer --workers, into a new --out")
+    rows = load_games([folder]).games.select(
+        ["bots", "result", "teams", "pair_id", "rated"]).to_pylist()
+    calibration = calibrate(name, RUNGS, results_of(rows), n, first)
+    path = table or TABLE_FILE
+    write_table(calibration, path)
+    if fmt == "json":
+        typer.echo(json.dumps({"game": name, "table": str(path), **calibration.as_dict()},
+                              indent=1))
+        return
+    typer.echo(f"ladder table: {name}'s rungs from {len(rows)} games -> {path}")
+    for rung in calibration.rungs:
+        typer.echo(f"  {rung.name:<10} {rung.elo:+6.0f}  [{rung.low:+.0f}, {rung.high:+.0f}]  "
+                   f"{rung.games} games")
 
 
 def ratings_cmd(

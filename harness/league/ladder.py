@@ -100,6 +100,19 @@ class Placement:
         out.append(", ".join(where))
         return out
 
+    def as_dict(self) -> dict[str, Any]:
+        """The placement as JSON (``tourney ladder --format json`` for a ladder without a
+        calibration): the batch fit of every bot, and the bot's points against each rung."""
+        fit = self.fit
+        versus = {}
+        for name, (got, games) in self.versus.items():
+            p, low, high = wilson(got, games, fit.level)
+            versus[name] = {"points": got, "games": games, "share": p, "low": low, "high": high}
+        me = fit.bot(self.bot).as_dict()
+        return {"bot": self.bot, "method": "batch", "level": fit.level, "elo": me["elo"],
+                "low": me["low"], "high": me["high"], "games": me["games"], "rank": self.rank,
+                "versus": versus, "fit": fit.as_dict()}
+
 
 def place(bot: str, results: Sequence[Result], level: float = 0.95) -> Placement:
     """Fit the ratings of ``results`` and say where ``bot`` places.

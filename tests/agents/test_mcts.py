@@ -92,8 +92,9 @@ def _started(spec: str, game: str = "battleline") -> MctsBot:
 def test_four_times_the_budget_buys_battle_line_s_learned_judgement() -> None:
     """A learned trial costs about four default ones, so from ``scale=4`` the budget buys the
     learned judgement at the default's trials times the scale over 4; ``learned=1`` asks for
-    it at any budget and ``learned=0`` keeps the flags' chances at any scale."""
-    cases = {"scale=4": (128, True), "scale=8": (256, True), "learned=1": (128, True),
+    it at any budget (by default the same time as the default's: 32 trials) and ``learned=0``
+    keeps the flags' chances at any scale."""
+    cases = {"scale=4": (128, True), "scale=8": (256, True), "learned=1": (32, True),
              "learned=1,iters=40": (40, True), "scale=2": (256, False),
              "scale=4,learned=0": (512, False), "iters=300": (300, False), "": (128, False)}
     for spec, (budget, learning) in cases.items():
@@ -101,7 +102,9 @@ def test_four_times_the_budget_buys_battle_line_s_learned_judgement() -> None:
         assert (bot.budget(), bot.learning) == (budget, learning), spec
         judge = battleline_value.learned_evaluator if learning else battleline_value.evaluator
         assert bot.hooks.evaluator is judge, spec
-    assert _started("learned=1", "warchest").learning is False  # War Chest has none
+    # War Chest's is bought only by asking: a learned iteration costs about a default one
+    assert _started("learned=1", "warchest").learning is True
+    assert _started("scale=4", "warchest").learning is False
     with pytest.raises(ValueError, match="1 for the game's learned judgement or 0"):
         MctsBot(learned=2)
 
@@ -536,3 +539,49 @@ def test_the_default_budget_plays_the_same_game_from_the_same_seed_under_load(
     assert len(quiet) == plies
     assert (loaded_cuts, quiet_cuts) == (0, 0)
     assert loaded == quiet
+
+
+def test_a_variant_the_learned_judgement_does_not_apply_to_keeps_the_default_budget() -> None:
+    """The learned judgement falls back to the flags' chances on every variant but the
+    two-player standard game it was fit on; there a chance trial costs a default one, so the
+    budget is the default's times the scale (``scale=4`` on Schotten-Totten: 512 trials, not
+    the 128 its learned trials would be), and ``learned=1`` searches as the default does."""
+    game = registry.get("battleline")
+    standard = game.new_game(5)
+    for variant in ({"rules": "schotten-totten"}, {"rules": "no-tactics"},
+                    {"rules": "advanced"}, {"players": "3"}):
+        world = game.new_game(5, **variant)
+        for spec, here, there in (("scale=4", 128, 512), ("learned=1", 32, 128),
+                                  ("", 128, 128)):
+            bot = _started(spec)
+            assert (bot.budget(standard), bot.budget(world)) == (here, there), (spec, variant)
+    four = registry.get("warchest").new_game(5, players="4")
+    assert _started("learned=1", "warchest").budget(four) == 200
+
+
+@pytest.mark.parametrize(("game", "variant"), [
+    ("battleline", {"rules": "schotten-totten"}), ("battleline", {"rules": "no-tactics"}),
+    ("battleline", {"rules": "advanced"}), ("battleline", {"players": "3"}),
+    ("warchest", {"players": "4"})])
+def test_on_a_variant_the_learned_search_plays_the_default_s_moves(
+        game: str, variant: dict[str, str]) -> None:
+    """The learned judgements were fit on the two-player standard games; on every other
+    variant ``learned=1`` falls back to the default judgement at the default's budget, so it
+    plays the default's moves from the same seed (the generalisation, measured exactly)."""
+    def moves(options: dict[str, Any]) -> list[str]:
+        state = registry.get(game).new_game(21, **variant)
+        bots = [MctsBot(iters=None, **options) for _ in range(state.num_players)]
+        for seat, bot in enumerate(bots):
+            bot.start({"game": game, "seat": seat, "rng_seed": seat,
+                       "limits": {"move_time": 60.0, "overage": 0.0}})
+        played: list[str] = []
+        while not state.is_terminal() and len(played) < 6:
+            seat = state.current_player
+            legal = state.legal_actions()
+            action = bots[seat].act(state.observation(seat), legal) if len(legal) > 1 \
+                else legal[0]
+            state.apply(action)
+            played.append(action)
+        return played
+
+    assert moves({"learned": 1}) == moves({})

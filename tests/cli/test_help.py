@@ -110,12 +110,13 @@ def test_a_limit_reads_its_unit_and_default() -> None:
 def test_the_constants_the_help_shows_are_the_ones_used() -> None:
     import inspect
 
-    from harness.cli.league import LADDER_GAMES
+    from harness.cli.league import CALIBRATION_GAMES, LADDER_GAMES
     from harness.cli.options import LeagueOptions
-    from harness.league import BATCH_SIZE
+    from harness.league import BATCH_SIZE, ladder_table
     from harness.league.ladder import DEFAULT_GAMES
     from harness.league.store import ResultsStore
 
     stored = inspect.signature(ResultsStore.__init__).parameters["batch_size"].default
     assert (LeagueOptions().batch_size, stored) == (BATCH_SIZE, BATCH_SIZE)
     assert LADDER_GAMES == DEFAULT_GAMES
+    assert CALIBRATION_GAMES == ladder_table.CALIBRATION_GAMES

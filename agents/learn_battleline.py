@@ -22,6 +22,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -153,14 +154,24 @@ def learn(games: int, seed: int, workers: int, quiet: bool = False) -> dict[str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.learn_battleline",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
-                        help=f"self-play games (default {DEFAULT_GAMES})")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                        help=f"the first game's seed (default {DEFAULT_SEED})")
+    return learning_main(argv, name="learn_battleline", doc=__doc__ or "", learn=learn,
+                         weights_file=WEIGHTS_FILE, baseline="chances_only",
+                         default_games=DEFAULT_GAMES, default_seed=DEFAULT_SEED)
+
+
+def learning_main(argv: list[str] | None, *, name: str, doc: str,
+                  learn: Callable[[int, int, int, bool], dict[str, Any]], weights_file: Path,
+                  baseline: str, default_games: int, default_seed: int) -> int:
+    """``python -m agents.NAME``: fit a game's learned judgement by self-play and write it,
+    with its held-out log loss beside the ``baseline`` judgement's (each game's learner)."""
+    parser = argparse.ArgumentParser(prog=f"python -m agents.{name}",
+                                     description=doc.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=default_games,
+                        help=f"self-play games (default {default_games})")
+    parser.add_argument("--seed", type=int, default=default_seed,
+                        help=f"the first game's seed (default {default_seed})")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--out", type=Path, default=WEIGHTS_FILE,
+    parser.add_argument("--out", type=Path, default=weights_file,
                         help="where to write the weights (default: the shipped file)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -169,11 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     data = learn(args.games, args.seed, args.workers, args.quiet)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     loss = data["held_out_log_loss"]
-    print(f"learn_battleline: {data['trained_on']['positions']} positions from {args.games} "
+    print(f"{name}: {data['trained_on']['positions']} positions from {args.games} "
           f"games -> {args.out}")
-    for name in ("learned", "chances_only"):
-        print(f"  held-out log loss, {name.replace('_', ' ')}: " + ", ".join(
-            f"{stage} {value:.4f}" for stage, value in loss[name].items()))
+    for kind in ("learned", baseline):
+        print(f"  held-out log loss, {kind.replace('_', ' ')}: " + ", ".join(
+            f"{stage} {value:.4f}" for stage, value in loss[kind].items() if value is not None))
     return 0
 
 

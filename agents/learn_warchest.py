@@ -20,19 +20,16 @@ judgement beside that of the default ``mcts``'s judgement alone (the heuristic),
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from multiprocessing import Pool
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
 from agents.greedy import GreedyBot
-from agents.learn_battleline import fit, log_loss
+from agents.learn_battleline import fit, learning_main, log_loss
 from agents.mcts import MctsBot
 from agents.value_weights import probe_values
 from agents.warchest_value import FEATURES, WEIGHTS_FILE, features, probe
@@ -133,28 +130,9 @@ def learn(games: int, seed: int, workers: int, quiet: bool = False) -> dict[str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.learn_warchest",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
-                        help=f"self-play games (default {DEFAULT_GAMES})")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                        help=f"the first game's seed (default {DEFAULT_SEED})")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--out", type=Path, default=WEIGHTS_FILE,
-                        help="where to write the weights (default: the shipped file)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    if args.games < 1 or args.workers < 1:
-        parser.error("--games and --workers take a positive number")
-    data = learn(args.games, args.seed, args.workers, args.quiet)
-    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    loss = data["held_out_log_loss"]
-    print(f"learn_warchest: {data['trained_on']['positions']} positions from {args.games} "
-          f"games -> {args.out}")
-    for name in ("learned", "heuristic_only"):
-        print(f"  held-out log loss, {name.replace('_', ' ')}: " + ", ".join(
-            f"{stage} {value:.4f}" for stage, value in loss[name].items() if value is not None))
-    return 0
+    return learning_main(argv, name="learn_warchest", doc=__doc__ or "", learn=learn,
+                         weights_file=WEIGHTS_FILE, baseline="heuristic_only",
+                         default_games=DEFAULT_GAMES, default_seed=DEFAULT_SEED)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,6 +129,16 @@ def place(bot: str, results: Sequence[Result], level: float = 0.95) -> Placement
         raise LeagueError(f"no game of {bot!r} is stored; play the ladder first")
     fit = fit_elo(results, anchor=ANCHOR if ANCHOR in names else None, level=level)
     versus: dict[str, list[float]] = {}
+    for opponent, got in meetings(bot, results):
+        acc = versus.setdefault(opponent, [0.0, 0.0])
+        acc[0] += got
+        acc[1] += 1
+    return Placement(bot, fit, {k: (v[0], int(v[1])) for k, v in versus.items()})
+
+
+def meetings(bot: str, results: Iterable[Result]) -> Iterator[tuple[str, float]]:
+    """``bot``'s rated two-sided games against one other bot: the opponent and the points
+    ``bot`` took (1, ½ or 0)."""
     for r in results:
         if r.void or len(r.sides) != 2:
             continue
@@ -138,10 +148,7 @@ def place(bot: str, results: Sequence[Result], level: float = 0.95) -> Placement
         other = r.sides[1 - mine[0]]
         if len(set(other)) != 1:
             continue
-        acc = versus.setdefault(other[0], [0.0, 0.0])
-        acc[0] += points(r.scores[mine[0]], r.scores[1 - mine[0]])
-        acc[1] += 1
-    return Placement(bot, fit, {k: (v[0], int(v[1])) for k, v in versus.items()})
+        yield other[0], points(r.scores[mine[0]], r.scores[1 - mine[0]])
 
 
 def placement_of(folder: Path, bot: str, level: float = 0.95) -> Placement:

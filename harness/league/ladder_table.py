@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.league.ladder import ANCHOR, wilson
+from harness.league.ladder import ANCHOR, meetings, wilson
 from harness.stats.elo import fit_elo
-from harness.stats.outcome import Result, points
+from harness.stats.outcome import Result
 from harness.stats.placement import FixedFit, rate_against
 
 TABLE_FILE = Path(__file__).with_name("ladder_table.json")
@@ -219,18 +219,11 @@ def place_calibrated(bot: str, results: Sequence[Result], calibration: Calibrati
     ratings = {r.name: r.elo for r in calibration.rungs if r.name != bot}
     games: list[tuple[float, float]] = []
     versus: dict[str, list[float]] = {}
-    for r in results:
-        if r.void or len(r.sides) != 2:
+    for opponent, got in meetings(bot, results):
+        if opponent not in ratings:
             continue
-        mine = [i for i, side in enumerate(r.sides) if bot in side]
-        if len(mine) != 1:
-            continue
-        other = r.sides[1 - mine[0]]
-        if len(set(other)) != 1 or other[0] not in ratings:
-            continue
-        got = points(r.scores[mine[0]], r.scores[1 - mine[0]])
-        games.append((ratings[other[0]], got))
-        acc = versus.setdefault(other[0], [0.0, 0.0])
+        games.append((ratings[opponent], got))
+        acc = versus.setdefault(opponent, [0.0, 0.0])
         acc[0] += got
         acc[1] += 1
     if not games:

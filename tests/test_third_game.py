@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from games import registry
 from games.conformance import check_game
 from harness.cli.app import app
+from harness.figures.report import find_game, replay_html
 from harness.league import store
-from harness.league.report import find_game, replay_html
 from tests.fixtures import hiddenbid
 from tests.patience import patience
 from tests.report.leagues import page_replays
@@ -78,7 +78,7 @@ def test_a_replay_shows_each_seat_only_its_own_hand(tmp_path: Path) -> None:
             "--workers", "0", "--seed", "8", "-q")
     game_id = store.load_games([out]).games.column("game_id")[0].as_py()
     html = replay_html(find_game(out, game_id))
-    from harness.league.report.render import unpack
+    from harness.figures.report.render import unpack
 
     packed = re.search(r'id="replay-data"[^>]*>([^<]+)<', html)
     assert packed, "the viewer carries its data"
@@ -158,7 +158,7 @@ def test_a_human_plays_it_on_the_server_and_sees_only_their_own_hand(
     assembles, logged in through the real login: every view the human gets is their own
     seat's view made from the game's declaration (their hand, the bot's as a count), the
     same one the replay shows for that seat, and the game is stored and replays."""
-    from harness.league.report.frames import json_patch, replay_frames
+    from harness.figures.report.frames import json_patch, replay_frames
     from tests.serve.test_human import new_game, open_seat, play_out
 
     seat = open_seat(tmp_path / "contest", game="hiddenbid")

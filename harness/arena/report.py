@@ -1,4 +1,4 @@
-"""The living league's HTML report: the league report (:mod:`harness.league.report`) with each
+"""The living league's HTML report: the league report (:mod:`harness.figures.report`) with each
 entrant's status, in its public form (no organiser-side paths), rewritten as the arena runs."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.arena.registry import Registry, public_reason
-from harness.league.report import ReportSummary, write_report
+from harness.figures.report import ReportSummary, write_report
 
 #: Games whose replays the living league's report holds (a few kB each): a league that runs
 #: for weeks would otherwise grow its page without end; `tourney report` writes them all.
@@ -18,7 +18,7 @@ ARENA_REPLAYS = 2000
 def write(folder: Path, out: Path, replays: int | None = ARENA_REPLAYS, *,
           cache: dict[str, str] | None = None, live: bool = False) -> ReportSummary:
     """Write the report of the arena in ``folder`` to ``out`` (see
-    :func:`harness.league.report.write_report` for ``cache`` and ``live``)."""
+    :func:`harness.figures.report.write_report` for ``cache`` and ``live``)."""
     return write_report([folder], out, replays=replays, entrants=report_rows(folder),
                         public=True, cache=cache, live=live)
 

@@ -1,5 +1,5 @@
 """`tourney report`, `tourney replay --html` and `tourney league --report`: thin commands over
-:mod:`harness.league.report`. Its errors (``ReportError``, the store's and the league's) are
+:mod:`harness.figures.report`. Its errors (``ReportError``, the store's and the league's) are
 ``TourneyError``\\ s, which :mod:`harness.cli.app` turns into one line and exit status 2."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def report_cmd(
     status. Nothing else is written.
     """
     from harness.arena.registry import DB_FILE
-    from harness.league.report import write_report
+    from harness.figures.report import write_report
 
     arenas = [f for f in folders if (f / DB_FILE).is_file()]
     entrants = None
@@ -66,7 +66,7 @@ def report_cmd(
 
 def write_replay_html(folder: Path, game_id: str, out: Path) -> None:
     """`tourney replay FOLDER GAME_ID --html FILE` (called by the replay command)."""
-    from harness.league.report import write_replay
+    from harness.figures.report import write_replay
 
     full = write_replay(folder, game_id, out)
     typer.echo(f"wrote {out} (game {full})")
@@ -80,7 +80,7 @@ class LeagueReport:
     """
 
     def __init__(self, out: Path, path: Path | None = None, interval: float = 60.0) -> None:
-        from harness.league.report import ReportUpdater
+        from harness.figures.report import ReportUpdater
 
         self.updater = ReportUpdater(out, path if path is not None else out / "report.html",
                                      interval=interval)

@@ -32,7 +32,7 @@ from harness.serve.logs import LogJanitor, Pruned, prune
 from harness.serve.runner import ArenaProcess, Checker
 
 if TYPE_CHECKING:
-    from harness.league.report.data import Redactor
+    from harness.figures.report.data import Redactor
 
 LEADERBOARD_SECONDS = 1.0  # the leaderboard is computed at most this often
 GAMES_SHOWN = 200  # an entrant page's newest games
@@ -268,7 +268,7 @@ class Competition:
     def redactor(self) -> Redactor:
         """What hides the organiser's paths (the folder, tourney's installation, the home
         directory) from what entrants read: reasons, check reports, replays, logs."""
-        from harness.league.report.data import Redactor
+        from harness.figures.report.data import Redactor
 
         if self._redactor is None:
             self._redactor = Redactor([self.folder], [self.config])
@@ -277,7 +277,7 @@ class Competition:
     def replay_html(self, game_id: str, scripts: str | None = None) -> str:
         """The replay viewer of a stored game (public), without the organiser's paths
         (``scripts``: where the page loads its scripts from, instead of inlining them)."""
-        from harness.league.report import StoredGame, replay_html
+        from harness.figures.report import StoredGame, replay_html
 
         self.public_row(game_id)
         with self._board_lock:

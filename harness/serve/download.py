@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from harness.league.folder import ResultsFolder
 
 if TYPE_CHECKING:
-    from harness.league.report.data import Redactor
+    from harness.figures.report.data import Redactor
 
 CHUNK = 1 << 20  # bytes read at a time from a file sent as it is
 TEXT = (".log", ".json", ".txt", ".md", ".html", ".csv", ".jsonl")

@@ -375,7 +375,7 @@ def run_final(folder: Path, options: Sequence[str] = ()) -> int:
                               say=lambda line: print(f"final: {line}", file=sys.stderr,
                                                      flush=True))
         except ArenaError as exc:
-            from harness.league.report.data import Redactor
+            from harness.figures.report.data import Redactor
 
             final.fail(Redactor([folder], []).text(str(exc)))  # shown in public
             print(f"final: {exc}", file=sys.stderr, flush=True)

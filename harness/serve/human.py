@@ -744,8 +744,8 @@ class SeatWeb:
         return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
 
     def replay(self, request: Request) -> Response:
-        from harness.league.report import find_game, replay_html
-        from harness.league.report.data import Redactor
+        from harness.figures.report import find_game, replay_html
+        from harness.figures.report.data import Redactor
         from harness.serve.pages import viewer_headers
 
         session = self.session(request)
@@ -777,7 +777,7 @@ def _variant_text(variant: Mapping[str, str]) -> str:
 
 
 def _board(game: str, players: int) -> Any:
-    from harness.league.report.frames import board_geometry
+    from harness.figures.report.frames import board_geometry
 
     return board_geometry(game, players)
 
@@ -785,7 +785,7 @@ def _board(game: str, players: int) -> Any:
 @functools.cache
 def _css() -> str:
     """The replay viewer's stylesheet with the human seat's laid over it."""
-    from harness.league.report.render import asset
+    from harness.figures.report.render import asset
 
     return asset("style.css") + (_HERE / "static" / "human.css").read_text(encoding="utf-8")
 

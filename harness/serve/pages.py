@@ -4,7 +4,7 @@ headers (Content-Security-Policy: no inline script anywhere) and the scripts ser
 The competition's pages, its human seat and the local server of ``tourney play GAME human BOT``
 render from :func:`templates`. A page runs only scripts served from the site itself
 (``script-src 'self'``): the site's own under ``/static``, and the replay viewer's (written for
-the offline report, :mod:`harness.league.report`), which :func:`script` serves from
+the offline report, :mod:`harness.figures.report`), which :func:`script` serves from
 ``/static/report/``.
 """
 
@@ -62,7 +62,7 @@ def viewer_headers() -> dict[str, str]:
 @functools.cache
 def _source(name: str) -> str:
     if name.startswith("report/"):
-        from harness.league.report.render import asset
+        from harness.figures.report.render import asset
 
         return asset(name.removeprefix("report/"))
     return (_HERE / "static" / name).read_text(encoding="utf-8")

@@ -351,7 +351,7 @@ def test_entry_check_copies_a_bot_directory(arena: Path) -> None:
 
 
 def _page_data(path: Path) -> dict[str, object]:
-    from harness.league.report.render import unpack
+    from harness.figures.report.render import unpack
 
     html = path.read_text()
     head = '<script type="application/octet-stream" id="report-data">'

@@ -31,7 +31,7 @@ def with_elo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def page_replays(path: Path) -> dict[str, Any]:
     """The replays a report holds, by game id: each packed on its own in ``#replay-ID``."""
-    from harness.league.report.render import unpack
+    from harness.figures.report.render import unpack
 
     found = re.findall(r'<script type="application/octet-stream" id="replay-([^"]+)">([^<]*)'
                        r'</script>', path.read_text())

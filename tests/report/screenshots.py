@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from harness.cli.app import app
+from harness.figures.report import write_replay, write_report
 from harness.league import store
-from harness.league.report import write_replay, write_report
 from tests.report.browser import chromium, console_errors
 
 ROOT = Path(__file__).resolve().parents[2]

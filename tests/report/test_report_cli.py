@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 from games import registry
 from harness.cli.app import app
 from harness.cli.report import LeagueReport
+from harness.figures.report import pick_replays, write_report
+from harness.figures.report.frames import json_diff, json_patch, replay_frames
+from harness.figures.report.render import unpack
 from harness.league import store
-from harness.league.report import pick_replays, write_report
-from harness.league.report.frames import json_diff, json_patch, replay_frames
-from harness.league.report.render import unpack
 from tests.report.leagues import page_replays, with_elo
 
 runner = CliRunner()
@@ -241,8 +241,8 @@ def test_frames_are_the_engine_observations(game: str, variant: dict[str, str]) 
 
 
 def test_terminations_count_forfeits_against_the_offender(tmp_path: Path) -> None:
+    from harness.figures.report.data import load, termination_counts
     from harness.league.config import LeagueConfig
-    from harness.league.report.data import load, termination_counts
     from harness.records import BotRef, Termination
     from tests.league.helpers import record
 

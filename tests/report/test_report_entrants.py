@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from selenium.webdriver.common.by import By
 
-from harness.league.report import ReportUpdater, write_report
-from harness.league.report.data import ReportError, load, report_data
-from harness.league.report.render import unpack
+from harness.figures.report import ReportUpdater, write_report
+from harness.figures.report.data import ReportError, load, report_data
+from harness.figures.report.render import unpack
 from harness.league.service import League
 from tests.report.browser import chromium, console_errors, open_page, require
 from tests.report.leagues import page_replays
@@ -181,7 +181,7 @@ def test_an_updater_builds_each_replay_once_and_keeps_them_public(
         arena: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A report rewritten while its league runs packs each game's replay once (a stored game
     never changes); a public updater's replays hold no organiser-side path."""
-    import harness.league.report as report
+    import harness.figures.report as report
 
     folder, bots = arena
     built: list[str] = []

@@ -137,8 +137,8 @@ def test_a_live_report_reloads_itself_with_the_new_games(
         tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 47: a live report refreshes itself. While the league runs, the page says so and
     reloads itself; once the league has ended, it stops."""
-    import harness.league.report as report
-    from harness.league.report import ReportUpdater
+    import harness.figures.report as report
+    from harness.figures.report import ReportUpdater
 
     monkeypatch.setattr(report, "LIVE_RELOAD", 1)  # seconds (a minute in use)
     folder, out = tmp_path / "lg", tmp_path / "lg.html"

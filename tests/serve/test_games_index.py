@@ -183,7 +183,7 @@ def test_a_merge_stopped_half_way_loses_and_doubles_nothing(site: Site) -> None:
     both = store.load_games([folder]).games.column("game_id").to_pylist()
     assert sorted(both) == ids  # a reader of the folder counts each game once
     assert api.ratings(folder)  # and rates them
-    from harness.league.report import find_game
+    from harness.figures.report import find_game
 
     game = find_game(folder, ids[0])  # and replays them move by move, each move once
     assert len(game.moves) == game.row["decisions"]

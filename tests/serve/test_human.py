@@ -27,10 +27,10 @@ import pytest
 
 from games import registry
 from harness.bots import sandbox
+from harness.figures.report import find_game, replay_html
+from harness.figures.report.frames import replay_frames
 from harness.league import schedule
 from harness.league.folder import load_config
-from harness.league.report import find_game, replay_html
-from harness.league.report.frames import replay_frames
 from harness.league.store import load_games
 from harness.records import BotRef, Termination
 from harness.serve.human import (
@@ -538,7 +538,7 @@ def test_a_seats_view_is_the_replay_viewers_view_of_that_seat(game: str) -> None
         actions.append(rng.choice(state.legal_actions()))
         state.apply(actions[-1])
     rebuilt = replay_frames(game, 21, {}, actions)
-    from harness.league.report.frames import json_patch
+    from harness.figures.report.frames import json_patch
 
     state = engine.new_game(21)
     frames = [rebuilt.views[1 + s]["first"] for s in range(state.num_players)]

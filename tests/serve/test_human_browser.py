@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from games import registry
-from harness.league.report import find_game
+from harness.figures.report import find_game
 from harness.league.store import load_games
 from tests.patience import patience
 from tests.report.browser import chromium, console_errors, require

@@ -13,7 +13,7 @@
 A living league (``tourney arena``) adds its entrants, each version of an entrant's bot with its
 status (an "Entrants" panel, and a tag in the leaderboard for every bot no longer active), and
 asks for the public form of the report: no organiser-side path anywhere in the page or its
-replays (:class:`~harness.league.report.data.Redactor`).
+replays (:class:`~harness.figures.report.data.Redactor`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.league.folder import ResultsFolder
-from harness.league.report.data import Redactor, ReportError, load, report_data
-from harness.league.report.frames import board_geometry, replay_frames
-from harness.league.report.render import (
+from harness.figures.report.data import Redactor, ReportError, load, report_data
+from harness.figures.report.frames import board_geometry, replay_frames
+from harness.figures.report.render import (
     asset,
     check_writable,
     pack,
@@ -36,6 +35,7 @@ from harness.league.report.render import (
     render_page,
     write_atomic,
 )
+from harness.league.folder import ResultsFolder
 
 __all__ = ["DEFAULT_REPLAYS", "ReportError", "ReportUpdater", "write_replay", "write_report"]
 
@@ -213,7 +213,7 @@ def pick_replays(table: Any, limit: int | None) -> list[int]:
 def packed_replays(rows: Sequence[dict[str, Any]], folder_of: Callable[[str], Path],
                    redact: Redactor | None, cache: dict[str, str] | None = None
                    ) -> tuple[dict[str, str], dict[str, Any]]:
-    """Each game's replay, packed on its own (:func:`~harness.league.report.render.pack`), by
+    """Each game's replay, packed on its own (:func:`~harness.figures.report.render.pack`), by
     game id, and the boards they are drawn on, by ``game/players`` (one copy each, not one a
     game). ``cache`` (game id -> packed replay) is read and filled: a stored game never
     changes, so a report rewritten while its league runs builds each replay once."""

@@ -21,7 +21,7 @@ from typing import Any
 
 import jinja2
 
-from harness.league.report.data import ReportError
+from harness.figures.report.data import ReportError
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"

@@ -343,9 +343,7 @@ def ratings_cmd(
     show = shown_bots(folders, versions, bot or [])
     text, skipped = ratings_text(folders, fmt=fmt, h2h=h2h, draw_probability=draw_probability,
                                  anchor=anchor, level=level, interval=interval, los=los,
-                                 pairs=pairs, show=show)
-    if times:
-        text = _with_times(text, folders, fmt, skipped)
+                                 pairs=pairs, show=show, times=times)
     for line in dict.fromkeys(skipped):
         typer.echo(f"tourney: warning: {line}", err=True)
     typer.echo(text)
@@ -391,22 +389,6 @@ def shown_bots(folders: list[Path], versions: str | None, patterns: list[str]
         if not names:
             fail(f"no bot matches --bot {' '.join(patterns)}")
     return names
-
-
-def _with_times(text: str, folders: list[Path], fmt: str, skipped: list[str]) -> str:
-    """The leaderboard with the think-time table after it (in JSON: a "times" list)."""
-    import json
-
-    from harness.figures import times
-    from harness.league.folder import load_config
-    from harness.league.identity import versions
-
-    rename, _notes = versions([load_config(f) for f in folders])
-    rows, bad = times.bot_times(folders, rename)
-    skipped.extend(bad)
-    if fmt == "json":
-        return json.dumps({**json.loads(text), **times.as_json(rows)}, indent=1)
-    return f"{text}\n\nthink time per decision\n{times.render(rows)}"
 
 
 def replay_cmd(

@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.figures import times as think_times
 from harness.figures.table import FORMATS, Column, Table, aligned, markdown
 from harness.league.verdicts import (
     TRUESKILL_LINE,
@@ -198,34 +199,47 @@ def h2h_cells(board: ratings.Leaderboard) -> tuple[list[str], list[list[str]]]:
 def ratings_text(folders: Sequence[Path], *, fmt: str = "table", h2h: bool = False,
                  draw_probability: float | None = None, anchor: str | None = None,
                  level: float = 0.95, interval: str = "curvature", los: bool = False,
-                 pairs: bool = False, show: Collection[str] | None = None
-                 ) -> tuple[str, list[str]]:
+                 pairs: bool = False, show: Collection[str] | None = None,
+                 times: bool = False) -> tuple[str, list[str]]:
     """The leaderboard (Elo fit beside TrueSkill) of the games stored in ``folders`` in
-    ``fmt``, and warnings (skipped files); see :func:`harness.league.service.rate_folders`
-    for the options."""
+    ``fmt``, with ``times`` the think-time table after it, and warnings (skipped files); see
+    :func:`harness.league.service.rate_folders` for the options. JSON is made once from the
+    models (notes and times as lists in it), never read back from text."""
     from harness.league.service import LeagueError, rate_folders
 
     if fmt not in FORMATS:
         raise LeagueError(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
     got = rate_folders(folders, draw_probability=draw_probability, anchor=anchor, level=level,
                        interval=interval, show=show)
+    skipped = list(got.skipped)
+    think = _think_times(folders, skipped) if times else None
+    if fmt == "json":
+        data = as_json(got.rated, h2h=h2h)
+        if got.notes:
+            data["notes"] = [*data.get("notes", []), *got.notes]
+        if think is not None:
+            data.update(think_times.as_json(think))
+        # (the figures alone are indented by two, as they always were; with more, by one)
+        return json.dumps(data, indent=1 if got.notes or think is not None else 2), skipped
     try:
         text = render(got.rated, fmt, h2h=h2h, los=los, pairs=pairs)
     except RatingsInputError as exc:
         raise LeagueError(str(exc)) from None
-    skipped = list(got.skipped)
-    return _with_notes(text, fmt, got.notes, skipped), skipped
+    if got.notes and fmt == "csv":
+        skipped.extend(got.notes)
+    elif got.notes:
+        text = "\n".join([text, "", *got.notes])
+    if think is not None:
+        text = f"{text}\n\nthink time per decision\n{think_times.render(think)}"
+    return text, skipped
 
 
-def _with_notes(text: str, fmt: str, notes: list[str], warnings: list[str]) -> str:
-    """The notes under a table, as a ``notes`` list in JSON, on stderr beside CSV."""
-    if not notes:
-        return text
-    if fmt == "json":
-        data = json.loads(text)
-        data["notes"] = [*data.get("notes", []), *notes]
-        return json.dumps(data, indent=1)
-    if fmt == "csv":
-        warnings.extend(notes)
-        return text
-    return "\n".join([text, "", *notes])
+def _think_times(folders: Sequence[Path], skipped: list[str]) -> list[think_times.BotTimes]:
+    """Each bot's think time per decision, its versions named as the ratings name them."""
+    from harness.league.folder import load_config
+    from harness.league.identity import versions
+
+    rename, _notes = versions([load_config(f) for f in folders])
+    rows, bad = think_times.bot_times(list(folders), rename)
+    skipped.extend(bad)
+    return rows

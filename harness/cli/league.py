@@ -222,6 +222,7 @@ def _print_placement(game: str, name: str, opponents: list[str], folder: Path,
     import json
 
     from games.registry import choose, parse_variants
+    from harness.figures.ladder import calibrated_lines, placement_lines
     from harness.league.ladder import placement_of, results_of
     from harness.league.ladder_table import TABLE_FILE, calibration_for, place_calibrated
     from harness.league.store import load_games
@@ -232,12 +233,12 @@ def _print_placement(game: str, name: str, opponents: list[str], folder: Path,
                                   table or TABLE_FILE)
     if calibration is None:
         placement = placement_of(folder, name)
-        lines, data = placement.lines(), placement.as_dict()
+        lines, data = placement_lines(placement), placement.as_dict()
     else:
         rows = load_games([folder]).games.select(
             ["bots", "result", "teams", "pair_id", "rated"]).to_pylist()
         found = place_calibrated(name, results_of(rows), calibration)
-        lines, data = found.lines(), found.as_dict()
+        lines, data = calibrated_lines(found), found.as_dict()
     if fmt == "json":
         typer.echo(json.dumps({"game": chosen.info.name, **data}, indent=1))
         return

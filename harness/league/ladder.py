@@ -72,34 +72,6 @@ class Placement:
     def rank(self) -> int:
         return [b.name for b in self.fit.bots].index(self.bot) + 1
 
-    def lines(self) -> list[str]:
-        fit = self.fit
-        anchor = f"{fit.anchor} = 0" if fit.anchor else "mean 0"
-        out = [f"ladder: {fit.rated_games} rated games, batch Elo ({anchor}), "
-               f"{100 * fit.level:g} % intervals",
-               f"  {'':2} {'bot':<28} {'elo':>6}  {'interval':<15} {'games':>5}  "
-               f"{'points of ' + self.bot + ' vs it':<24}"]
-        for b in fit.bots:
-            mark = "->" if b.name == self.bot else ""
-            span = f"[{b.low:+.0f}, {b.high:+.0f}]"
-            versus = ""
-            if b.name in self.versus:
-                points, games = self.versus[b.name]
-                p, low, high = wilson(points, games, fit.level)
-                versus = f"{points:g}/{games} = {100 * p:.0f} % ({100 * low:.0f}-{100 * high:.0f})"
-            flag = f"  ({b.perfect})" if b.perfect else ""
-            out.append(f"  {mark:2} {b.name:<28} {b.elo:+6.0f}  {span:<15} {b.games:>5}  "
-                       f"{versus}{flag}")
-        names = [b.name for b in fit.bots]
-        i = self.rank - 1
-        where = [f"{self.bot} places {self.rank} of {len(names)}"]
-        if i + 1 < len(names):
-            where.append(f"above {names[i + 1]} (LOS {100 * (fit.los[i][i + 1] or 0):.0f} %)")
-        if i > 0:
-            where.append(f"below {names[i - 1]} (LOS {100 * (fit.los[i - 1][i] or 0):.0f} %)")
-        out.append(", ".join(where))
-        return out
-
     def as_dict(self) -> dict[str, Any]:
         """The placement as JSON (``tourney ladder --format json`` for a ladder without a
         calibration): the batch fit of every bot, and the bot's points against each rung."""

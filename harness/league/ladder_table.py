@@ -114,7 +114,7 @@ def calibration_for(game: str, rungs: Sequence[str], variant: dict[str, str] | N
     return calibration
 
 
-def _fmt(x: float) -> str:
+def fmt_elo(x: float) -> str:
     return "-inf" if x == -math.inf else "+inf" if x == math.inf else f"{x:+.0f}"
 
 
@@ -147,10 +147,11 @@ class CalibratedPlacement:
     def verdict(self) -> str:
         fit = self.fit
         above, below = self.neighbours()
-        span = f"{_fmt(fit.low)} .. {_fmt(fit.high)}"
+        span = f"{fmt_elo(fit.low)} .. {fmt_elo(fit.high)}"
         if not math.isfinite(fit.elo):
             side = "lost every game" if fit.elo < 0 else "won every game"
-            bound = (f"at most {_fmt(fit.high)}" if fit.elo < 0 else f"at least {_fmt(fit.low)}")
+            bound = (f"at most {fmt_elo(fit.high)}" if fit.elo < 0
+                     else f"at least {fmt_elo(fit.low)}")
             where = f"below {below or above}" if fit.elo < 0 else f"above {above or below}"
             return f"{self.bot} {side}: {where}, {bound} Elo ({100 * fit.level:g} %)"
         if above and below:
@@ -159,35 +160,7 @@ class CalibratedPlacement:
             where = f"above every rung ({below} next)"
         else:
             where = f"below every rung ({above} next)"
-        return f"{self.bot} places {where}: {_fmt(fit.elo)} Elo ({span}, {100 * fit.level:g} %)"
-
-    def lines(self) -> list[str]:
-        cal = self.calibration
-        out = [f"ladder: rungs at their calibrated ratings ({ANCHOR} = 0; round robin of "
-               f"{cal.games_per_pair} games a pair: {cal.command}); {self.bot} fit against them "
-               f"over {self.fit.games} games, {100 * self.fit.level:g} % intervals",
-               f"  {'':2} {'bot':<28} {'elo':>6}  {'interval':<16} "
-               f"{'points of ' + self.bot + ' vs it':<24}"]
-        rungs = {r.name: r for r in cal.rungs}
-        for name, elo in self.order():
-            if name == self.bot:
-                low, high = self.fit.low, self.fit.high
-                versus = f"{self.fit.points:g}/{self.fit.games} in all"
-            else:
-                low, high = rungs[name].low, rungs[name].high
-                versus = self._versus(name)
-            mark = "->" if name == self.bot else ""
-            out.append(f"  {mark:2} {name:<28} {_fmt(elo):>6}  "
-                       f"{'[' + _fmt(low) + ', ' + _fmt(high) + ']':<16} {versus}")
-        out.append(self.verdict())
-        return out
-
-    def _versus(self, name: str) -> str:
-        if name not in self.versus:
-            return ""
-        got, games = self.versus[name]
-        p, low, high = wilson(got, games, self.fit.level)
-        return f"{got:g}/{games} = {100 * p:.0f} % ({100 * low:.0f}-{100 * high:.0f})"
+        return f"{self.bot} places {where}: {fmt_elo(fit.elo)} Elo ({span}, {100 * fit.level:g} %)"
 
     def as_dict(self) -> dict[str, Any]:
         fit = self.fit

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
+from harness.figures.ladder import placement_lines
 from harness.league.ladder import RUNGS, default_out, place, results_of, rungs_for, wilson
 from harness.league.limits import split_limits
 from harness.league.service import LeagueError
@@ -42,7 +43,7 @@ def test_a_bot_between_two_rungs_places_between_them() -> None:
     assert where.rank == 3 and where.fit.anchor == "greedy"
     assert where.fit.bot("greedy").elo == 0.0
     assert where.versus == {"random": (9.0, 10), "greedy": (4.5, 10), "mcts": (2.0, 10)}
-    text = "\n".join(where.lines())
+    text = "\n".join(placement_lines(where))
     assert "bot places 3 of 4, above random" in text and "below greedy" in text
     assert "4.5/10 = 45 %" in text
 

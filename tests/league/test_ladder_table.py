@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.app import app
+from harness.figures.ladder import calibrated_lines
 from harness.league import ladder
 from harness.league.ladder import place
 from harness.league.ladder_table import (
@@ -46,7 +47,7 @@ def test_a_bot_that_lost_every_game_to_the_top_rung_sits_below_it() -> None:
     assert [name for name, _ in where.order()][:2] == ["mcts-x4", "mcts"] or \
         where.neighbours()[0] in ("mcts-x4", "mcts")
     assert where.order()[0][0] == "mcts-x4"
-    text = "\n".join(where.lines())
+    text = "\n".join(calibrated_lines(where))
     assert "bot places between" in text and "0/10 = 0 %" in text
     data = where.as_dict()
     assert data["method"] == "calibrated" and data["lost_all"] is False

@@ -6,6 +6,8 @@ told the game with the ``start`` a league sends. The learner's observation and a
 are those of :mod:`harness.envs.aec`. An action outside the mask ends the game as a loss for
 the learner (reward -1, ``info["illegal"]``), as the referee would forfeit a bot; an opponent
 that fails (crash, timeout, an illegal answer) ends it as a win (``info["opponent_error"]``).
+Every opponent still in the game is told how it ended with the ``end`` a league sends (a bot
+that learns across games hears of each), then closed.
 
 >>> env = SingleSeatEnv("battleline", {"rules": "no-tactics"}, opponents=["random"])
 >>> obs, info = env.reset(seed=1)
@@ -26,8 +28,8 @@ from harness.bots import open_agent
 from harness.bots.protocol import Agent, AgentError
 from harness.bots.spec import parse_spec
 from harness.envs.aec import TourneyEnv
-from harness.match.referee import start_info
-from harness.records import BotRef, GameSpec, Limits
+from harness.match.referee import end_message, forfeit_kind, forfeit_returns, start_info
+from harness.records import BotRef, GameSpec, Limits, Termination
 
 Obs = dict[str, Any]
 
@@ -58,6 +60,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
         self.observation_space = self._aec.observation_space(self._aec.possible_agents[0])
         self.action_space = self._aec.action_space(self._aec.possible_agents[0])
         self._state: State | None = None
+        self._failed: tuple[int, Termination, str] | None = None  # an opponent that forfeited
 
     @property
     def action_names(self) -> tuple[str, ...]:
@@ -84,7 +87,10 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
             agent.start(start_info(spec, dict(self._aec.variant), s, self._aec.players, rules),
                         self._limits.startup_time)
         info: dict[str, Any] = {}
+        self._failed = None
         self._play_others(info)
+        if self._failed or self._state.is_terminal():  # decided before the learner's turn
+            self._finish(*(self._failed or (None, None, "")))
         return self._observe(), {**info, "legal_actions": self._legal()}
 
     def step(self, action: int) -> tuple[Obs, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -96,7 +102,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
             state.apply(name)
         except (IllegalAction, InvalidAction) as exc:
             info["illegal"] = str(exc)
-            self._close_agents()
+            self._finish(self.seat, Termination.ILLEGAL, f"the learner {exc}")
             return self._observe(), -1.0, True, False, info
         self._play_others(info)
         done = state.is_terminal() or "opponent_error" in info
@@ -106,7 +112,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
         elif state.is_terminal():
             reward = float(state.returns()[self.seat])
         if done:
-            self._close_agents()
+            self._finish(*(self._failed or (None, None, "")))
         return self._observe(), reward, done, False, {**info, "legal_actions": self._legal()}
 
     def _play_others(self, info: dict[str, Any]) -> None:
@@ -123,8 +129,37 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
                     raise AgentError(f"answered {answer!r}, not a legal action")
             except AgentError as exc:
                 info["opponent_error"] = f"seat {seat}: {exc.reason}"
+                self._failed = (seat, forfeit_kind(exc), f"seat {seat} {exc.reason}")
                 return
             state.apply(answer)
+
+    def _finish(self, offender: int | None, termination: Termination | None,
+                reason: str) -> None:
+        """Tell every opponent still in the game how it ended (best effort, as the referee
+        does), then close them all. ``offender`` forfeited with ``termination``; with None the
+        game ended by its rules."""
+        state = self._state
+        assert state is not None
+        if offender is None or termination is None:
+            ended = state.end()
+            assert ended is not None, "the game has not ended"
+            termination, reason = Termination(ended[0].value), ended[1]
+            returns = [float(r) for r in state.returns()]
+        else:
+            teams = self._aec.game.info.teams_of(state.num_players)
+            returns = forfeit_returns(teams, offender)
+        scores = [float(x) for x in state.scores()]
+        grace = min(1.0, self._limits.move_time)
+        for seat, agent in self._agents.items():
+            if seat == offender:
+                continue
+            message = end_message(seat, returns, scores, termination, reason, offender,
+                                  len(state.history))
+            try:
+                agent.end(message, grace)
+            except AgentError:
+                continue
+        self._close_agents()
 
     def _legal(self) -> list[str]:
         state = self._state

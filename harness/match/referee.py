@@ -52,6 +52,27 @@ _FORFEITS: dict[type[AgentError], Termination] = {
 }
 
 
+def forfeit_kind(exc: AgentError) -> Termination:
+    """How a game ends when a bot fails with ``exc``."""
+    return _FORFEITS[type(exc)]
+
+
+def forfeit_returns(teams: Sequence[int], offender: int) -> list[float]:
+    """Every seat's return when ``offender`` forfeits: its side -1, every other side shares
+    first place (1 with one other side)."""
+    shared_first = 1.0 / (len(set(teams)) - 1)  # the offender's side alone ranks below
+    return [-1.0 if teams[s] == teams[offender] else shared_first for s in range(len(teams))]
+
+
+def end_message(seat: int, returns: Sequence[float], scores: Sequence[float],
+                termination: Termination, reason: str, offender: int | None,
+                decisions: int) -> JSON:
+    """The result a bot in ``seat`` is told at the end of a game (``end``)."""
+    return {"seat": seat, "returns": list(returns), "scores": list(scores),
+            "winners": winners(returns), "termination": termination.value, "reason": reason,
+            "offender": offender, "decisions": decisions}
+
+
 @dataclass
 class _Forfeit:
     seat: int
@@ -200,14 +221,14 @@ def _seat_bots(
         try:
             table.agents[seat] = open_agent(source, table.limits[seat])
         except AgentError as exc:
-            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
+            return _Forfeit(seat, forfeit_kind(exc), f"{table.who(seat)} {exc.reason}")
     for seat, agent in enumerate(table.agents):
         assert agent is not None
         info = start_info(spec, variant, seat, n, rules_version)
         try:
             agent.start(info, table.limits[seat].startup_time)
         except AgentError as exc:
-            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
+            return _Forfeit(seat, forfeit_kind(exc), f"{table.who(seat)} {exc.reason}")
     return None
 
 
@@ -273,7 +294,7 @@ def _play(
                 answer = agent.act(observation, legal, move_times[seat] + bank[seat])
             except AgentError as exc:
                 think_total[seat] += clock() - t0
-                return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
+                return _Forfeit(seat, forfeit_kind(exc), f"{table.who(seat)} {exc.reason}")
         think = clock() - t0
         think_total[seat] += think
         if think > move_times[seat]:
@@ -313,7 +334,7 @@ def _suspend_all(table: _Table, seats: Iterable[int], final: bool = False) -> _F
         try:
             suspend()
         except AgentError as exc:
-            return _Forfeit(seat, _FORFEITS[type(exc)], f"{table.who(seat)} {exc.reason}")
+            return _Forfeit(seat, forfeit_kind(exc), f"{table.who(seat)} {exc.reason}")
     return None
 
 
@@ -345,9 +366,7 @@ def _record(
     teams = info.teams_of(state.num_players)
     if forfeit is not None:
         offender = forfeit.seat
-        shared_first = 1.0 / (len(set(teams)) - 1)  # the offender's side alone ranks below
-        returns = [-1.0 if teams[s] == teams[offender] else shared_first
-                   for s in range(state.num_players)]
+        returns = forfeit_returns(teams, offender)
         termination, reason = forfeit.termination, forfeit.reason
     else:
         ended = state.end()
@@ -388,18 +407,9 @@ def _tell_the_end(table: _Table, record: GameRecord) -> None:
     for seat, agent in enumerate(table.agents):
         if agent is None or seat == record.offender:
             continue
-        result: JSON = {
-            "seat": seat,
-            "returns": record.returns,
-            "scores": record.scores,
-            "winners": record.winners,
-            "termination": record.termination.value,
-            "reason": record.reason,
-            "offender": record.offender,
-            "decisions": record.decisions,
-        }
         try:
-            agent.end(result, grace)
+            agent.end(end_message(seat, record.returns, record.scores, record.termination,
+                                  record.reason, record.offender, record.decisions), grace)
         except AgentError:
             continue
 

@@ -81,3 +81,54 @@ def test_a_wrong_seat_or_number_of_opponents_is_one_clear_error() -> None:
         SingleSeatEnv("battleline", seat=2)
     with pytest.raises(ValueError, match="one per other seat"):
         SingleSeatEnv("battleline", {"players": "3"}, opponents=["random", "greedy", "mcts"])
+
+
+class Heard:
+    """A real opponent, with every ``end`` it is sent kept (then passed on to it)."""
+
+    told: list[dict[str, object]]
+
+    def __init__(self, agent: object, told: list[dict[str, object]]) -> None:
+        self._agent, self.told = agent, told
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._agent, name)
+
+    def end(self, result: dict[str, object], timeout: float) -> None:
+        self.told.append(result)
+        self._agent.end(result, timeout)  # type: ignore[attr-defined]
+
+
+def test_every_opponent_still_playing_is_told_how_the_game_ended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a league, the opponents hear ``end``: the result by the rules, or the forfeit of
+    the learner or of another opponent (the one that failed is not told)."""
+    import harness.envs.single as single
+
+    told: list[dict[str, object]] = []
+    real = single.open_agent
+    monkeypatch.setattr(single, "open_agent", lambda spec, limits: Heard(real(spec, limits), told))
+    env = SingleSeatEnv("battleline", {"rules": "no-tactics"}, opponents=["random"])
+    reward, _ = play_out(env, 5)
+    assert len(told) == 1 and told[0]["seat"] == 1 and told[0]["offender"] is None
+    assert told[0]["termination"] in ("normal", "stalemate") and told[0]["returns"][0] == reward
+    told.clear()
+    obs, _ = env.reset(seed=1)
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # illegal: the learner forfeits
+    assert [(t["termination"], t["offender"], t["returns"]) for t in told] == [
+        ("illegal", 0, [-1.0, 1.0])]
+    env.close()
+    told.clear()
+    crash = tmp_path / "crash.py"
+    crash.write_text("class Bot:\n    def act(self, observation, legal_actions):\n"
+                     "        raise RuntimeError('boom')\n", encoding="utf-8")
+    env = SingleSeatEnv("battleline", {"players": "3"}, opponents=[str(crash), "random"])
+    try:
+        obs, _ = env.reset(seed=1)
+        done = False
+        while not done:  # the learner's turn (play, claims, draw) until seat 1 must act
+            obs, _, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        assert [(t["seat"], t["termination"], t["offender"]) for t in told] == [
+            (2, "crash", 1)]
+    finally:
+        env.close()

@@ -695,7 +695,8 @@ def _seat_web(site: Site) -> SeatWeb:
         check_csrf(request, need(request), form_token)
 
     return SeatWeb(site.human, site.competition.playable, SeatSite(
-        who=player, check=check, csrf=csrf_of, base=SEAT, assets="/static"))
+        who=player, check=check, csrf=csrf_of, base=SEAT, assets="/static",
+        banner=site.competition.final.banner))
 
 
 def create_app(competition: Competition, *, secure_cookies: bool = False,

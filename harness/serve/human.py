@@ -576,7 +576,8 @@ class SeatSite:
     script, which sends the ``X-CSRF-Token`` header); ``csrf(request)``: the session's CSRF
     token, written into the page for its scripts; ``base``: where the seat's pages are
     (``/play``); ``assets``: where :func:`harness.serve.pages.script` serves the scripts;
-    ``local``: the page of :func:`serve_local`, whose server stops when the game is over."""
+    ``local``: the page of :func:`serve_local`, whose server stops when the game is over;
+    ``banner()``: the competition's deadline line that its every page shows (None: none)."""
 
     who: Callable[[Request], str]
     check: Callable[[Request, str | None], None]
@@ -584,6 +585,7 @@ class SeatSite:
     base: str
     assets: str
     local: bool = False
+    banner: Callable[[], Mapping[str, Any] | None] = lambda: None
 
 
 def wants_json(request: Request) -> bool:
@@ -622,7 +624,8 @@ class SeatWeb:
         context.setdefault("message", "")
         html = templates().get_template("human.html.j2").render(
             csrf=self.site.csrf(request), base=self.site.base, assets=self.site.assets,
-            game_title=self.games.engine.info.title, css=_css(), **context)
+            game_title=self.games.engine.info.title, css=_css(), deadline=self.site.banner(),
+            **context)
         return HTMLResponse(html, status, headers=viewer_headers())
 
     async def failed(self, request: Request, exc: Exception) -> Response:

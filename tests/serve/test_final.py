@@ -91,6 +91,7 @@ def test_the_deadline_closes_entries_and_the_server_plays_and_publishes_the_fina
     assert banner(site.client.get("/login").text) == expected
     site.login(alice)
     assert banner(site.client.get("/me").text) == expected
+    assert banner(site.client.get("/play/").text) == expected  # the human seat's pages too
     clock.now = T0 + 5400 - 59
     assert "(in under a minute)" in banner(site.client.get("/me").text)
     board = site.client.get("/api/leaderboard").json()["entrants"]

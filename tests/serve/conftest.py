@@ -5,6 +5,9 @@ client (starlette's TestClient)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -22,6 +25,17 @@ from harness.serve.final import StageProcess
 from harness.serve.human import SeatRules
 from harness.serve.runner import Checker, wait_idle
 from tests.patience import patience
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tourney(*args: str | Path, env: dict[str, str] | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The real command line, in a child process from the repository's root (``env`` laid
+    over this one's environment)."""
+    return subprocess.run([sys.executable, "-m", "harness.cli.app", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=patience(timeout),
+                          env={**os.environ, **(env or {})})
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's note that it will prefer another client

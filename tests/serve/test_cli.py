@@ -4,10 +4,8 @@ games played by the living league it runs, and a `kill -9` that loses nothing.""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,16 +14,7 @@ import pyarrow.dataset as ds
 
 from harness.league import store
 from tests.patience import patience
-from tests.serve.conftest import BOTS, Site, start_server
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def tourney(*args: str | Path, env: dict[str, str] | None = None
-            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.cli.app", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=patience(120),
-                          env={**os.environ, **(env or {})})
+from tests.serve.conftest import BOTS, Site, start_server, tourney
 
 
 def token_of(output: str) -> str:

@@ -144,7 +144,7 @@ def test_a_repeated_failure_is_one_line_a_minute() -> None:
 
 
 def test_wrong_edge_options_get_one_line(tmp_path: Path) -> None:
-    from tests.serve.test_cli import tourney
+    from tests.serve.conftest import tourney
 
     r = tourney("serve", tmp_path / "c", "--game", "battleline", "--max-connections", "3")
     assert r.returncode == 2 and "--max-connections" in r.stderr

@@ -5,9 +5,6 @@ final and publishes it; `tourney submit` is refused with one line; a restart kee
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,16 +14,7 @@ from selenium.webdriver.common.by import By
 
 from tests.patience import patience
 from tests.report.browser import chromium, console_errors, require
-from tests.serve.conftest import BOTS, start_server
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def tourney(*args: str | Path, env: dict[str, str] | None = None
-            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.cli.app", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=patience(120),
-                          env={**os.environ, **(env or {})})
+from tests.serve.conftest import BOTS, start_server, tourney
 
 
 def test_the_organiser_closes_entries_and_the_server_plays_the_final(tmp_path: Path) -> None:

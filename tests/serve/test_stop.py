@@ -5,19 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.patience import patience
-from tests.serve.conftest import start_server
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def tourney(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.cli.app", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=patience(180))
+from tests.serve.conftest import start_server, tourney
 
 
 def test_serve_admin_stop_stops_the_server_cleanly_and_says_when_none_runs(
@@ -31,7 +22,7 @@ def test_serve_admin_stop_stops_the_server_cleanly_and_says_when_none_runs(
             f"tourney: error: a server already runs on {folder} (pid {served.process.pid}, "
             f"{served.url}); stop it with tourney serve-admin stop {folder}")
 
-        stopped = tourney("serve-admin", "stop", folder)
+        stopped = tourney("serve-admin", "stop", folder, timeout=180)
         assert stopped.returncode == 0, stopped.stderr
         assert stopped.stdout == (f"stopped the server of {folder} (pid {served.process.pid}, "
                                   f"{served.url})\n")
@@ -44,7 +35,7 @@ def test_serve_admin_stop_stops_the_server_cleanly_and_says_when_none_runs(
     finally:
         served.stop()
 
-    nothing = tourney("serve-admin", "stop", folder)
+    nothing = tourney("serve-admin", "stop", folder, timeout=180)
     assert nothing.returncode == 2
     assert nothing.stdout == ""
     assert nothing.stderr == f"tourney: error: no server runs on {folder}: nothing to stop\n"
@@ -55,12 +46,12 @@ def test_serve_admin_stop_stops_the_server_cleanly_and_says_when_none_runs(
         os.kill(served.process.pid, signal.SIGKILL)
         served.process.wait(patience(30))
         assert (folder / ".serve.pid").exists()
-        stale = tourney("serve-admin", "stop", folder)
+        stale = tourney("serve-admin", "stop", folder, timeout=180)
         assert stale.returncode == 2
         assert "no server runs on" in stale.stderr
         # and the next start takes the folder again
         restarted = start_server(folder)
-        assert tourney("serve-admin", "stop", folder).returncode == 0
+        assert tourney("serve-admin", "stop", folder, timeout=180).returncode == 0
         assert restarted.process.wait(patience(30)) == 0
     finally:
         served.stop()

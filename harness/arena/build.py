@@ -12,9 +12,13 @@ process of the host in sight, the system's program and library directories read-
 directory (the version's copy) the one place it may write, a private ``/tmp``. Its limits are
 its own: :data:`BUILD_SECONDS` of wall time (then the whole jail is killed), no file over
 :data:`BUILD_BYTES` and the directory as a whole within the size a bot directory may have
-(:data:`harness.bots.spec.MAX_DIR_BYTES`). What it prints (the last :data:`OUTPUT_BYTES`) goes
-into the entry check's report. A build that fails, runs out of time or grows too large refuses
-the version with the reason.
+(:data:`harness.bots.spec.MAX_DIR_BYTES`), and :data:`BUILD_MEMORY` of memory and
+:data:`BUILD_PROCESSES` processes for the whole build, held by a control group of its own as a
+bot's are (:class:`harness.bots.cgroups.BotGroup`); where the machine gives none, by the
+per-process limits a bot gets there (address space and, in its own user namespace, processes,
+set by util-linux's ``prlimit``: without it, a build has no process limit there).
+What it prints (the last :data:`OUTPUT_BYTES`) goes into the entry check's report. A build that
+fails, runs out of time or memory, or grows too large refuses the version with the reason.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import subprocess
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -38,10 +43,13 @@ from harness.bots.spec import MANIFEST, MAX_DIR_BYTES, MAX_DIR_FILES
 BUILD_SECONDS = 120.0  # wall time of a build
 BUILD_BYTES = 32 << 20  # the largest file a build may write
 BUILD_TMP_BYTES = 256 << 20  # the build's private /tmp
+BUILD_MEMORY = 1 << 30  # memory of the whole build (all its processes)
+BUILD_PROCESSES = 256  # processes and threads of the whole build at once
 OUTPUT_BYTES = 8 << 10  # the tail of a build's output kept in the report
 BUILT = ".tourney-build.json"  # the build's outcome, kept in the copy (hidden: not its code)
 _KEYS = {"command", "build", "name", "protocol"}
 _PATH = "/usr/local/bin:/usr/bin:/bin"
+_PRLIMIT = "/usr/bin/prlimit"  # util-linux's, in the build's view of /usr
 
 
 @dataclass(frozen=True)
@@ -151,6 +159,8 @@ def run_build(directory: Path, command: str, seconds: float = BUILD_SECONDS) -> 
              if size > OUTPUT_BYTES else []) + [f"     | {line}" for line in text.splitlines()]
     if timed_out:
         why = f"the build ran past its {seconds:g} s and was stopped"
+    elif code == _OUT_OF_MEMORY:
+        why = f"the build ran out of its {BUILD_MEMORY >> 20} MB of memory and was stopped"
     elif code == 128 + signal.SIGXFSZ or code == -signal.SIGXFSZ:
         why = f"the build wrote a file over the {BUILD_BYTES >> 20} MB a built file may have"
     elif code != 0:
@@ -177,18 +187,30 @@ def _too_large(directory: Path) -> str:
     return ""
 
 
-def _limit_files() -> None:
-    """In the build's process, before bubblewrap: no file written over BUILD_BYTES."""
-    import resource
+_OUT_OF_MEMORY = -1000  # the exit status :func:`_run_jailed` gives a build the kernel stopped
 
-    resource.setrlimit(resource.RLIMIT_FSIZE, (BUILD_BYTES, BUILD_BYTES))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+def _confine(join: list[str]) -> Callable[[], None]:
+    """What the build's process does before bubblewrap: no file written over BUILD_BYTES, then
+    into its control group (``join``), or, without one, the per-process limits."""
+    def confine() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (BUILD_BYTES, BUILD_BYTES))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for path in join:
+            with open(path, "w") as f:
+                f.write("0")
+        if not join:  # (its process count is limited inside the jail: see _run_jailed)
+            resource.setrlimit(resource.RLIMIT_AS, (BUILD_MEMORY, BUILD_MEMORY))
+
+    return confine
 
 
 def _run_jailed(directory: Path, command: str, out: IO[bytes], seconds: float
                 ) -> tuple[int, bool]:
     """(exit status, whether it ran out of time) of ``sh -c COMMAND`` in the build's jail."""
-    from harness.bots import isolation, jail, syscalls
+    from harness.bots import cgroups, isolation, jail, syscalls
 
     bwrap = jail.bwrap()
     if bwrap is None:
@@ -210,18 +232,27 @@ def _run_jailed(directory: Path, command: str, out: IO[bytes], seconds: float
     if rules is not None:
         fds.append(jail.memfd("build-filter", rules))
         args += ["--seccomp", str(fds[0])]
+    group = cgroups.BotGroup(BUILD_MEMORY, BUILD_PROCESSES)
+    if not group.active and os.path.exists(_PRLIMIT):
+        # without a control group: the process limit set inside the build's own user namespace,
+        # which counts its processes alone (set outside, it would count all of this user's)
+        args += [_PRLIMIT, f"--nproc={BUILD_PROCESSES}", "--"]
     args += ["/bin/sh", "-c", command]
     try:
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, pass_fds=fds,
-                                start_new_session=True, preexec_fn=_limit_files)
+        try:
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, pass_fds=fds,
+                                    start_new_session=True,
+                                    preexec_fn=_confine(group.join_files if group.active else []))
+        finally:
+            for fd in fds:
+                os.close(fd)
+        try:
+            code, timed_out = proc.wait(seconds), False
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            code, timed_out = proc.wait(), True
+        return (_OUT_OF_MEMORY if group.active and group.oom_kills() else code), timed_out
     finally:
-        for fd in fds:
-            os.close(fd)
-    try:
-        return proc.wait(seconds), False
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return proc.returncode, True
+        group.close()  # whatever the build left running dies with its group

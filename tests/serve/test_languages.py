@@ -102,6 +102,36 @@ def test_a_build_is_confined_and_kept_within_its_limits(tmp_path: Path) -> None:
     assert not big.ok and "over the" in big.reason
 
 
+def test_a_build_cannot_take_the_host_s_memory_or_fill_its_process_table(
+        tmp_path: Path) -> None:
+    """A build is a stranger's code on the server too: one that wants 1.5 GB is stopped at its
+    1 GB (by its control group, or without one by its address space), and a fork bomb meets
+    the build's process limit; whatever it left running dies with it."""
+    work = tmp_path / "bot"
+    work.mkdir()
+    hog = build.run_build(work, "python3 -c \"b = b'x' * (1536 << 20); print(len(b))\"")
+    assert not hog.ok, hog
+    text = "\n".join(hog.lines)
+    assert "ran out of its 1024 MB of memory" in hog.reason or "MemoryError" in text, hog
+    assert str(1536 << 20) not in text  # it never held the memory
+    bomb = build.run_build(work, f"i=0; while [ $i -lt {build.BUILD_PROCESSES + 50} ]; do "
+                                 "sleep 2.71828 & i=$((i+1)); done; wait")
+    assert "Cannot fork" in "\n".join(bomb.lines), bomb
+    assert not _running("sleep\0" + "2.71828"), "a process of the build outlived it"
+
+
+def _running(cmdline: str) -> bool:
+    """Whether a process of the host has this command line (NUL-separated)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().rstrip(b"\0") == cmdline.encode():
+                    return True
+            except OSError:
+                continue
+    return False
+
+
 def test_a_manifest_with_a_bad_command_is_refused_at_once(site: Site) -> None:
     alice = site.add("alice")
     r = site.upload(alice, "nodebot.zip", _zip(NODE_BOT, {

@@ -261,6 +261,7 @@ def _calibrate(game: str, games: int | None, out: Path | None, table: Path | Non
         calibrate,
         write_table,
     )
+    from harness.league.limits import as_options
     from harness.league.store import load_games
 
     if variant:
@@ -280,7 +281,8 @@ def _calibrate(game: str, games: int | None, out: Path | None, table: Path | Non
              f"machine or with fewer --workers, into a new --out")
     rows = load_games([folder]).games.select(
         ["bots", "result", "teams", "pair_id", "rated"]).to_pylist()
-    calibration = calibrate(name, RUNGS, results_of(rows), n, first)
+    calibration = calibrate(name, RUNGS, results_of(rows), n, first,
+                            options=as_options(limits.changed()))
     path = table or TABLE_FILE
     write_table(calibration, path)
     if fmt == "json":

@@ -68,8 +68,9 @@ class Calibration:
 
 
 def calibrate(game: str, rungs: Sequence[str], results: Sequence[Result], games_per_pair: int,
-              seed: int, level: float = 0.95) -> Calibration:
-    """The rungs' ratings from their round robin's ``results`` (batch Elo, ``greedy`` = 0)."""
+              seed: int, level: float = 0.95, options: str = "") -> Calibration:
+    """The rungs' ratings from their round robin's ``results`` (batch Elo, ``greedy`` = 0);
+    ``options``: the limit options the command was given, kept in its command line."""
     from harness.league.limits import split_limits
     from harness.league.service import bot_ref
 
@@ -77,7 +78,8 @@ def calibrate(game: str, rungs: Sequence[str], results: Sequence[Result], games_
     by_name = {bot_ref(split_limits(spec)[0]).name: spec for spec in rungs}
     out = [Rung(by_name[b.name], b.name, b.elo, b.low, b.high, b.games) for b in fit.bots
            if b.name in by_name]
-    command = (f"tourney ladder {game} --calibrate --games {games_per_pair} --seed {seed}")
+    command = (f"tourney ladder {game} --calibrate --games {games_per_pair} --seed {seed}"
+               + (f" {options}" if options else ""))
     return Calibration(game, tuple(out), games_per_pair, seed, command)
 
 

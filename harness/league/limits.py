@@ -125,6 +125,17 @@ class LimitChoice:
         """Whether any limit was given."""
         return any(value is not None for value in self.given.values())
 
+    def changed(self) -> dict[str, float | int]:
+        """The limits given that differ from the defaults, by field name (as
+        :func:`as_options` writes them).
+
+        >>> as_options(LimitChoice({"move_time": 5.0, "memory_mb": None}).changed())
+        '--move-time 5'
+        """
+        chosen, default = self.over(), Limits()
+        return {o.field: getattr(chosen, o.field) for o in LIMIT_OPTIONS
+                if getattr(chosen, o.field) != getattr(default, o.field)}
+
     def over(self, base: Limits | None = None) -> Limits:
         """``base`` (default :class:`Limits`) with the given limits laid over it; a value out
         of range is a :class:`LimitError` naming the option."""

@@ -150,3 +150,18 @@ def test_a_round_robin_cut_by_the_clock_writes_no_table(
     assert result.exit_code == 2, result.output
     assert "the table is not written" in result.output and "safety net" in result.output
     assert not path.exists()
+
+
+@pytest.mark.parametrize("game", ["battleline", "warchest"])
+def test_the_shipped_table_calibrates_every_rung_of_both_games_in_order(game: str) -> None:
+    """The table tourney ships covers the ladder's own rungs on both games (so `tourney ladder
+    GAME BOT` places against it), from a whole round robin, each rung above the one below."""
+    calibration = calibration_for(game, ladder.RUNGS, None)
+    assert calibration is not None, f"no calibrated rungs for {game}: tourney ladder --calibrate"
+    elo = {r.name: r.elo for r in calibration.rungs}
+    assert elo["greedy"] == 0 and elo["random"] < 0 < elo["mcts"] < elo["mcts-x4"]
+    assert {r.games for r in calibration.rungs} == {3 * calibration.games_per_pair}
+    assert calibration.command.startswith(
+        f"tourney ladder {game} --calibrate --games {calibration.games_per_pair} "
+        f"--seed {calibration.seed}")
+    assert all(r.low < r.elo < r.high for r in calibration.rungs if r.name != "greedy")

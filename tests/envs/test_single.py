@@ -4,6 +4,7 @@ own environment checker."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -86,15 +87,15 @@ def test_a_wrong_seat_or_number_of_opponents_is_one_clear_error() -> None:
 class Heard:
     """A real opponent, with every ``end`` it is sent kept (then passed on to it)."""
 
-    told: list[dict[str, object]]
+    told: list[dict[str, Any]]
 
-    def __init__(self, agent: object, told: list[dict[str, object]]) -> None:
+    def __init__(self, agent: object, told: list[dict[str, Any]]) -> None:
         self._agent, self.told = agent, told
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._agent, name)
 
-    def end(self, result: dict[str, object], timeout: float) -> None:
+    def end(self, result: dict[str, Any], timeout: float) -> None:
         self.told.append(result)
         self._agent.end(result, timeout)  # type: ignore[attr-defined]
 
@@ -103,11 +104,11 @@ def test_every_opponent_still_playing_is_told_how_the_game_ended(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """As in a league, the opponents hear ``end``: the result by the rules, or the forfeit of
     the learner or of another opponent (the one that failed is not told)."""
-    import harness.envs.single as single
+    from harness.bots import open_agent
 
-    told: list[dict[str, object]] = []
-    real = single.open_agent
-    monkeypatch.setattr(single, "open_agent", lambda spec, limits: Heard(real(spec, limits), told))
+    told: list[dict[str, Any]] = []
+    monkeypatch.setattr("harness.envs.single.open_agent",
+                        lambda spec, limits: Heard(open_agent(spec, limits), told))
     env = SingleSeatEnv("battleline", {"rules": "no-tactics"}, opponents=["random"])
     reward, _ = play_out(env, 5)
     assert len(told) == 1 and told[0]["seat"] == 1 and told[0]["offender"] is None

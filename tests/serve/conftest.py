@@ -129,16 +129,21 @@ def close_site(made: Site) -> None:
     made.client.close()
 
 
+def end_site(made: Site) -> None:
+    """Close the site, then its entry checker and its competition (a fixture's teardown)."""
+    close_site(made)
+    assert made.competition.checker is not None
+    made.competition.checker.close()
+    made.competition.close()
+
+
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
     made = make_site(tmp_path / "contest")
     try:
         yield made
     finally:
-        close_site(made)
-        assert made.competition.checker is not None
-        made.competition.checker.close()
-        made.competition.close()
+        end_site(made)
 
 
 @dataclass

@@ -16,7 +16,7 @@ import pytest
 
 from harness.serve.final import StageProcess
 from tests.patience import patience
-from tests.serve.conftest import BOTS, Site, close_site, make_site
+from tests.serve.conftest import BOTS, Site, end_site, make_site
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC).timestamp()
 
@@ -43,10 +43,7 @@ def contest(tmp_path: Path, clock: Clock) -> Iterator[Site]:
     try:
         yield made
     finally:
-        close_site(made)
-        assert made.competition.checker is not None
-        made.competition.checker.close()
-        made.competition.close()
+        end_site(made)
 
 
 def banner(html: str) -> str:

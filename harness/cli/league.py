@@ -161,8 +161,8 @@ def ladder_cmd(
         metavar="BOT", help="The bot to place (any bot spec; NAME=SPEC names it).")] = None,
     rungs: Annotated[list[str] | None, typer.Option(
         "--rung", metavar="BOT",
-        help="A rung to play instead of the built-in ones (repeat the option); such a "
-             "ladder has no calibration and is rated by batch Elo.")] = None,
+        help="A rung to play instead of the built-in ones (repeat the option); unless the "
+             "table holds every one of them, the ladder is rated by batch Elo.")] = None,
     games: Annotated[int | None, typer.Option(
         metavar="N", help=f"Games against each rung (duplicate pairs; default "
                           f"{LADDER_GAMES}), or with --calibrate per pair of rungs "

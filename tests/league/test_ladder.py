@@ -81,7 +81,8 @@ def test_the_rung_with_four_times_the_budget_has_four_times_the_move_time() -> N
 def test_tourney_ladder_plays_the_rungs_and_prints_the_placement(tmp_path: Path) -> None:
     out = tmp_path / "ladder"
     args = ["ladder", "bl", "greedy:p=0.5", "--rung", "random", "--rung", "greedy",
-            "--games", "4", "--out", str(out), "--workers", "0", "-q"]
+            "--games", "4", "--out", str(out), "--workers", "0", "-q",
+            "--table", str(tmp_path / "no-table.json")]  # no calibrated rungs: batch Elo
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "played 8 games" in result.output

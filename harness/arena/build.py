@@ -232,12 +232,16 @@ def _run_jailed(directory: Path, command: str, out: IO[bytes], seconds: float
     if rules is not None:
         fds.append(jail.memfd("build-filter", rules))
         args += ["--seccomp", str(fds[0])]
+    info_r, info_w = os.pipe()  # bubblewrap's report names the jail's first process
+    fds.append(info_w)
+    args += ["--info-fd", str(info_w)]
     group = cgroups.BotGroup(BUILD_MEMORY, BUILD_PROCESSES)
     if not group.active and os.path.exists(_PRLIMIT):
         # without a control group: the process limit set inside the build's own user namespace,
         # which counts its processes alone (set outside, it would count all of this user's)
         args += [_PRLIMIT, f"--nproc={BUILD_PROCESSES}", "--"]
     args += ["/bin/sh", "-c", command]
+    init: int | None = None
     try:
         try:
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
@@ -247,6 +251,8 @@ def _run_jailed(directory: Path, command: str, out: IO[bytes], seconds: float
         finally:
             for fd in fds:
                 os.close(fd)
+        with contextlib.suppress(jail.JailError):
+            init = jail.hold(jail.report(info_r, seconds))
         try:
             code, timed_out = proc.wait(seconds), False
         except subprocess.TimeoutExpired:
@@ -255,4 +261,9 @@ def _run_jailed(directory: Path, command: str, out: IO[bytes], seconds: float
             code, timed_out = proc.wait(), True
         return (_OUT_OF_MEMORY if group.active and group.oom_kills() else code), timed_out
     finally:
-        group.close()  # whatever the build left running dies with its group
+        os.close(info_r)
+        if init is not None:  # whatever the build left running dies with its PID namespace
+            jail.end(init)
+            jail.ended(init, 10.0)
+            os.close(init)
+        group.close()  # and with its group

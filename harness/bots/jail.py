@@ -254,28 +254,12 @@ class Jail:
         """Bubblewrap's report of the namespaces it made, each flag True only if it differs
         from the referee's own (:func:`compare`). :class:`JailError` if bubblewrap gave up (its
         reason is on the bot's log)."""
-        data = bytearray()
-        deadline = time.monotonic() + timeout
         try:
-            while True:
-                remaining = deadline - time.monotonic()
-                waiting = select.poll()  # not select(): a descriptor may be above 1023
-                waiting.register(self._info_r, select.POLLIN)
-                if remaining <= 0 or not waiting.poll(int(remaining * 1000) + 1):
-                    raise JailError(f"bubblewrap did not report within {timeout:.0f} s")
-                chunk = os.read(self._info_r, 4096)
-                if not chunk:
-                    break
-                data += chunk
+            info = report(self._info_r, timeout)
         finally:
             os.close(self._info_r)
             self._info_r = -1
-        try:
-            info = json.loads(data)
-        except ValueError:
-            raise JailError("bubblewrap could not build the jail") from None
-        if isinstance(info, dict):
-            self.info = info
+        self.info = info
         return compare({name: info.get(theirs) for name, (_, theirs) in _NS_KEYS.items()})
 
     def close(self) -> None:
@@ -288,6 +272,31 @@ class Jail:
                 os.close(self._info_r)
             self._info_r = -1
         self._fds, self._child_ends = [], []
+
+
+def report(fd: int, timeout: float) -> dict[str, Any]:
+    """Bubblewrap's report on its ``--info-fd`` (read from ``fd`` until bubblewrap closes it):
+    the first process's pid and the namespaces it made. :class:`JailError` when it does not
+    come within ``timeout`` seconds or is not a report (bubblewrap gave up)."""
+    data = bytearray()
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        waiting = select.poll()  # not select(): a descriptor may be above 1023
+        waiting.register(fd, select.POLLIN)
+        if remaining <= 0 or not waiting.poll(int(remaining * 1000) + 1):
+            raise JailError(f"bubblewrap did not report within {timeout:.0f} s")
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        data += chunk
+    try:
+        info = json.loads(data)
+    except ValueError:
+        raise JailError("bubblewrap could not build the jail") from None
+    if not isinstance(info, dict):
+        raise JailError("bubblewrap could not build the jail")
+    return info
 
 
 def hold(info: dict[str, Any]) -> int | None:
@@ -316,6 +325,14 @@ def end(init: int) -> None:
     kills every other process of its PID namespace."""
     with contextlib.suppress(OSError):
         signal.pidfd_send_signal(init, signal.SIGKILL)
+
+
+def ended(init: int, timeout: float) -> bool:
+    """Whether the jail's first process (pidfd ``init``) has exited within ``timeout`` seconds:
+    its exit completes only once every other process of its PID namespace is gone."""
+    waiting = select.poll()
+    waiting.register(init, select.POLLIN)
+    return bool(waiting.poll(int(timeout * 1000)))
 
 
 def clear_stranded() -> list[int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -82,3 +83,22 @@ def open_page(driver: Any, path: Path, fragment: str = "") -> None:
     driver.get(path.resolve().as_uri() + fragment)
     WebDriverWait(driver, patience(10)).until(
         lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def wait_until(driver: Any, check: Any, what: str, seconds: float = 60) -> Any:
+    """``check()``'s first true answer, tried until ``seconds`` (stretched by the machine's
+    load) have passed; an element not there yet, as while a form's answer loads, counts as
+    not yet. AssertionError with the page's text when it never comes."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+    end = time.monotonic() + patience(seconds)
+    while time.monotonic() < end:
+        try:
+            found = check()
+        except (NoSuchElementException, StaleElementReferenceException):
+            found = None
+        if found:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"{what} did not happen in time; page: {driver.current_url}\n"
+                         f"{driver.find_element('tag name', 'body').text[:2000]}")

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from tests.patience import patience
-from tests.report.browser import chromium, console_errors, require
+from tests.report.browser import chromium, console_errors, require, wait_until
 from tests.serve.conftest import BOTS, Served, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,14 +34,7 @@ def _cli(*args: str | Path) -> str:
 
 
 def _wait(driver: Any, check: Any, what: str, seconds: float = 90) -> Any:
-    end = time.monotonic() + patience(seconds)
-    while time.monotonic() < end:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.3)
-    raise AssertionError(f"{what} did not happen in time; page: {driver.current_url}\n"
-                         f"{driver.find_element('tag name', 'body').text[:2000]}")
+    return wait_until(driver, check, what, seconds)
 
 
 def _field(served: Served) -> None:

@@ -146,7 +146,7 @@ def run_build(directory: Path, command: str, seconds: float = BUILD_SECONDS) -> 
     with tempfile.TemporaryFile() as out:
         started = time.monotonic()
         try:
-            code, timed_out = _run_jailed(directory, command, out, seconds)
+            code, timed_out, out_of_memory = _run_jailed(directory, command, out, seconds)
         except OSError as exc:
             return Built(False, f"the build could not start ({exc})",
                          [f"FAIL {head}: could not start ({exc})"])
@@ -159,7 +159,7 @@ def run_build(directory: Path, command: str, seconds: float = BUILD_SECONDS) -> 
              if size > OUTPUT_BYTES else []) + [f"     | {line}" for line in text.splitlines()]
     if timed_out:
         why = f"the build ran past its {seconds:g} s and was stopped"
-    elif code == _OUT_OF_MEMORY:
+    elif out_of_memory:
         why = f"the build ran out of its {BUILD_MEMORY >> 20} MB of memory and was stopped"
     elif code == 128 + signal.SIGXFSZ or code == -signal.SIGXFSZ:
         why = f"the build wrote a file over the {BUILD_BYTES >> 20} MB a built file may have"
@@ -187,9 +187,6 @@ def _too_large(directory: Path) -> str:
     return ""
 
 
-_OUT_OF_MEMORY = -1000  # the exit status :func:`_run_jailed` gives a build the kernel stopped
-
-
 def _confine(join: list[str]) -> Callable[[], None]:
     """What the build's process does before bubblewrap: no file written over BUILD_BYTES, then
     into its control group (``join``), or, without one, the per-process limits."""
@@ -208,8 +205,9 @@ def _confine(join: list[str]) -> Callable[[], None]:
 
 
 def _run_jailed(directory: Path, command: str, out: IO[bytes], seconds: float
-                ) -> tuple[int, bool]:
-    """(exit status, whether it ran out of time) of ``sh -c COMMAND`` in the build's jail."""
+                ) -> tuple[int, bool, bool]:
+    """(exit status, whether it ran out of time, whether the kernel stopped it for its memory)
+    of ``sh -c COMMAND`` in the build's jail."""
     from harness.bots import cgroups, isolation, jail, syscalls
 
     bwrap = jail.bwrap()
@@ -259,7 +257,7 @@ def _run_jailed(directory: Path, command: str, out: IO[bytes], seconds: float
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             code, timed_out = proc.wait(), True
-        return (_OUT_OF_MEMORY if group.active and group.oom_kills() else code), timed_out
+        return code, timed_out, group.active and group.oom_kills() > 0
     finally:
         os.close(info_r)
         if init is not None:  # whatever the build left running dies with its PID namespace

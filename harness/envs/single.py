@@ -90,7 +90,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
         self._failed = None
         self._play_others(info)
         if self._failed or self._state.is_terminal():  # decided before the learner's turn
-            self._finish(*(self._failed or (None, None, "")))
+            self._finish(self._failed)
         return self._observe(), {**info, "legal_actions": self._legal()}
 
     def step(self, action: int) -> tuple[Obs, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -102,7 +102,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
             state.apply(name)
         except (IllegalAction, InvalidAction) as exc:
             info["illegal"] = str(exc)
-            self._finish(self.seat, Termination.ILLEGAL, f"the learner {exc}")
+            self._finish((self.seat, Termination.ILLEGAL, f"the learner {exc}"))
             return self._observe(), -1.0, True, False, info
         self._play_others(info)
         done = state.is_terminal() or "opponent_error" in info
@@ -112,7 +112,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
         elif state.is_terminal():
             reward = float(state.returns()[self.seat])
         if done:
-            self._finish(*(self._failed or (None, None, "")))
+            self._finish(self._failed)
         return self._observe(), reward, done, False, {**info, "legal_actions": self._legal()}
 
     def _play_others(self, info: dict[str, Any]) -> None:
@@ -133,21 +133,21 @@ class SingleSeatEnv(gymnasium.Env[Obs, int]):
                 return
             state.apply(answer)
 
-    def _finish(self, offender: int | None, termination: Termination | None,
-                reason: str) -> None:
+    def _finish(self, forfeit: tuple[int, Termination, str] | None) -> None:
         """Tell every opponent still in the game how it ended (best effort, as the referee
-        does), then close them all. ``offender`` forfeited with ``termination``; with None the
-        game ended by its rules."""
+        does), then close them all. ``forfeit``: the seat that forfeited, how and why; None:
+        the game ended by its rules."""
         state = self._state
         assert state is not None
-        if offender is None or termination is None:
+        offender: int | None = None
+        if forfeit is None:
             ended = state.end()
             assert ended is not None, "the game has not ended"
             termination, reason = Termination(ended[0].value), ended[1]
             returns = [float(r) for r in state.returns()]
         else:
-            teams = self._aec.game.info.teams_of(state.num_players)
-            returns = forfeit_returns(teams, offender)
+            offender, termination, reason = forfeit
+            returns = forfeit_returns(self._aec.game.info.teams_of(state.num_players), offender)
         scores = [float(x) for x in state.scores()]
         grace = min(1.0, self._limits.move_time)
         for seat, agent in self._agents.items():

@@ -786,11 +786,15 @@ def _board(game: str, players: int) -> Any:
 
 
 @functools.cache
+@functools.cache
 def _css() -> str:
-    """The replay viewer's stylesheet with the human seat's laid over it."""
+    """The replay viewer's stylesheet with the human seat's and the deadline's laid over it
+    (read once)."""
     from harness.figures.report.render import asset
 
-    return asset("style.css") + (_HERE / "static" / "human.css").read_text(encoding="utf-8")
+    static = _HERE / "static"
+    return asset("style.css") + "".join((static / name).read_text(encoding="utf-8")
+                                        for name in ("human.css", "deadline.css"))
 
 
 # ----------------------------------------------------------------------------- locally

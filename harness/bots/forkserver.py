@@ -8,13 +8,15 @@ the interpreter's start-up modules and the game engines once, and never runs a b
 each bot it forks a process that has never been used, in namespaces of its own, and only then
 gives it the bot:
 
-* **A member** of its pool is made ahead of time (:func:`_make_member`): a process that is the
-  first of a new PID namespace (this server's ``unshare(CLONE_NEWPID)`` before a fork, undone
-  after), which unshares new mount, network, IPC, UTS and cgroup namespaces, makes every mount
-  private, mounts a ``/proc`` of its PID namespace (with bubblewrap's read-only covers), and
-  forks the bot's process off itself: it stays PID 1, the namespace's idle init, out of the
-  bot's reach (non-dumpable, no capability, every descriptor closed; as in
-  :func:`harness.bots.runner._split_init`), and exits with the bot's status.
+* **A member** of its pool is made ahead of time (:func:`_make_member`): the server unshares
+  new PID, mount, network, IPC, UTS and cgroup namespaces for itself, starts the namespace's
+  PID 1 (:func:`_start_init`: a clone of the server that shares its memory and runs nothing but
+  ``pause()``, every signal blocked), forks the bot's process (PID 2), and goes back into its own
+  namespaces. The init costs no copy of the server's memory, at its start or its end; the
+  server is non-dumpable, so no bot, whatever its uid, may read or write the init's memory, and
+  the kernel drops the signals a bot sends its namespace's init. The bot's process makes every
+  mount private and mounts a ``/proc`` of its PID namespace (with bubblewrap's read-only
+  covers).
 * **The bot's process** waits until the referee asks for a bot (:func:`_become_bot`); then it
   joins the bot's control groups (through descriptors the referee opened), mounts its own
   size-limited ``/tmp`` and writes the bot's files into a new in-memory ``/bot``, read-only;
@@ -25,10 +27,13 @@ gives it the bot:
   runner (:func:`harness.bots.runner.run`), which sets the limits and reports what holds before
   any bot code.
 
-The server holds a pidfd of each member, sends the referee a copy with its reply (so the
-referee kills the member, and with it every process of its PID namespace, itself), reaps it and
-writes its exit status on a pipe the referee gave. It is its own jail's PID 1: when it dies
-(its input closed: the referee is gone), every process it started dies with it.
+The server holds pidfds of each member's init and bot process and sends the referee copies with
+its reply (the referee kills the init, and with it every process of its PID namespace, itself).
+It reaps the bot's process, its own child, writes its exit status on a pipe the referee gave,
+and ends its init, which ends whatever the bot left (an init that only pauses reaps nothing: a
+process the bot orphans stays a zombie until then); it reaps the init when its pidfd says so.
+It is its own jail's PID 1: when it dies (its input closed: the referee is gone), every process
+it started dies with it.
 
 This file, like the runner, imports nothing of tourney's: it runs in the jail from
 ``/tourney``, with the runner beside it.
@@ -63,6 +68,13 @@ _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
+_CLONE_VM = 0x00000100
+_PR_SET_DUMPABLE = 4
+_INIT_STACK = 1 << 16  # bytes of stack for an init's pause()
+# a bot's namespaces but its PID namespace, by their names in /proc/self/ns
+_SPACES = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS | _CLONE_NEWCGROUP
+_NAMES = {_CLONE_NEWPID: "pid", _CLONE_NEWNS: "mnt", _CLONE_NEWNET: "net", _CLONE_NEWIPC: "ipc",
+          _CLONE_NEWUTS: "uts", _CLONE_NEWCGROUP: "cgroup"}
 _MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
@@ -116,45 +128,107 @@ def _load_runner() -> ModuleType:
 # ------------------------------------------------------------------------------ the members
 
 
-class Member:
-    """A member of the pool, as the server knows it: its pid (in the server's PID namespace),
-    a pidfd, the socket its bot process waits on, and once given out, the referee's status pipe."""
+class Init:
+    """A bot's PID 1, as the server knows it: its pid (in the server's PID namespace), a pidfd,
+    and the stack it was started on (kept until it is reaped)."""
 
-    def __init__(self, pid: int, pidfd: int, sock: socket.socket) -> None:
+    def __init__(self, pid: int, pidfd: int, stack: Any) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.stack = stack
+
+
+class Member:
+    """A member of the pool, as the server knows it: its init, its bot's process (pid in the
+    server's PID namespace and a pidfd), the socket that process waits on, and once given out,
+    the referee's status pipe."""
+
+    def __init__(self, init: Init, pid: int, pidfd: int, sock: socket.socket) -> None:
+        self.init = init
         self.pid = pid
         self.pidfd = pidfd
         self.sock: socket.socket | None = sock
         self.status = -1
 
 
-def _make_member(libc: Any, own_pid_ns: int, keep: list[int], early: str) -> Member:
-    """Fork a new member (see the module docstring): the first process of a new PID namespace."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    _check(libc.unshare(_CLONE_NEWPID), "unshare (PID namespace)")
+def _start_init(libc: Any) -> Init:
+    """A new PID 1 (see the module docstring): a clone of this process that shares its memory
+    and runs nothing but ``pause()``, every signal blocked. Called just after this process
+    unshared its namespaces: the clone is the first process of the new PID namespace."""
+    stack = ctypes.create_string_buffer(_INIT_STACK)
+    top = (ctypes.addressof(stack) + _INIT_STACK - 64) & ~15
+    pause = ctypes.cast(libc.pause, ctypes.c_void_p)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:  # the clone starts with this thread's mask: nothing may interrupt its pause
+        pid = libc.clone(pause, ctypes.c_void_p(top), _CLONE_VM | signal.SIGCHLD, None)
+        err = ctypes.get_errno()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    if pid <= 0:
+        raise OSError(err, f"clone (a bot's PID 1): {os.strerror(err)}")
     try:
-        pid = os.fork()
+        return Init(pid, os.pidfd_open(pid), stack)
     except OSError:
-        pid = -1
-    if pid != 0:  # the next fork's child is again of the server's own PID namespace
-        _check(libc.setns(own_pid_ns, _CLONE_NEWPID), "setns (back to the server's)")
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+
+
+def _make_member(libc: Any, own: dict[int, int], keep: list[int], early: str) -> Member:
+    """A new member (see the module docstring): new namespaces, its init, and its bot's
+    process; then this process is back in its own namespaces (``own``: a descriptor of each,
+    by kind)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    init: Init | None = None
+    pid = -1
+    failed = "could not fork a process for a bot"
+    try:
+        _check(libc.unshare(_SPACES | _CLONE_NEWPID), "unshare (a bot's namespaces)")
+        init = _start_init(libc)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ours.close()
+                for fd in keep:
+                    os.close(fd)
+                _bot_process(libc, theirs, early)
+            finally:
+                os._exit(70)
+    except OSError as exc:
+        failed = str(exc)
+    finally:
+        if pid != 0:
+            _back(libc, own)
+            theirs.close()
     if pid < 0:
-        raise OSError("could not fork a process for a bot")
-    if pid == 0:
-        try:
-            ours.close()
-            for fd in keep:
-                os.close(fd)
-            _member(libc, theirs, early)
-        finally:
+        if init is not None:
+            _end_init(init)  # alone in its namespace, it ends at once
+            _reap_init(init)
+        ours.close()
+        raise OSError(failed)
+    assert init is not None
+    return Member(init, pid, os.pidfd_open(pid), ours)
+
+
+def _back(libc: Any, own: dict[int, int]) -> None:
+    """Back into this server's own namespaces (its next child too, for the PID namespace);
+    a server that cannot go back ends (its referee starts a new one)."""
+    for kind, fd in own.items():
+        if libc.setns(fd, kind) != 0:
             os._exit(70)
-    theirs.close()
-    return Member(pid, os.pidfd_open(pid), ours)
 
 
-def _member(libc: Any, sock: socket.socket, early: str) -> None:
-    """In the member, PID 1 of its namespace: the namespaces, its /proc, then the fork."""
-    _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS
-                        | _CLONE_NEWCGROUP), "unshare")
+def _end_init(init: Init) -> None:
+    """Kill an init (and with it every process of its PID namespace); it is reaped when its
+    pidfd says it has ended."""
+    with contextlib.suppress(OSError):
+        signal.pidfd_send_signal(init.pidfd, signal.SIGKILL)
+
+
+def _bot_process(libc: Any, sock: socket.socket, early: str) -> None:
+    """In the bot's process, PID 2 of its init's namespaces: every mount private, a /proc of
+    its PID namespace, then ready for its bot."""
+    libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # the server (so each init) is not; the bot is
     _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
     _mount(libc, "proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     for name in _PROC_COVERS:
@@ -165,7 +239,6 @@ def _member(libc: Any, sock: socket.socket, early: str) -> None:
     _check(libc.sethostname(b"bot", 3), "sethostname")
     os.setsid()  # the referee stops the bot by its process group where it cannot freeze it
     runner = _load_runner()
-    runner._split_init(libc)  # this process stays PID 1; the child goes on
     try:
         _prepare_bot(libc, runner, early)
         failed = None
@@ -325,20 +398,37 @@ def serve(requests: socket.socket) -> None:
             continue
     _load_runner()
     libc = _libc()
+    libc.clone.restype = ctypes.c_int
+    libc.clone.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    # its inits share its memory: none may be read or written by a bot of the same uid
+    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # on any CPU, not only the one of the game its referee was playing when it started it: it
     # makes members ahead of time beside the game (each bot then gets its referee's CPUs)
     with contextlib.suppress(OSError):
         os.sched_setaffinity(0, range(os.cpu_count() or 1))
-    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-    keep = [requests.fileno(), own_pid_ns]
+    own = {kind: os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
+           for kind, name in _NAMES.items()}
+    keep = [requests.fileno(), *own.values()]
     pool: list[Member] = []
-    given: dict[int, Member] = {}  # pidfd -> member given out, until reaped
+    owners: dict[int, Member] = {}  # pidfd (a bot's process or an init) -> its member
     waiting = select.poll()
     waiting.register(requests.fileno(), select.POLLIN)
     # a request is read here and passed on as it came, never parsed: every member is a copy of
     # this process, and none may find in it anything of another bot (its file's name, options)
     buffer = bytearray(MAX_MESSAGE)
+
+    def make() -> str:
+        """A new member in the pool; why none could be made ("" if one was)."""
+        try:
+            member = _make_member(libc, own, keep, early)
+        except OSError as exc:
+            return str(exc)
+        pool.append(member)
+        for fd in (member.pidfd, member.init.pidfd):
+            owners[fd] = member
+            waiting.register(fd, select.POLLIN)
+        return ""
 
     trouble = ""
     quiet_from = 0.0  # when to make members again, after a request: a game asks for its
@@ -348,13 +438,7 @@ def serve(requests: socket.socket) -> None:
         wait = max(0, int((quiet_from - time.monotonic()) * 1000) + 1) if short else None
         events = waiting.poll(wait)
         if not events:
-            try:
-                member = _make_member(libc, own_pid_ns, keep, early)
-            except OSError as exc:
-                trouble = str(exc)
-                continue
-            pool.append(member)
-            waiting.register(member.pidfd, select.POLLIN)
+            trouble = make()
             continue
         for fd, _ in events:
             if fd == requests.fileno():
@@ -366,27 +450,24 @@ def serve(requests: socket.socket) -> None:
                     os._exit(0)  # the referee is gone: so is every bot (this is PID 1)
                 data = memoryview(buffer)[:size]
                 if not pool:  # none ready (one is made now), or none can be made: say why
-                    try:
-                        pool.append(_make_member(libc, own_pid_ns, keep, early))
-                        waiting.register(pool[-1].pidfd, select.POLLIN)
-                    except OSError as exc:
-                        trouble = str(exc)
-                _give(requests, data, fds, pool, given, trouble)
+                    trouble = make()
+                _give(requests, data, fds, pool, trouble)
                 data.release()
                 buffer[:size] = bytes(size)  # forgotten before the next member is made
                 trouble = ""  # try again to make members
                 quiet_from = time.monotonic() + QUIET
                 continue
-            ended: Member | None = given.pop(fd, None)
-            if ended is None:  # a member of the pool died before it was used
-                found = [m for m in pool if m.pidfd == fd]
-                if not found:
-                    continue
-                ended = found[0]
-                pool.remove(ended)
-                trouble = "a process made for a bot ended before it was used"
+            member = owners.pop(fd, None)
+            if member is None:
+                continue
             waiting.unregister(fd)
-            _reap(ended)
+            if fd == member.init.pidfd:
+                _reap_init(member.init)
+                continue
+            if member in pool:  # it died before it was used
+                pool.remove(member)
+                trouble = "a process made for a bot ended before it was used"
+            _reap(member)
 
 
 def _read_request(requests: socket.socket, buffer: bytearray) -> tuple[int, list[int]]:
@@ -400,9 +481,9 @@ def _read_request(requests: socket.socket, buffer: bytearray) -> tuple[int, list
 
 
 def _give(requests: socket.socket, data: memoryview, fds: list[int], pool: list[Member],
-          given: dict[int, Member], trouble: str) -> None:
+          trouble: str) -> None:
     """Give the referee's request (the status pipe first, then the bot's descriptors) to a
-    member of the pool; answer with its pid and a pidfd of it."""
+    member of the pool; answer with pidfds of its init and of its bot's process."""
     if not fds:
         requests.send(json.dumps({"error": "a request came without its descriptors"}).encode())
         return
@@ -412,12 +493,12 @@ def _give(requests: socket.socket, data: memoryview, fds: list[int], pool: list[
         member = next((m for m in pool if not _ended(m)), None)
         if member is None:
             raise OSError(f"could not make a process for the bot: {trouble or 'none ready'}")
-        # the answer first: the member, once given its request, may take this CPU for its
-        # confinement before this process runs again
-        socket.send_fds(requests, [json.dumps({"pid": member.pid}).encode()], [member.pidfd])
+        # the answer first: the bot's process, once given its request, may take this CPU for
+        # its confinement before this process runs again
+        socket.send_fds(requests, [json.dumps({"pid": member.pid}).encode()],
+                        [member.init.pidfd, member.pidfd])
         pool.remove(member)
         member.status = status
-        given[member.pidfd] = member
         assert member.sock is not None
         with contextlib.suppress(OSError):  # it ended just now: the referee sees it ended
             member.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
@@ -433,24 +514,35 @@ def _give(requests: socket.socket, data: memoryview, fds: list[int], pool: list[
 
 
 def _ended(member: Member) -> bool:
-    """Whether a member of the pool has ended (its pidfd reads ready)."""
-    return bool(select.select([member.pidfd], [], [], 0)[0])
+    """Whether a member of the pool has ended (its bot's process or its init)."""
+    return bool(select.select([member.pidfd, member.init.pidfd], [], [], 0)[0])
 
 
 def _reap(member: Member) -> None:
-    """Reap an ended member and write its exit status (negative: the signal) for the referee."""
+    """Reap a member's ended bot process, write its exit status for the referee (as bubblewrap
+    reports it: ``128 + N`` for signal N), and end its init, which ends whatever the bot left
+    in its PID namespace (the init is reaped when its pidfd says so)."""
     try:
         _, status = os.waitpid(member.pid, 0)
         code = os.waitstatus_to_exitcode(status)
     except ChildProcessError:
         code = -int(signal.SIGKILL)
     os.close(member.pidfd)
+    _end_init(member.init)
     if member.sock is not None:
         member.sock.close()
     if member.status >= 0:
         with contextlib.suppress(OSError):  # the referee is done with it already
-            os.write(member.status, str(code).encode())
+            os.write(member.status, str(128 - code if code < 0 else code).encode())
         os.close(member.status)
+
+
+def _reap_init(init: Init) -> None:
+    """Reap an ended init (it ends only once every other process of its namespace is gone)."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(init.pid, 0)
+    os.close(init.pidfd)
+    init.stack = None
 
 
 def main(argv: list[str]) -> None:

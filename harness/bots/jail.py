@@ -68,7 +68,7 @@ _AS_ROOT = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "
 # mounts, so it keeps CAP_SYS_ADMIN (in its user namespace, for a normal user), and a normal
 # user's bot process makes a user namespace of its own; the bot gives up every capability and
 # is refused new namespaces by the filter before any of its code
-_FORKING = ["--cap-add", "CAP_SYS_ADMIN"]
+_FORKING = ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SYS_CHROOT"]
 BotFiles = list[tuple[str, bytes]]  # (path relative to the bot's folder, content)
 
 

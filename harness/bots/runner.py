@@ -254,7 +254,7 @@ def _in_jail(cfg: dict[str, Any]) -> dict[str, Any]:
     _set_limits(cfg)
     _die_with_referee()
     libc = _libc()
-    if not cfg.get("forked"):  # from the start-up server, whose member is PID 1 already
+    if not cfg.get("forked"):  # from the start-up server, whose init is PID 1 already
         _split_init(libc)
     uid = cfg.get("uid")
     if uid is not None and os.geteuid() == 0:  # root's jail: become the bots' user, for good

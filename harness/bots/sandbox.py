@@ -713,9 +713,10 @@ def _jail_proc(init: int) -> int:
 
 def _any_running(proc: int, group: int | None) -> bool:
     """Whether a thread of a process in the /proc open as ``proc`` (those of process group
-    ``group`` only, if given) is in a state that runs code (:data:`cgroups.STOPPED`)."""
+    ``group`` only, if given; else a jail's, but for its PID 1, tourney's idle init, which runs
+    nothing of the bot's) is in a state that runs code (:data:`cgroups.STOPPED`)."""
     for name in os.listdir(proc):
-        if not name.isdigit():
+        if not name.isdigit() or (group is None and name == "1"):
             continue
         try:
             if group is not None:
@@ -946,7 +947,7 @@ class SandboxedAgent:
             raise AgentCrash(f"could not start its sandbox: {exc}") from None
         self._spaces = proc.namespaces()
         self._init = os.dup(proc.pidfd)
-        self._init_pid = proc.pid
+        self._init_pid = proc.init_pid
         self.proc = proc  # type: ignore[assignment]  # what the agent uses of a Popen
         self.made = True
 
@@ -1180,12 +1181,13 @@ class SandboxedAgent:
                 os.close(self._log_fd)
             self.group.close()
             return
-        if not self._stopped:
-            with contextlib.suppress(OSError):
+        if not self._stopped and self.source.command:  # a program of its own: as the protocol
+            with contextlib.suppress(OSError):         # says (tourney's runner is killed)
                 quit_line = encode({"type": "quit"})
                 if self._trace is not None:
                     self._trace(self._who, True, quit_line)
                 os.write(self._in, quit_line)
+        self._off_our_cpus()
         self._kill()
         self._drain_log()
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -1207,6 +1209,17 @@ class SandboxedAgent:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.close()
+
+    def _off_our_cpus(self) -> None:
+        """Before the kill, the bot's process onto CPUs other than this referee's, where there
+        are others: the kernel ends a process on its own CPU (its memory given back, ~1 ms for
+        a Python bot), which would otherwise be the CPU of the game this referee plays next."""
+        if self._reaped() or not hasattr(os, "sched_setaffinity"):
+            return
+        with contextlib.suppress(OSError):
+            others = set(range(os.cpu_count() or 1)) - os.sched_getaffinity(0)
+            if others:
+                os.sched_setaffinity(self.proc.pid, others)
 
     # ---------------------------------------------------------------- log
 

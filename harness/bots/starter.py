@@ -46,15 +46,21 @@ def _host_pid(pidfd: int) -> int:
 class ForkedBot:
     """A bot's process given by the start-up server (see the module docstring)."""
 
-    def __init__(self, pidfd: int, status: int, stdin: int, stdout: int) -> None:
+    def __init__(self, pidfd: int, status: int, stdin: int, stdout: int, bot: int) -> None:
+        """``pidfd``: its PID 1's; ``bot``: its own process's (closed here: its pid is kept,
+        for its process group, which is named after it)."""
         self.pidfd = pidfd
-        self.pid = _host_pid(pidfd)
-        namespace = os.stat(f"/proc/{self.pid}/ns/pid").st_ino  # (before the files own them)
+        self.init_pid = _host_pid(pidfd)
+        try:
+            self.pid = _host_pid(bot)
+        finally:
+            os.close(bot)
+        namespace = os.stat(f"/proc/{self.init_pid}/ns/pid").st_ino  # (before files own them)
         self.returncode: int | None = None
         self._status = status
         self.stdin: Any = os.fdopen(stdin, "wb", buffering=0)
         self.stdout: Any = os.fdopen(stdout, "rb", buffering=0)
-        self.info = {"child-pid": self.pid, "pid-namespace": namespace}
+        self.info = {"child-pid": self.init_pid, "pid-namespace": namespace}
 
     def namespaces(self) -> dict[str, bool]:
         """Which namespaces are the bot's own, as the kernel shows them from outside
@@ -62,7 +68,7 @@ class ForkedBot:
         seen = {}
         for name in jail.NAMESPACES:
             with contextlib.suppress(OSError):
-                seen[name] = os.stat(f"/proc/{self.pid}/ns/{name}").st_ino
+                seen[name] = os.stat(f"/proc/{self.init_pid}/ns/{name}").st_ino
         return jail.compare(seen)
 
     def poll(self) -> int | None:
@@ -236,18 +242,18 @@ class Starter:
             if not data:
                 raise StarterError(self._said() or "the start-up server has ended")
             reply = json.loads(data)
-            if "error" in reply or not fds:
+            if "error" in reply or len(fds) != 2:
                 for fd in fds:
                     os.close(fd)
                 raise StarterError(str(reply.get("error", "no process was made")))
         except BaseException:
             asked.close()
             raise
-        mine = [fds[0], *asked.take()]
+        mine = [fds[0], *asked.take(), fds[1]]
         try:
             return ForkedBot(*mine)
-        except OSError as exc:  # the process is gone already
-            for fd in mine:
+        except OSError as exc:  # the process is gone already (the bot's pidfd is closed)
+            for fd in mine[:-1]:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             raise StarterError(f"the bot's process ended at once ({exc.strerror})") from None
@@ -258,7 +264,7 @@ class Starter:
             raise StarterError("no request waits for an answer")
         try:
             self._sock.settimeout(ANSWER_WAIT)
-            data, fds, _, _ = socket.recv_fds(self._sock, MAX_REPLY, 1)
+            data, fds, _, _ = socket.recv_fds(self._sock, MAX_REPLY, 2)
         except OSError as exc:
             self._asked.popleft().reply = (b"", [])
             raise StarterError(f"the start-up server stopped answering ({exc})") from None

@@ -210,6 +210,56 @@ def test_a_jails_pid_1_has_the_bots_limits() -> None:
         assert own == init and "unlimited" not in own.split("|")[0], (own, init)
 
 
+_KCMP = {"x86_64": 312, "aarch64": 272}  # the kcmp system call's number
+_KCMP_VM = 1
+
+
+def _share_memory(one: int, other: int) -> bool:
+    """Whether two processes share one address space (``kcmp(KCMP_VM)``)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    found = int(libc.syscall(_KCMP[os.uname().machine], one, other, _KCMP_VM, 0, 0))
+    assert found >= 0, os.strerror(ctypes.get_errno())
+    return found == 0
+
+
+def test_a_python_bots_pid_1_is_an_idle_clone_that_shares_the_servers_memory(
+        jails: Jails) -> None:
+    """A Python bot's PID 1 is a clone of its start-up server that shares the server's memory
+    and only pauses: it costs no copy of that memory at its start and nothing at its end (it was
+    a fork of the server, which forked the bot off itself: two copies of the server a bot). It
+    is the first process of the bot's PID namespace (the bot is PID 2, a child of the server),
+    in the bot's network, IPC, UTS and cgroup namespaces, asleep, and killing it still ends the
+    bot."""
+    if sandbox.report()["engine"] != "bubblewrap" or sandbox.bot_starter() is None:
+        return
+    agent = sandbox.SandboxedAgent(parse_spec("sandbox:random"), Limits())
+    try:
+        agent.start({"game": "battleline", "seat": 0, "rng_seed": 1}, patience(30))
+        assert isinstance(agent.proc, starter.ForkedBot) and agent._starter is not None
+        init, bot, server = agent.proc.init_pid, agent.proc.pid, agent._starter._pid
+        assert _share_memory(init, server) and not _share_memory(bot, server)
+        with open(f"/proc/{init}/status") as f:
+            status = dict(line.split(":\t", 1) for line in f.read().splitlines())
+        assert status["State"].startswith("S") and status["Threads"] == "1", status
+        assert status["NSpid"].split()[-1] == "1", status  # PID 1 of the bot's namespace
+        with open(f"/proc/{bot}/status") as f:
+            assert f"PPid:\t{server}\n" in f.read()  # the server's child, PID 2 inside
+        for name in ("pid", "net", "ipc", "uts", "cgroup"):  # (a normal user's bot then has a
+            # user namespace and a mount namespace of its own, inside its init's)
+            assert os.stat(f"/proc/{init}/ns/{name}").st_ino == \
+                os.stat(f"/proc/{bot}/ns/{'pid_for_children' if name == 'pid' else name}").st_ino
+        agent.resume()  # (a process frozen by the v1 freezer dies only once thawed)
+        assert agent._init is not None
+        jail.end(agent._init)
+        assert agent.proc.exit_status(patience(10)) == 128 + signal.SIGKILL
+    finally:
+        agent.close()
+    assert not jails.left(patience(10))
+
+
 @pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
 @pytest.mark.parametrize("forked", [True, False], ids=["forked", "own-jail"])
 def test_a_jail_ends_when_its_bubblewrap_dies(forked: bool, stopped: bool, jails: Jails,

@@ -90,13 +90,22 @@ def bwrap() -> str | None:
         return None
 
 
+_OWN: dict[int, dict[str, int]] = {}  # per process id: a process keeps its namespaces
+
+
 def own_namespaces() -> dict[str, int]:
-    """The referee's own namespaces (their inode numbers), to compare a jail's with."""
-    found = {}
-    for name in NAMESPACES:
-        with contextlib.suppress(OSError):
-            found[name] = os.stat(f"/proc/self/ns/{name}").st_ino
-    return found
+    """The referee's own namespaces (their inode numbers), to compare a jail's with (read once
+    per process: every bot's start compares)."""
+    pid = os.getpid()
+    found = _OWN.get(pid)
+    if found is None:
+        found = {}
+        for name in NAMESPACES:
+            with contextlib.suppress(OSError):
+                found[name] = os.stat(f"/proc/self/ns/{name}").st_ino
+        _OWN.clear()
+        _OWN[pid] = found
+    return dict(found)
 
 
 def compare(seen: dict[str, Any]) -> dict[str, bool]:

@@ -1242,7 +1242,10 @@ class SandboxedAgent:
 
     # ---------------------------------------------------------------- wire
 
-    def _send(self, message: JSON, deadline: float, what: str) -> None:
+    def _send(self, message: JSON, deadline: float, what: str,
+              then: Any = None) -> None:
+        """Write ``message``; ``then`` is called once the first part is written (or the pipe
+        found full): the bot is resumed with its request waiting, so it wakes once, not twice."""
         line = encode(message)
         if self._trace is not None:
             self._trace(self._who, True, line)
@@ -1255,6 +1258,10 @@ class SandboxedAgent:
                 pass
             except BrokenPipeError:
                 raise self._output_ended(f"before {what}") from None
+            finally:
+                if then is not None:
+                    then, resume = None, then
+                    resume()
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 self._kill()
@@ -1347,9 +1354,8 @@ class SandboxedAgent:
         if self._closed:
             raise AgentCrash("was already closed")
         self._arrive()
-        self.resume()
         deadline = (start if start is not None else time.perf_counter()) + budget
-        self._send(message, deadline, what)
+        self._send(message, deadline, what, then=self.resume)
         try:
             if message["type"] == "start":  # the runner's own report comes first
                 confined = expect(self._receive(deadline, what, budget), "confined")

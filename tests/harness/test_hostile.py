@@ -674,8 +674,14 @@ def test_no_stale_bot_files_after_a_referee_is_killed(toy: str, tmp_path: Path) 
     """))
     before = set(os.listdir(tempfile.gettempdir()))
     proc = subprocess.Popen([sys.executable, str(script)])
-    try:
-        time.sleep(3)
+    left: list[Path] = []  # its bots' groups, seen while it plays (after its death another
+    try:                   # process's start, a test beside this one, may sweep them first)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            if in_force("cgroups") and not left:
+                left = [g for base in cgroups.backend().bases.values()
+                        for g in base.glob(f"{cgroups.PREFIX}{proc.pid}-*")]
+            time.sleep(0.05)
     finally:
         proc.kill()
         proc.wait()
@@ -685,8 +691,6 @@ def test_no_stale_bot_files_after_a_referee_is_killed(toy: str, tmp_path: Path) 
     assert not [f for f in fresh if f.startswith(f"tourney-bot-{proc.pid}-")], fresh
     if not in_force("cgroups"):
         return  # a normal user without a cgroup: no groups to leave behind
-    left = [g for base in cgroups.backend().bases.values()
-            for g in base.glob(f"{cgroups.PREFIX}{proc.pid}-*")]
     assert left  # the killed referee could not remove its bots' groups...
     if cgroups.backend().freezer != "cgroup1":  # (a process frozen by v1's freezer dies only
         deadline = time.monotonic() + patience(30)  # once thawed: the next referee thaws it)

@@ -54,6 +54,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import ModuleType
     from typing import Any
 
@@ -128,6 +129,17 @@ def _load_runner() -> ModuleType:
 # ------------------------------------------------------------------------------ the members
 
 
+class Filters:
+    """The system-call filters a bot's process installs, decoded once by the server (each
+    process is a copy): the early one, installed ahead of time, and the late ones a request may
+    name (its base64 text -> the call that installs it at the bot's start)."""
+
+    def __init__(self, early: Callable[[], None] | None,
+                 late: dict[str, Callable[[], None]]) -> None:
+        self.early = early
+        self.late = late
+
+
 class Init:
     """A bot's PID 1, as the server knows it: its pid (in the server's PID namespace), a pidfd,
     and the stack it was started on (kept until it is reaped)."""
@@ -174,7 +186,7 @@ def _start_init(libc: Any) -> Init:
         raise
 
 
-def _make_member(libc: Any, own: dict[int, int], keep: list[int], early: str) -> Member:
+def _make_member(libc: Any, own: dict[int, int], keep: list[int], filters: Filters) -> Member:
     """A new member (see the module docstring): new namespaces, its init, and its bot's
     process; then this process is back in its own namespaces (``own``: a descriptor of each,
     by kind)."""
@@ -191,7 +203,7 @@ def _make_member(libc: Any, own: dict[int, int], keep: list[int], early: str) ->
                 ours.close()
                 for fd in keep:
                     os.close(fd)
-                _bot_process(libc, theirs, early)
+                _bot_process(libc, theirs, filters)
             finally:
                 os._exit(70)
     except OSError as exc:
@@ -225,7 +237,7 @@ def _end_init(init: Init) -> None:
         signal.pidfd_send_signal(init.pidfd, signal.SIGKILL)
 
 
-def _bot_process(libc: Any, sock: socket.socket, early: str) -> None:
+def _bot_process(libc: Any, sock: socket.socket, filters: Filters) -> None:
     """In the bot's process, PID 2 of its init's namespaces: every mount private, a /proc of
     its PID namespace, then ready for its bot."""
     libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # the server (so each init) is not; the bot is
@@ -240,14 +252,14 @@ def _bot_process(libc: Any, sock: socket.socket, early: str) -> None:
     os.setsid()  # the referee stops the bot by its process group where it cannot freeze it
     runner = _load_runner()
     try:
-        _prepare_bot(libc, runner, early)
+        _prepare_bot(libc, runner, filters.early)
         failed = None
     except OSError as exc:  # said as the bot's first line, when it is given one
         failed = exc
-    _become_bot(libc, sock, runner, failed)
+    _become_bot(libc, sock, runner, failed, filters.late)
 
 
-def _prepare_bot(libc: Any, runner: ModuleType, early: str) -> None:
+def _prepare_bot(libc: Any, runner: ModuleType, early: Callable[[], None] | None) -> None:
     """In the bot's process, before it is given a bot (ahead of time, off its start): for a
     normal user a user namespace of its own (the kernel counts the process limit per user
     namespace: this bot's processes alone) with a mount namespace it owns, where it will mount
@@ -261,8 +273,8 @@ def _prepare_bot(libc: Any, runner: ModuleType, early: str) -> None:
     _keep_only(libc, [_CAP_SYS_ADMIN, *_ROOT_KEEPS] if os.geteuid() == 0
                else [_CAP_SYS_ADMIN, _CAP_SETPCAP])
     libc.prctl(runner._PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    if early:
-        runner._install_filter(libc, early)
+    if early is not None:
+        early()
 
 
 def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]]:
@@ -273,7 +285,7 @@ def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]]:
 
 
 def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType,
-                failed: OSError | None) -> None:
+                failed: OSError | None, prepared: dict[str, Callable[[], None]]) -> None:
     """In the bot's process: wait to be given a bot, then confine and run it."""
     request, fds = _receive(sock)
     sock.close()
@@ -298,8 +310,8 @@ def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType,
         message = f"could not confine the bot: {exc}"
         os.write(1, json.dumps({"type": "error", "message": message}).encode() + b"\n")
         os._exit(71)
-    late = runner._prepared_filter(libc, request["late_filter"]) \
-        if request.get("late_filter") else None
+    text = request.get("late_filter") or ""
+    late = (prepared.get(text) or runner._prepared_filter(libc, text)) if text else None
     runner.run(request["cfg"], request["args"], late, lambda: _onto(request.get("cpus")))
 
 
@@ -387,17 +399,21 @@ def _keep_only(libc: Any, keep: list[int]) -> None:
 
 def serve(requests: socket.socket) -> None:
     """Answer the referee's requests on ``requests`` until it closes it. Its first message is
-    the server's own settings: the modules to import first (``preload``) and the filter each
-    bot's process installs ahead of time (``early_filter``, base64 BPF)."""
+    the server's own settings: the modules to import first (``preload``), the filter each
+    bot's process installs ahead of time (``early_filter``, base64 BPF), and the filters a
+    request may name for a bot's start (``late_filters``): all decoded here once."""
     settings, _ = _receive(requests)
-    early = str(settings.get("early_filter", ""))
     for name in settings.get("preload", []):  # the engines, and what every bot starts with
         try:
             __import__(name)
         except Exception:  # a bot that needs it will say why itself
             continue
-    _load_runner()
+    runner = _load_runner()
     libc = _libc()
+    early = str(settings.get("early_filter", ""))
+    filters = Filters(runner._prepared_filter(libc, early) if early else None,
+                      {text: runner._prepared_filter(libc, text)
+                       for text in settings.get("late_filters", []) if text})
     libc.clone.restype = ctypes.c_int
     libc.clone.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
     # its inits share its memory: none may be read or written by a bot of the same uid
@@ -421,7 +437,7 @@ def serve(requests: socket.socket) -> None:
     def make() -> str:
         """A new member in the pool; why none could be made ("" if one was)."""
         try:
-            member = _make_member(libc, own, keep, early)
+            member = _make_member(libc, own, keep, filters)
         except OSError as exc:
             return str(exc)
         pool.append(member)

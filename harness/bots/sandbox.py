@@ -471,9 +471,11 @@ def _start_server() -> starter.Starter | str:
         try:
             cage = make_jail(Limits(), binds=[], bot=None, unfrozen=False, forking=True)
             early = syscalls.bot_filter(False, "early")
+            late = [syscalls.bot_filter(unfrozen, "late") for unfrozen in (False, True)]
             made.append(starter.Starter(cage, jail_python(), _env(jailed=True), {
                 "preload": PRELOAD,
-                "early_filter": base64.b64encode(early).decode() if early else ""}))
+                "early_filter": base64.b64encode(early).decode() if early else "",
+                "late_filters": [base64.b64encode(code).decode() for code in late if code]}))
         except (starter.StarterError, OSError) as exc:
             made.append(str(exc) or type(exc).__name__)
         finally:

@@ -419,10 +419,8 @@ def serve(requests: socket.socket) -> None:
     # its inits share its memory: none may be read or written by a bot of the same uid
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # on any CPU, not only the one of the game its referee was playing when it started it: it
-    # makes members ahead of time beside the game (each bot then gets its referee's CPUs)
-    with contextlib.suppress(OSError):
-        os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    # its CPUs are its referee's to set (off the CPUs the referee plays on, where there are
+    # others: Starter._keep_off_our_cpus); set here, after the imports, they undid that
     own = {kind: os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
            for kind, name in _NAMES.items()}
     keep = [requests.fileno(), *own.values()]

@@ -436,6 +436,17 @@ def _forget_starters() -> None:
 os.register_at_fork(after_in_child=_forget_starters)
 
 
+def _covers(paths: list[str]) -> tuple[str, ...]:
+    """The hidden folders a jail covers: those not inside another (a league's ``logs/``, made
+    at its first game, is hidden with its results folder, and changes no jail)."""
+    ordered = sorted(paths)
+    kept: list[str] = []
+    for path in ordered:
+        if not any(path.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(path)
+    return tuple(kept)
+
+
 def bot_starter() -> starter.Starter | None:
     """This process's start-up server for Python bots (:mod:`harness.bots.starter`), started
     the first time, again when the folders hidden from bots changed or it ended; None where
@@ -443,7 +454,7 @@ def bot_starter() -> starter.Starter | None:
     why)."""
     if _starter_trouble or not _jail_allowed():
         return None
-    key = tuple(sorted(hidden_paths()))
+    key = _covers(hidden_paths())
     with _starter_lock:
         found = _starters.get(key)
         if found is not None and found.alive():

@@ -176,13 +176,16 @@ def play_game(
     return record
 
 
-def _hide_outputs(log_dir: Path | None, hide: Sequence[Path]) -> None:
-    """Bots see neither the logs folder nor the folders the caller names (the league's results
-    folder, whose configuration holds the key the deals derive from)."""
+def hide_outputs(log_dir: Path | None, hide: Sequence[Path], make: bool = True) -> None:
+    """Bots see neither the logs folder (made here unless ``make`` is false) nor the folders the
+    caller names (the league's results folder, whose configuration holds the key the deals
+    derive from). Done at each game with a sandboxed bot, and before any game by
+    :meth:`harness.run.base.DefaultPlay.prepare`."""
     from harness.bots.sandbox import hide_from_bots
 
     if log_dir is not None:
-        log_dir.mkdir(parents=True, exist_ok=True)
+        if make:
+            log_dir.mkdir(parents=True, exist_ok=True)
         hide_from_bots(log_dir)
     for folder in hide:
         hide_from_bots(folder)
@@ -216,7 +219,7 @@ def _seat_bots(
         from harness.bots.sandbox import harden_referee
 
         harden_referee()
-        _hide_outputs(log_dir, hide)
+        hide_outputs(log_dir, hide)
     for seat, source in enumerate(sources):
         try:
             table.agents[seat] = open_agent(source, table.limits[seat])

@@ -74,15 +74,32 @@ class Executor(Protocol):
                  tb: TracebackType | None) -> None: ...
 
 
-def default_play(log_dir: Path | None = None, hide: Sequence[Path] = ()) -> PlayFn:
+class DefaultPlay:
     """The referee, with bot logs written under ``log_dir`` and the folders ``hide`` names
     hidden from sandboxed bots (the results folder played into)."""
-    from harness.match.referee import play_game
 
-    def play(spec: GameSpec) -> GameRecord:
-        return play_game(spec, log_dir=log_dir, hide=hide)
+    def __init__(self, log_dir: Path | None = None, hide: Sequence[Path] = ()) -> None:
+        self.log_dir = log_dir
+        self.hide = tuple(hide)
 
-    return play
+    def prepare(self) -> None:
+        """In the process that will play, before its first game's bots are made ahead of it
+        (:mod:`harness.bots.spares`): hide the outputs now, so those bots come from a start-up
+        server that hides them already, not one replaced at that game."""
+        from harness.match.referee import hide_outputs
+
+        hide_outputs(self.log_dir, self.hide, make=False)
+
+    def __call__(self, spec: GameSpec) -> GameRecord:
+        from harness.match.referee import play_game
+
+        return play_game(spec, log_dir=self.log_dir, hide=self.hide)
+
+
+def default_play(log_dir: Path | None = None, hide: Sequence[Path] = ()) -> PlayFn:
+    """The referee, with bot logs written under ``log_dir`` and the folders ``hide`` names
+    hidden from sandboxed bots (the results folder played into): a :class:`DefaultPlay`."""
+    return DefaultPlay(log_dir, hide)
 
 
 def void_record(spec: GameSpec, termination: Termination, reason: str,

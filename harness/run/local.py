@@ -113,6 +113,9 @@ def _worker_main(conn: Any, play: PlayFn, inherited: list[Any], cpu: int | None 
         with contextlib.suppress(OSError):
             other.close()
     gc.freeze()  # the parent's objects: never scanned here, so never copied page by page
+    prepare = getattr(play, "prepare", None)
+    if callable(prepare):  # (harness.run.base.DefaultPlay: hide the outputs before any bot)
+        prepare()
     keep_to = placement.Keeper()
     queue: collections.deque[GameSpec] = collections.deque()
     more = True  # until the parent says stop (None) or goes away

@@ -121,3 +121,27 @@ def test_a_league_worker_plays_the_same_games_with_its_spares(toy: str,
     inline = moves(InlineExecutor())
     assert moves(ProcessExecutor(1)) == inline
     assert all(inline.values())
+
+
+def test_a_worker_keeps_its_start_up_server_from_its_first_game(toy: str,
+                                                                 tmp_path: Path) -> None:
+    """A league's play hides the results folder before the worker makes its first game's bots
+    ahead (``DefaultPlay.prepare``): those bots and every later one come from one start-up
+    server. The folder was hidden only at the first game: the server was replaced there, and
+    every game after ran about a third slower on the new one (issue 44, point 6). A logs folder
+    made inside the hidden results folder changes nothing either."""
+    from harness.bots import sandbox
+    from harness.run.base import DefaultPlay
+
+    folder = tmp_path / "league"
+    folder.mkdir()
+    play = DefaultPlay(folder / "logs", hide=(folder,))  # what a league's workers play
+    play.prepare()
+    assert not (folder / "logs").exists()  # made by the first game that logs, not before
+    server = sandbox.bot_starter()
+    game = GameSpec("g", toy, {}, 1, (BotRef("a", "sandbox:random"), BotRef("b", "random")),
+                    limits=EASY)
+    spares.expect(game)
+    record = play(game)
+    assert record.offender is None, record.reason
+    assert (folder / "logs").is_dir() and sandbox.bot_starter() is server

@@ -45,7 +45,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -1256,7 +1256,7 @@ class SandboxedAgent:
     # ---------------------------------------------------------------- wire
 
     def _send(self, message: JSON, deadline: float, what: str,
-              then: Any = None) -> None:
+              then: Callable[[], None] | None = None) -> None:
         """Write ``message``; ``then`` is called once the first part is written (or the pipe
         found full): the bot is resumed with its request waiting, so it wakes once, not twice."""
         line = encode(message)
@@ -1273,7 +1273,7 @@ class SandboxedAgent:
                 raise self._output_ended(f"before {what}") from None
             finally:
                 if then is not None:
-                    then, resume = None, then
+                    resume, then = then, None
                     resume()
             remaining = deadline - time.perf_counter()
             if remaining <= 0:

@@ -574,8 +574,10 @@ def _probe_forked() -> JSON:
         return {}
     limits = Limits()
     group = cgroups.BotGroup(limits.memory_bytes, limits.max_processes)
-    request = _forked_request(limits, _jail_cfg(limits, forked=True), ["--probe"], None,
-                              not group.freezer)
+    # held until its namespaces are read: a probe that exited at once could take its PID 1,
+    # and the namespaces with it, before the referee looked (it then reported no forked start)
+    request = _forked_request(limits, {**_jail_cfg(limits, forked=True), "hold": True},
+                              ["--probe"], None, not group.freezer)
     files = jail.memfd("nothing", b"")
     log_r, log_w = os.pipe()
     try:

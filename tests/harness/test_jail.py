@@ -260,6 +260,24 @@ def test_a_python_bots_pid_1_is_an_idle_clone_that_shares_the_servers_memory(
     assert not jails.left(patience(10))
 
 
+def test_the_forked_start_probe_is_held_until_the_referee_has_looked() -> None:
+    """``sandbox.report()`` probes the forked start with a runner that reports what holds. One
+    that exited at once took its PID 1, and the namespaces, with it before a slow referee read
+    them from outside, and the report said that Python bots got no forked start (20 of 60
+    probes beside two busy loops). The probe now waits until the referee has looked."""
+    if sandbox.report()["engine"] != "bubblewrap" or sandbox.bot_starter() is None:
+        return
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(os.cpu_count() or 1)]
+    try:
+        probes = [sandbox._probe_forked() for _ in range(20)]
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert all(probe.get("pid_namespace") for probe in probes), probes
+
+
 @pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
 @pytest.mark.parametrize("forked", [True, False], ids=["forked", "own-jail"])
 def test_a_jail_ends_when_its_bubblewrap_dies(forked: bool, stopped: bool, jails: Jails,

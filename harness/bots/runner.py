@@ -37,7 +37,7 @@ import json
 import os
 import signal
 import sys
-from types import CodeType, FunctionType, ModuleType
+from types import FunctionType, ModuleType
 
 # Start-up time is part of every sandboxed game, so this module imports only what it needs at
 # once (typing, inspect, pathlib, importlib and ctypes would add ~25 ms to each bot's launch).
@@ -82,34 +82,28 @@ BOT_MODULE = "tourney_bot_"  # the name of a bot file's module, before a hash of
 
 
 def load_bot_file(path: str | os.PathLike[str], entry: str | None = None,
-                  module_name: str = "", allowed: str | None = None,
-                  compiled: tuple[bytes, CodeType] | None = None) -> BotFactory:
+                  module_name: str = "", allowed: str | None = None) -> BotFactory:
     """Execute a bot file as a fresh module and return a factory of fresh bot objects.
 
     ``allowed``: what the bot may import, for the message when an import fails (the sandbox
     passes the truth of its file system; in-process bots see this whole environment).
-    ``compiled``: the file's source and code, compiled ahead (:func:`compile_ahead`).
     """
     path = os.fspath(path)
     label = os.path.basename(path)
-    if compiled is None:
-        try:
-            with open(path, "rb") as f:
-                source = f.read()
-        except OSError as exc:
-            raise BotLoadError(
-                f"bot file {path!r} cannot be read ({exc.strerror}); check the path"
-            ) from None
-    else:
-        source = compiled[0]
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as exc:
+        raise BotLoadError(
+            f"bot file {path!r} cannot be read ({exc.strerror}); check the path"
+        ) from None
     name = module_name or f"{BOT_MODULE}{abs(hash(os.path.abspath(path)))}"
     module = ModuleType(name)
     module.__file__ = path
     module.__loader__ = _SourceLoader(source)  # type: ignore[assignment]
     sys.modules[name] = module
     try:
-        exec(compiled[1] if compiled is not None else compile(source, path, "exec"),
-             module.__dict__)
+        exec(compile(source, path, "exec"), module.__dict__)
     except BaseException as exc:  # the bot's module code failed (or exited) while loading
         sys.modules.pop(name, None)
         raise _load_error(exc, label, allowed) from None
@@ -127,17 +121,6 @@ def _load_error(exc: BaseException, label: str, allowed: str | None) -> BotLoadE
         return BotLoadError(f"{label} failed to import{missing}: {type(exc).__name__}: {exc}; "
                             f"a bot may import {may}")
     return BotLoadError(f"{label} raised while loading: {type(exc).__name__}: {exc}")
-
-
-def compile_ahead(path: str) -> tuple[bytes, CodeType] | None:
-    """A bot file's source and code, compiled before its game starts it (compiling runs none of
-    its code); None if it cannot be read or compiled, which its load then says."""
-    try:
-        with open(path, "rb") as f:
-            source = f.read()
-        return source, compile(source, path, "exec")
-    except Exception:
-        return None
 
 
 def load_bot_dir(directory: str, module: str, entry: str | None = None, label: str = "",
@@ -887,9 +870,6 @@ def run(cfg: dict[str, Any] | None, args: list[str],
         for name in ("exit", "quit"):
             setattr(builtins, name, _sitebuiltins.Quitter(name, "Ctrl-D (i.e. EOF)"))
     path = sandbox.get("bot_path") or args[args.index("--file") + 1]
-    # a bot file is compiled while its process waits for its game (where it waits off that
-    # game's CPU, before it moves there): compiling runs none of its code
-    compiled = None if "--module" in args or waiting is None else compile_ahead(path)
     try:
         if waiting is not None:
             waiting()
@@ -897,14 +877,13 @@ def run(cfg: dict[str, Any] | None, args: list[str],
         failed = f"could not confine the bot: {exc}"
         serve(lambda: (None, failed), wire)
     else:
-        serve(lambda: _load(path, args, allowed, before_bot, compiled), wire)
+        serve(lambda: _load(path, args, allowed, before_bot), wire)
     _flush_output()
     os._exit(0)  # do not wait for threads the bot may have left running
 
 
 def _load(path: str, args: list[str], allowed: str | None,
-          before_bot: Callable[[], None] | None,
-          compiled: tuple[bytes, CodeType] | None = None) -> tuple[BotFactory | None, str]:
+          before_bot: Callable[[], None] | None) -> tuple[BotFactory | None, str]:
     """The bot's factory from its file or directory, with a built-in's options; or None and
     the reason it could not be loaded."""
     if before_bot is not None:
@@ -918,8 +897,7 @@ def _load(path: str, args: list[str], allowed: str | None,
             factory = load_bot_dir(path, args[args.index("--module") + 1], entry,
                                    args[args.index("--file") + 1] + "/", allowed)
         else:
-            factory = load_bot_file(path, entry, module_name="bot", allowed=allowed,
-                                    compiled=compiled)
+            factory = load_bot_file(path, entry, module_name="bot", allowed=allowed)
     except BotLoadError as exc:
         return None, f"could not load bot: {exc}"
     if "--options" in args:  # keyword arguments for the constructor

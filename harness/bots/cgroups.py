@@ -353,11 +353,20 @@ def _leftover_bytes(dirs: dict[str, Path]) -> int:
     return max(0, usage - files) + int(stat.get("swap", "0"))
 
 
+def _procs_of(dirs: dict[str, Path]) -> Path:
+    """The group of a bot's groups whose ``cgroup.procs`` says whether any of its processes is
+    left: the first its runner joins (:attr:`BotGroup.join_files` keeps their order), so a
+    process killed while it joined them is listed there; a process leaves them all when it is
+    reaped, and a bot cannot move itself. Reading one list costs the kernel a list of them
+    (v1 builds and sorts it afresh, and frees it a second later), so one is read, not each."""
+    return next(iter(dirs.values()))
+
+
 def _drained() -> None:
     """Move the groups whose members have all exited from draining to free, or retire them
     if their last bot left memory behind."""
     for dirs in list(_draining):
-        if any(_members(d) for d in dirs.values()):
+        if _members(_procs_of(dirs)):
             continue
         _draining.remove(dirs)
         if _leftover_bytes(dirs) > LEFTOVER_ALLOWED:

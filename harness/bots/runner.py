@@ -52,6 +52,7 @@ _PR_SET_PDEATHSIG = 1
 _PR_GET_DUMPABLE = 3
 _PR_SET_DUMPABLE = 4
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_CAPBSET_READ = 23
 _PR_CAPBSET_DROP = 24
 _PR_SET_SECCOMP = 22
 _PR_CAP_AMBIENT = 47
@@ -197,10 +198,17 @@ def _factory(obj: Any, label: str) -> BotFactory:
 # confinement (runs first, before any bot code)
 
 
-def _libc() -> Any:
-    import ctypes
+_LIBC: list[Any] = []
 
-    return ctypes.CDLL(None, use_errno=True)
+
+def _libc() -> Any:
+    """The C library, loaded once per process (a process forked by the start-up server finds
+    the server's, with the functions it looks up already found)."""
+    if not _LIBC:
+        import ctypes
+
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
 
 
 def confine(cfg: dict[str, Any]) -> dict[str, Any]:
@@ -397,17 +405,19 @@ def _set_limits(cfg: dict[str, Any], pid: int = 0) -> None:
         resource.prlimit(pid, which, value)
 
 
-def _drop_bounding_set(libc: Any) -> None:
-    """Empty the capability bounding set, so that nothing the bot executes can gain one. Each
-    drop costs the kernel a new set of credentials (~10 µs): only those in the set are dropped."""
-    try:
-        with open("/proc/self/status") as f:
-            held = next(int(line.split()[1], 16) for line in f if line.startswith("CapBnd:"))
-    except (OSError, StopIteration, ValueError):
-        held = (1 << 64) - 1
+def _drop_bounding_set(libc: Any, keep: tuple[int, ...] = ()) -> bool:
+    """Empty the capability bounding set (but ``keep``), so that nothing the bot executes can
+    gain one; whether every drop was allowed (a process without ``CAP_SETPCAP`` may drop none).
+    Each drop costs the kernel a new set of credentials (~10 µs): only those in the set are
+    dropped, asked of the kernel cap by cap (``PR_CAPBSET_READ``; reading ``/proc/self/status``
+    would cost a process just forked from the start-up server far more)."""
     for cap in range(64):
-        if held >> cap & 1 and libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
-            break  # EINVAL past the last capability this kernel knows (or EPERM: none to drop)
+        held = libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0)
+        if held < 0:
+            break  # EINVAL past the last capability this kernel knows
+        if held and cap not in keep and libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            return False
+    return True
 
 
 def _drop_capabilities(libc: Any) -> None:

@@ -35,6 +35,33 @@ def test_a_namespace_is_the_bots_own_only_where_its_number_differs_from_the_refe
     assert flags["ipc_namespace"] and not flags["network"] and not flags["pid_namespace"]
 
 
+def _bounding_set_after_a_cut(keep: tuple[int, ...]) -> tuple[bool, int]:
+    """In a forked child: the runner's cut of the capability bounding set to ``keep``, and the
+    set the kernel then reports."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        os.close(read)
+        complete = runner._drop_bounding_set(runner._libc(), keep)
+        with open("/proc/self/status") as f:
+            left = next(line.split()[1] for line in f if line.startswith("CapBnd:"))
+        os.write(write, json.dumps([complete, int(left, 16)]).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        complete, left = json.loads(f.read())
+    os.waitpid(pid, 0)
+    return complete, left
+
+
+def test_the_runner_cuts_the_capability_bounding_set_to_what_it_keeps() -> None:
+    complete, left = _bounding_set_after_a_cut((6, 7))
+    if os.geteuid() == 0:  # with CAP_SETPCAP: exactly what was kept
+        assert complete and left == (1 << 6) | (1 << 7)
+    else:  # a normal user may drop nothing, and says so
+        assert not complete and left != 0
+
+
 def test_the_runner_reports_the_namespaces_it_finds_itself_in() -> None:
     agent = sandbox.SandboxedAgent(parse_spec("sandbox:random"), Limits())
     try:

@@ -63,3 +63,26 @@ def test_what_orjson_does_not_write_the_standard_library_does() -> None:
                     {"type": "start", "info": {"name": "é ✓ \u2028", "seeds": [0, -1, 1.5]}}):
         assert encode(message) == _standard(message)
         assert json.loads(encode(message)) == json.loads(_standard(message))
+
+
+@pytest.mark.parametrize("line", [
+    b'{"type":"action","action":"play r1 3"}',
+    b'{"type":"action","action":"\\u00e9","n":-0,"f":1.5e-7,"d":{"a":[1,2,{"b":null}]}}',
+    b'{"type":"x","type":"action"}',  # a key twice: the last one counts
+    b'{"type":"action","big":123456789012345678901234567890}',  # past 64 bits
+    b'{"type":"action","nan":NaN,"inf":-Infinity,"huge":1e400}',
+    b'{"type":"action","lone":"\\ud800"}',  # a lone surrogate
+    '{"type":"action","action":"x"}'.encode("utf-16"),  # UTF-16, with its byte order mark
+])
+def test_a_reply_reads_as_the_standard_library_reads_it(line: bytes) -> None:
+    """Replies are read by orjson where it can; what it refuses, the standard library reads:
+    either way, the message the referee judges is the one Python's own JSON gives."""
+    read = decode(line)
+    expected = json.loads(line)
+    assert repr(read) == repr(expected)  # repr: NaN is not equal to itself
+
+
+def test_a_reply_nested_past_any_reader_is_a_protocol_error() -> None:
+    deep = b'{"type":"action","a":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with pytest.raises(AgentProtocolError, match="nested too deeply"):
+        decode(deep)

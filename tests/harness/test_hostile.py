@@ -966,3 +966,27 @@ def test_a_group_whose_bot_left_memory_behind_is_never_reused(leaver: str) -> No
             import ctypes
 
             ctypes.CDLL(None).shmctl(shmid, 0, None)  # IPC_RMID
+
+
+def test_a_reused_group_has_the_limits_of_its_new_bot() -> None:
+    """A group handed to another bot keeps its limits only if that bot's are the same: a bot
+    with a lower memory or process limit than the group's last never runs with the old one."""
+    if not in_force("cgroups"):
+        assert "cgroup" in " ".join(isolation.missing(sandbox.report()))
+        return
+
+    def limits(group: cgroups.BotGroup) -> tuple[int, int]:
+        memory = group.dirs.get("memory") or group.dirs["unified"]
+        pids = group.dirs.get("pids") or group.dirs["unified"]
+        name = "memory.limit_in_bytes" if "memory" in group.dirs else "memory.max"
+        return int((memory / name).read_text()), int((pids / "pids.max").read_text())
+
+    first = cgroups.BotGroup(256 << 20, 16)
+    dirs = dict(first.dirs)
+    first.close()
+    same = cgroups.BotGroup(256 << 20, 16)
+    assert same.dirs == dirs and limits(same) == (256 << 20, 16)
+    same.close()
+    lower = cgroups.BotGroup(128 << 20, 8)
+    assert lower.dirs == dirs and limits(lower) == (128 << 20, 8)
+    lower.close()

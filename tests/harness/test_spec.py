@@ -52,6 +52,8 @@ def spec_texts(draw: st.DrawFn) -> str:
         name = draw(st.sampled_from(BUILTINS))
         keys = draw(st.lists(st.sampled_from(sorted(BUILTIN_OPTIONS[name]) or [""]),
                              unique=True, max_size=3))
+        if {"iters", "ms"} & set(keys):  # scale multiplies the default budget: never with these
+            keys = [k for k in keys if k != "scale"]
         options = ",".join(f"{k}={OPTION_VALUES[k]}" for k in keys if k)
         return draw(prefixes) + name + (f":{options}" if options else "")
     if kind == "file":

@@ -433,6 +433,7 @@ class BotGroup:
         self._procs_file: str | None = None
         self.freezer = ""  # how this group freezes (Backend.freezer), "" where it cannot
         self._freeze_fd = -1
+        self._killed = False  # every process sent SIGKILL by the end of its PID namespace
         if not self.backend.available:
             return
         try:
@@ -568,10 +569,16 @@ class BotGroup:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGCONT)
 
-    def kill(self) -> None:
+    def kill(self, covered: bool = False) -> None:
         """SIGKILL every process of the group, then thaw it: a process frozen by the v1 freezer
-        dies only once thawed (v2's lets SIGKILL through), and a group is reused thawed."""
-        if not (self.kind == "cgroup2" and _write(self.dirs["unified"] / "cgroup.kill", "1")):
+        dies only once thawed (v2's lets SIGKILL through), and a group is reused thawed.
+
+        ``covered``: every process of the group has been sent SIGKILL already (the bot's PID
+        namespace ended with its init): the group is only thawed, its list not read (v1 builds
+        one afresh at each read), here or at :meth:`close`."""
+        if covered:
+            self._killed = True
+        elif not (self.kind == "cgroup2" and _write(self.dirs["unified"] / "cgroup.kill", "1")):
             group = self._procs_dir()
             if group is not None:
                 for _ in range(3):
@@ -627,7 +634,8 @@ class BotGroup:
         self._procs_file = None
         if not self.dirs:
             return
-        self.kill()
+        if not self._killed:
+            self.kill()
         if self._freeze_fd >= 0:
             os.close(self._freeze_fd)
         self._freeze_fd = -1

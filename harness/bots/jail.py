@@ -329,11 +329,17 @@ def hold(info: dict[str, Any]) -> int | None:
     return fd
 
 
-def end(init: int) -> None:
+def end(init: int) -> bool:
     """Kill the jail's first process through its pidfd ``init`` (:func:`hold`): the kernel then
-    kills every other process of its PID namespace."""
-    with contextlib.suppress(OSError):
+    kills every other process of its PID namespace. Whether that is done (the signal sent, or
+    the process gone already)."""
+    try:
         signal.pidfd_send_signal(init, signal.SIGKILL)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def ended(init: int, timeout: float) -> bool:

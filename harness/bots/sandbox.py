@@ -1051,9 +1051,8 @@ class SandboxedAgent:
         """
         if self._reaped():
             return
-        self.group.kill()
-        if self._init is not None:
-            jail.end(self._init)
+        # the end of its PID namespace kills every process of the group: it needs only thawing
+        self.group.kill(covered=self._init is not None and jail.end(self._init))
         self._signal_group(signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             self.proc.kill()

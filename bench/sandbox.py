@@ -6,7 +6,9 @@ Two figures have targets (issue 44): a sandboxed bot's start-up (launch, confine
 at most :data:`START_TARGET_MS`, and a league of two fast bots sandboxed within
 :data:`LEAGUE_TARGET` times the same league trusted, both run as a user runs them
 (``tourney league battleline random greedy --games N -j 1``, then with ``sandbox:random
-sandbox:greedy``), each the best of a few runs, since the machine may be shared."""
+sandbox:greedy``), each the best of a few runs, since the machine may be shared. N is 400, so
+that the league's rate is that of its games: what a league pays once before its first sandboxed
+game (the start-up server's launch) is printed on its own."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import importlib.util
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -128,6 +131,31 @@ def _start_made_ahead(quick: bool) -> float:
     return statistics.median(starts) * 1e3
 
 
+_FIRST_BOT = """
+import time
+t0 = time.perf_counter()
+from harness.bots.sandbox import SandboxedAgent, harden_referee
+from harness.bots.spec import parse_spec
+from harness.records import Limits
+harden_referee()
+agent = SandboxedAgent(parse_spec("sandbox:random"), Limits())
+agent.start({"game": "battleline", "seat": 0, "rng_seed": 1}, 30.0)
+print((time.perf_counter() - t0) * 1e3)
+agent.close()
+"""
+
+
+def _first_bot_ms(quick: bool) -> float:
+    """Median ms from a fresh process's first use of the sandbox to its first bot ready: what
+    a league worker pays once, before its first sandboxed game."""
+    times = []
+    for _ in range(1 if quick else 3):
+        done = subprocess.run([sys.executable, "-c", _FIRST_BOT], capture_output=True, text=True,
+                              check=True)
+        times.append(float(done.stdout.split()[-1]))
+    return statistics.median(times)
+
+
 def _games_per_second(game: str, seats: tuple[str, str], games: int) -> tuple[float, float]:
     """Games per second and mean decisions per game."""
     from harness.match.referee import play_game
@@ -169,7 +197,9 @@ def run(quick: bool) -> None:
            "paid once per change of the seat to move")
     figure("start of a bot made during the game before (median)", _start_made_ahead(quick), "ms",
            "take, start, ready: a league worker's games")
-    games, runs = (40, 1) if quick else (100, 3)
+    games, runs = (40, 1) if quick else (400, 3)
+    figure("first sandboxed bot of a fresh referee (median)", _first_bot_ms(quick), "ms",
+           "the start-up server's launch and imports, once per league worker")
     trusted = max(_league_rate(["random", "greedy"], games) for _ in range(runs))
     boxed = max(_league_rate(["sandbox:random", "sandbox:greedy"], games) for _ in range(runs))
     figure("league random v greedy, trusted (-j 1)", trusted, "games/s",

@@ -15,8 +15,8 @@ gives it the bot:
   namespaces. The init costs no copy of the server's memory, at its start or its end; the
   server is non-dumpable, so no bot, whatever its uid, may read or write the init's memory, and
   the kernel drops the signals a bot sends its namespace's init. The bot's process makes every
-  mount private and mounts a ``/proc`` of its PID namespace (with bubblewrap's read-only
-  covers).
+  mount private (where one of the server's propagates; bubblewrap's never do) and mounts a
+  ``/proc`` of its PID namespace (with bubblewrap's read-only covers).
 * **The bot's process** waits until the referee asks for a bot (:func:`_become_bot`); then it
   joins the bot's control groups (through descriptors the referee opened), mounts its own
   size-limited ``/tmp`` and writes the bot's files into a new in-memory ``/bot``, read-only;
@@ -245,8 +245,8 @@ def _end_init(init: Init) -> None:
 
 
 def _bot_process(libc: Any, sock: socket.socket, filters: Filters) -> None:
-    """In the bot's process, PID 2 of its init's namespaces: every mount private, a /proc of
-    its PID namespace, then ready for its bot."""
+    """In the bot's process, PID 2 of its init's namespaces: every mount private (where any
+    propagated), a /proc of its PID namespace, then ready for its bot."""
     libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # the server (so each init) is not; the bot is
     if _propagating:
         _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)

@@ -289,6 +289,35 @@ def test_a_python_bots_pid_1_is_an_idle_clone_that_shares_the_servers_memory(
     assert not jails.left(patience(10))
 
 
+_FREEZE_PROBE = """
+import gc
+
+
+class Bot:
+    def start(self, info):
+        print("frozen", gc.get_freeze_count())
+
+    def act(self, observation, legal):
+        return legal[0]
+"""
+
+
+def test_a_python_bot_starts_with_the_servers_objects_out_of_the_collectors_reach(
+        tmp_path: Path) -> None:
+    """The start-up server freezes its objects (``gc.freeze()``) before it forks any bot's
+    process, as docs/bots.md says: a bot's collections scan only what the bot made, and never
+    write to (so copy) the server's pages."""
+    if sandbox.report()["engine"] != "bubblewrap" or sandbox.bot_starter() is None:
+        return
+    probe = tmp_path / "freeze_probe.py"
+    probe.write_text(_FREEZE_PROBE)
+    record = play_game(GameSpec("g", "battleline", {}, 3,
+                                (BotRef("f", f"sandbox:{probe}"), BotRef("r", "random"))))
+    assert record.offender is None, record.reason
+    frozen = int(record.logs[0].split("frozen ", 1)[1].split()[0])
+    assert frozen > 1000  # the interpreter's, the engines' and the runner's objects
+
+
 def test_the_forked_start_probe_is_held_until_the_referee_has_looked() -> None:
     """``sandbox.report()`` probes the forked start with a runner that reports what holds. One
     that exited at once took its PID 1, and the namespaces, with it before a slow referee read

@@ -489,7 +489,7 @@ class BotGroup:
                 for key, d in self.dirs.items()]
 
     def _procs_dir(self) -> Path | None:
-        return self.dirs.get("unified") or self.dirs.get("pids")
+        return _procs_of(self.dirs) if self.dirs else None
 
     def pids(self) -> list[int]:
         """The processes of the group now. The file is opened afresh every time: cgroup v1

@@ -95,9 +95,9 @@ _ROOT_KEEPS = [6, 7, 8]
 _CAP_SETPCAP = 8
 _CAP_SYS_ADMIN = 21
 _MADV_COLLAPSE = 25
-# the C library's functions a bot's process calls (the runner's and this file's)
-_LIBC_CALLS = ("capset", "clone", "madvise", "mount", "pause", "prctl", "sethostname", "setns",
-               "unshare")
+# the C library's functions a bot's process calls (the runner's and this file's; the server's
+# own are found at its first use of each, before most members are made)
+_LIBC_CALLS = ("capset", "mount", "prctl", "sethostname", "unshare")
 _HUGE_PAGE = 2 << 20
 # whether a mount of this server's namespace propagates (its root may not be private): set by
 # the server, which makes every mount of each bot's namespace private only then

@@ -143,7 +143,7 @@ def _inline_shuffle(rng: random.Random, cards: list[int]) -> None:
 
 def _inline_matches_library() -> bool:
     """Does :func:`_inline_shuffle` draw and permute exactly as this Python's shuffle?"""
-    for seed in range(20):
+    for seed in range(4):
         for size in (0, 1, 2, 3, 17, 54, 70, 150):
             a, b = random.Random(seed), random.Random(seed)
             x, y = list(range(size)), list(range(size))

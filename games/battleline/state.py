@@ -178,11 +178,15 @@ def _listed(legal: list[str], action: str) -> bool:
 def _card_rows(names: list[list[str]]) -> list[list[tuple[str, ...]]]:
     """rows[card][flag mask]: a card's actions onto those flags (``names[card][flag]``, empty
     for a card that has none), in flag order."""
-    return [
-        [tuple(row[f] for f in range(NUM_FLAGS) if m >> f & 1) if row[0] else ()
-         for m in range(1 << NUM_FLAGS)]
-        for row in names
-    ]
+    rows: list[list[tuple[str, ...]]] = []
+    for row in names:
+        masks: list[tuple[str, ...]] = [()]
+        if row[0]:  # each flag doubles the table: the masks with it are those without, plus it
+            for f in range(NUM_FLAGS):
+                one = (row[f],)
+                masks += [m + one for m in masks]
+        rows.append(masks if len(masks) > 1 else masks * (1 << NUM_FLAGS))
+    return rows
 
 
 _PLAY_ROWS: Final = _card_rows(_PLAY_STR)
@@ -214,11 +218,17 @@ def _troops_by_name() -> list[list[tuple[int, ...]]]:
     (``b1 < b10 < b2 < ...``), so play actions come out sorted without sorting."""
     table = []
     for colour in range(NUM_COLOURS):
-        row = []
-        for m in range(1 << NUM_VALUES):
-            cards = [colour * NUM_VALUES + v for v in range(NUM_VALUES) if m >> v & 1]
-            cards.sort(key=lambda c: CARD_NAMES[c] + " ")
-            row.append(tuple(cards))
+        base = colour * NUM_VALUES
+        # built in name order, one value at a time: each doubles the sets made so far
+        cards: list[tuple[int, ...]] = [()]
+        masks = [0]
+        for v in sorted(range(NUM_VALUES), key=lambda v: CARD_NAMES[base + v] + " "):
+            one, bit = (base + v,), 1 << v
+            cards += [c + one for c in cards]
+            masks += [m | bit for m in masks]
+        row: list[tuple[int, ...]] = [()] * (1 << NUM_VALUES)
+        for m, troops in zip(masks, cards, strict=True):
+            row[m] = troops
         table.append(row)
     return table
 

@@ -26,7 +26,6 @@ engines.
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
@@ -81,8 +80,10 @@ def modules_of(group: str) -> list[str]:
     return [f"games.{group}.{name}" for name in GROUPS[group]]
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    """Serves the compiled file of each listed module; every other import goes on as usual."""
+class _Finder:
+    """Serves the compiled file of each listed module; every other import goes on as usual.
+    (A finder on ``sys.meta_path`` needs only ``find_spec``: importing ``importlib.abc`` for its
+    base class would import ``importlib.resources``, 13 ms of every start-up server's launch.)"""
 
     def __init__(self, files: dict[str, Path]) -> None:
         self.files = files

@@ -409,23 +409,37 @@ def _bound(libc: Any, keep: list[int]) -> None:
 # ------------------------------------------------------------------------------ the server
 
 
-def serve(requests: socket.socket) -> None:
-    """Answer the referee's requests on ``requests`` until it closes it. Its first message is
-    the server's own settings: the modules to import first (``preload``), the filter each
-    bot's process installs ahead of time (``early_filter``, base64 BPF), and the filters a
-    request may name for a bot's start (``late_filters``): all decoded here once."""
-    settings, _ = _receive(requests)
-    for name in settings.get("preload", []):  # the engines, and what every bot starts with
+def _set_up(settings: dict[str, Any]) -> tuple[Any, Filters]:
+    """What the server's settings (its first message) ask it to make before its first bot:
+    the modules to import (``preload``: the engines, and what every bot starts with), the
+    built-in bots' files to compile (``compile_ahead``: path -> source), the filter each bot's
+    process installs ahead of time (``early_filter``, base64 BPF) and the filters a request may
+    name for a bot's start (``late_filters``), all decoded here once. The collector is off
+    meanwhile: everything made here lives as long as the server (and is frozen next, see
+    :func:`_ready_to_fork`); collecting while the engines build their tables took a quarter
+    of the server's launch. The C library comes back, ready for the server's calls."""
+    gc.disable()
+    for name in settings.get("preload", []):
         try:
             __import__(name)
         except Exception:  # a bot that needs it will say why itself
             continue
     runner = _load_runner()
+    for path, source in settings.get("compile_ahead", {}).items():
+        with contextlib.suppress(SyntaxError, ValueError):
+            runner.compile_ahead(path, source.encode())
     libc = runner._libc()
     early = str(settings.get("early_filter", ""))
     filters = Filters(runner._prepared_filter(libc, early) if early else None,
                       {text: runner._prepared_filter(libc, text)
                        for text in settings.get("late_filters", []) if text})
+    return libc, filters
+
+
+def serve(requests: socket.socket) -> None:
+    """Answer the referee's requests on ``requests`` until it closes it (its first message is
+    the server's own settings: :func:`_set_up`)."""
+    libc, filters = _set_up(_receive(requests)[0])
     libc.clone.restype = ctypes.c_int
     libc.clone.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
     _ready_to_fork(libc)
@@ -458,14 +472,19 @@ def serve(requests: socket.socket) -> None:
         return ""
 
     trouble = ""
+    collapsed = False  # its heap is asked onto huge pages once, the first time nothing waits
     quiet_from = 0.0  # when to make members again, after a request: a game asks for its
     while True:       # seats one after the other, and each waits for the one before
         # requests first: a member is made only while none waits (~1 ms of the server's)
         short = len(pool) < POOL and not trouble
         wait = max(0, int((quiet_from - time.monotonic()) * 1000) + 1) if short else None
-        events = waiting.poll(wait)
-        if not events:
+        events = waiting.poll(0 if wait is None and not collapsed else wait)
+        if not events and short:
             trouble = make()
+            continue
+        if not events:
+            _collapse(libc)
+            collapsed = True
             continue
         for fd, _ in events:
             if fd == requests.fileno():
@@ -508,7 +527,9 @@ def _ready_to_fork(libc: Any) -> None:
       never writes to the server's objects, so never copies their pages;
     * the server's heap goes onto huge pages where the kernel can make them (``MADV_COLLAPSE``,
       Linux 6.1+; best effort): a fork copies one entry per 2 MB instead of 512, and a bot's
-      process copies only the 4 KB pages it writes to, as before;
+      process copies only the 4 KB pages it writes to, as before. That takes the kernel 4-18
+      ms, so it is done later, the first time no request waits and the pool is full
+      (:func:`serve`), not before the first bot;
     * as root, the capability bounding set is cut down to what a bot's process keeps to confine
       itself, once here rather than cap by cap in every bot's process (a normal user's bot
       process starts a user namespace, whose bounding set is whole again: it cuts its own);
@@ -520,7 +541,7 @@ def _ready_to_fork(libc: Any) -> None:
     for length in (2, 6):  # the capability calls' arrays (ctypes keeps each array type made)
         _ = ctypes.c_uint32 * length
     gc.freeze()
-    _collapse(libc)
+    gc.enable()  # (off for the imports: _set_up) as every bot's Python starts
     if os.geteuid() == 0:
         _bound(libc, [_CAP_SYS_ADMIN, *_ROOT_KEEPS])
     global _propagating

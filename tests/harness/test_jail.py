@@ -291,11 +291,15 @@ def test_a_python_bots_pid_1_is_an_idle_clone_that_shares_the_servers_memory(
 
 _FREEZE_PROBE = """
 import gc
+import sys
 
 
 class Bot:
     def start(self, info):
         print("frozen", gc.get_freeze_count())
+        print("collector", gc.isenabled())
+        print("ahead", ",".join(sorted(sys.modules["tourney_runner"]._AHEAD)))
+        print("mine", __file__)
 
     def act(self, observation, legal):
         return legal[0]
@@ -306,16 +310,43 @@ def test_a_python_bot_starts_with_the_servers_objects_out_of_the_collectors_reac
         tmp_path: Path) -> None:
     """The start-up server freezes its objects (``gc.freeze()``) before it forks any bot's
     process, as docs/bots.md says: a bot's collections scan only what the bot made, and never
-    write to (so copy) the server's pages."""
+    write to (so copy) the server's pages. The collector itself is on, as in any Python (the
+    server imports with it off). The built-in bots' files are compiled in the server, at the
+    path their processes load them from; a bot's own file of that name runs its own code."""
     if sandbox.report()["engine"] != "bubblewrap" or sandbox.bot_starter() is None:
         return
-    probe = tmp_path / "freeze_probe.py"
+    probe = tmp_path / "random.py"  # loaded from /bot/random.py, as the built-in random is
     probe.write_text(_FREEZE_PROBE)
-    record = play_game(GameSpec("g", "battleline", {}, 3,
-                                (BotRef("f", f"sandbox:{probe}"), BotRef("r", "random"))))
+    record = play_game(GameSpec("g", "battleline", {}, 3, (BotRef("f", f"sandbox:{probe}"),
+                                                           BotRef("r", "sandbox:random"))))
     assert record.offender is None, record.reason
     frozen = int(record.logs[0].split("frozen ", 1)[1].split()[0])
     assert frozen > 1000  # the interpreter's, the engines' and the runner's objects
+    assert "collector True" in record.logs[0]
+    assert "ahead /bot/greedy.py,/bot/mcts.py,/bot/random.py" in record.logs[0]
+    assert "mine /bot/random.py" in record.logs[0]
+
+
+def test_a_file_compiled_ahead_is_used_only_for_its_very_source_and_path(
+        tmp_path: Path) -> None:
+    """What the server compiled ahead (:func:`harness.bots.runner.compile_ahead`) stands in for
+    a bot file only when the file's bytes and path are those it was compiled from."""
+    from harness.bots import runner
+
+    path = tmp_path / "ahead.py"
+    source = b"class Bot:\n    def act(self, observation, legal):\n        return legal[-1]\n"
+    path.write_bytes(source)
+    runner.compile_ahead(str(path), source)
+    try:
+        code = runner._AHEAD[str(path)][1]
+        assert runner._compiled(source, str(path)) is code
+        assert runner._compiled(source + b"\n", str(path)) is not code
+        assert runner._compiled(source, str(tmp_path / "other.py")) is not code
+        assert runner.load_bot_file(path)().act({}, ["a", "b"]) == "b"
+        path.write_bytes(source.replace(b"[-1]", b"[0]"))  # edited since: compiled anew
+        assert runner.load_bot_file(path)().act({}, ["a", "b"]) == "a"
+    finally:
+        runner._AHEAD.pop(str(path), None)
 
 
 def test_the_forked_start_probe_is_held_until_the_referee_has_looked() -> None:

@@ -48,6 +48,7 @@ def _forget_groups() -> None:
     _free.clear()
     _draining.clear()
     _limits_set.clear()
+    _close_files()
     _made = 0
 
 
@@ -330,6 +331,36 @@ _draining: list[dict[str, Path]] = []
 # the limits each group of this process was last given (by its procs group's path): a group
 # reused for a bot with the same limits is not written to again (four writes, ~55 µs)
 _limits_set: dict[str, tuple[int, int]] = {}
+# the descriptors of each group's control files (by its procs group's path), opened at the
+# first bot's use and kept while the group is, not opened again for each bot (~10 µs an open)
+_open: dict[str, dict[tuple[str, str], int]] = {}
+
+
+def _close_files(key: str | None = None) -> None:
+    """Close the kept descriptors of one group (``key``: its procs group's path), or of all."""
+    for files in [_open.pop(key, {})] if key is not None else list(_open.values()):
+        for fd in files.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    if key is None:
+        _open.clear()
+
+
+def _control_fd(dirs: dict[str, Path], controller: str, name: str,
+                flags: int = os.O_RDONLY) -> int:
+    """A kept descriptor of a control file of the group ``dirs`` (opened the first time)."""
+    files = _open.setdefault(str(_procs_of(dirs)), {})
+    fd = files.get((controller, name))
+    if fd is None:
+        fd = os.open(dirs[controller] / name, flags | os.O_CLOEXEC)
+        files[controller, name] = fd
+    return fd
+
+
+def _read_control(dirs: dict[str, Path], controller: str, name: str) -> bytes:
+    return os.pread(_control_fd(dirs, controller, name), 65536, 0)
+
+
 # what an empty group may still hold and be reused: the kernel's own memory of a bot's start
 # (page tables, dentries and inodes of what it opened): 170-200 KB measured after a Python
 # process that imported numpy; a bot that looked up a million missing paths left 300 MB of
@@ -342,13 +373,24 @@ def _leftover_bytes(dirs: dict[str, Path]) -> int:
     limit counts (v1 ``memory.usage_in_bytes``, v2 ``memory.current``: anonymous and shared
     memory, and the kernel's own, dentries and inodes among them) and swap, less the page cache,
     which the kernel reclaims before it would refuse the next bot."""
-    group = dirs.get("memory") or dirs.get("unified")
-    if group is None:
+    controller = "memory" if "memory" in dirs else "unified"
+    if controller not in dirs:
         return 0
-    v1 = "memory" in dirs
+    v1 = controller == "memory"
     try:
-        usage = int((group / ("memory.usage_in_bytes" if v1 else "memory.current")).read_text())
-        lines = (group / "memory.stat").read_text().splitlines()
+        usage = int(_read_control(dirs, controller,
+                                  "memory.usage_in_bytes" if v1 else "memory.current"))
+    except (OSError, ValueError):
+        return 0
+    swap = 0  # (no file: the kernel keeps no account of swap, and memory.stat shows none)
+    with contextlib.suppress(OSError, ValueError):
+        swap = int(_read_control(dirs, controller,
+                                 "memory.memsw.usage_in_bytes" if v1 else "memory.swap.current"))
+        swap = swap - usage if v1 else swap
+    if usage + swap <= LEFTOVER_ALLOWED:  # less than allowed before the page cache is taken off
+        return max(0, usage + swap)
+    try:
+        lines = _read_control(dirs, controller, "memory.stat").decode().splitlines()
     except (OSError, ValueError):
         return 0
     stat = dict(line.split(" ", 1) for line in lines if " " in line)
@@ -377,6 +419,7 @@ def _drained() -> None:
             global _made
             _made -= 1
             _limits_set.pop(str(_procs_of(dirs)), None)
+            _close_files(str(_procs_of(dirs)))
             for path in dirs.values():
                 _rmdir(path, 0.0)
         else:
@@ -429,8 +472,8 @@ class BotGroup:
         self.memory_bytes = memory_bytes
         self._oom_base = 0
         self._cpu_base = 0.0
-        self._fds: dict[tuple[str, str], int] = {}  # (controller, file) -> descriptor
         self._procs_file: str | None = None
+        self._files: dict[tuple[str, str], int] = {}  # the group's kept descriptors (_open)
         self.freezer = ""  # how this group freezes (Backend.freezer), "" where it cannot
         self._freeze_fd = -1
         self._killed = False  # every process sent SIGKILL by the end of its PID namespace
@@ -439,6 +482,7 @@ class BotGroup:
         try:
             self.dirs = _acquire(self.backend.bases)
             key = str(_procs_of(self.dirs))
+            self._files = _open.setdefault(key, {})
             if _limits_set.get(key) != (memory_bytes, max_processes):  # not as its last bot's
                 _limits_set.pop(key, None)
                 self._limit(memory_bytes, max_processes)
@@ -450,11 +494,11 @@ class BotGroup:
             return
         self._oom_base = self.oom_kills()
         self._cpu_base = self.cpu_seconds()
-        frozen = self.dirs.get("freeze") or self.dirs.get("unified")
-        if self.backend.freezer and frozen is not None:
+        frozen = "freeze" if "freeze" in self.dirs else "unified"
+        if self.backend.freezer and frozen in self.dirs:
             control = "cgroup.freeze" if self.backend.freezer == "cgroup2" else "freezer.state"
             with contextlib.suppress(OSError):
-                self._freeze_fd = os.open(frozen / control, os.O_WRONLY | os.O_CLOEXEC)
+                self._freeze_fd = _control_fd(self.dirs, frozen, control, os.O_WRONLY)
                 self.freezer = self.backend.freezer
 
     def _limit(self, memory: int, processes: int) -> None:
@@ -590,10 +634,9 @@ class BotGroup:
     def _read(self, controller: str, name: str) -> bytes:
         """A control file's content, through a descriptor kept open for the group's life (read
         at every stop between turns: no path is made again)."""
-        fd = self._fds.get((controller, name))
+        fd = self._files.get((controller, name))
         if fd is None:
-            fd = os.open(self.dirs[controller] / name, os.O_RDONLY | os.O_CLOEXEC)
-            self._fds[controller, name] = fd
+            fd = _control_fd(self.dirs, controller, name)
         return os.pread(fd, 65536, 0)
 
     def oom_kills(self) -> int:
@@ -628,17 +671,13 @@ class BotGroup:
     def close(self) -> None:
         """Kill what is left and give the group back for reuse once its members have exited
         (closing never waits for the kernel to finish reaping)."""
-        for fd in self._fds.values():
-            os.close(fd)
-        self._fds.clear()
         self._procs_file = None
         if not self.dirs:
             return
         if not self._killed:
             self.kill()
-        if self._freeze_fd >= 0:
-            os.close(self._freeze_fd)
-        self._freeze_fd = -1
+        self._freeze_fd = -1  # (kept with the group's other descriptors, for its next bot)
+        self._files = {}
         self.freezer = ""
         _draining.append(self.dirs)
         self.dirs = {}
@@ -648,6 +687,7 @@ class BotGroup:
 def remove_groups(wait: float = 1.0) -> None:
     """Remove this process's groups (at exit; a referee killed before has them removed by the
     next one, see :func:`_clear_stale`)."""
+    _close_files()
     for dirs in _free + _draining:
         for path in dirs.values():
             _kill_members(path)

@@ -99,9 +99,13 @@ def hide_from_bots(path: str | os.PathLike[str]) -> None:
 
 def hidden_paths() -> list[str]:
     """The existing directories hidden from bots."""
-    paths = {str(PROJECT_ROOT / "results"), str(Path.cwd().resolve() / "results"), *_HIDDEN}
+    # (the kernel gives the working directory with no link in it: nothing to resolve)
+    paths = {_PROJECT_RESULTS, os.path.join(os.getcwd(), "results"), *_HIDDEN}
     paths.update(p for p in os.environ.get("TOURNEY_HIDE", "").split(os.pathsep) if p)
     return sorted(p for p in paths if os.path.isdir(p))
+
+
+_PROJECT_RESULTS = str(PROJECT_ROOT / "results")
 
 
 def harden_referee() -> None:
@@ -818,10 +822,12 @@ class SandboxedAgent:
         self._asked: tuple[starter.Starter, starter.Asked] | None = None  # not yet made
         self._ahead = ahead
         own_root = _own_root_works()
+        self.fallback_dir: Path | None = None  # where no jail is possible: its files' copy
         if not own_root:
             _clear_stale_copies()
-        token = os.urandom(6).hex()
-        self.fallback_dir = Path(tempfile.gettempdir()) / f"{FALLBACK_PREFIX}{os.getpid()}-{token}"
+            token = os.urandom(6).hex()
+            self.fallback_dir = Path(tempfile.gettempdir()) / \
+                f"{FALLBACK_PREFIX}{os.getpid()}-{token}"
         # a Python bot's process comes from the start-up server (its init is not in its
         # control groups); else in a jail, + its init (PID 1, idle: the runner forks the bot
         # off it)
@@ -892,7 +898,7 @@ class SandboxedAgent:
         if self.source.path is not None and not self.source.command:
             cfg["bot"] = {"source": str(self.source.path), "name": self.source.path.name,
                           "max_bytes": MAX_DIR_BYTES,
-                          "fallback_dir": str(self.fallback_dir), **self._directory()}
+                          "fallback_dir": str(self.fallback_dir or ""), **self._directory()}
         if user is not None:
             cfg["uid"], cfg["gid"] = user
         return cfg
@@ -915,18 +921,19 @@ class SandboxedAgent:
     def _spawn(self, own_root: bool) -> subprocess.Popen[bytes] | None:
         argv = self._runner_args()
         log_r, log_w = os.pipe()
-        popen: dict[str, Any] = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_w,
-                                     env=_env(), start_new_session=True, close_fds=True,
-                                     bufsize=0)
         try:
             if self._starter is not None:
                 proc = self._spawn_forked(self._starter, argv, log_w)
-            elif own_root:
-                proc = self._spawn_jailed(argv, popen, log_r)
             else:
-                cwd = self._cwd() if self.source.command else "/"
-                proc = start_runner([bot_python(), "-P", "-S"], self._confinement(), argv,
-                                    cwd=cwd, **popen)
+                popen: dict[str, Any] = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=log_w, env=_env(), start_new_session=True,
+                                             close_fds=True, bufsize=0)
+                if own_root:
+                    proc = self._spawn_jailed(argv, popen, log_r)
+                else:
+                    cwd = self._cwd() if self.source.command else "/"
+                    proc = start_runner([bot_python(), "-P", "-S"], self._confinement(), argv,
+                                        cwd=cwd, **popen)
         except OSError as exc:
             os.close(log_r)
             raise AgentCrash(f"could not start: {exc}") from None
@@ -1238,7 +1245,7 @@ class SandboxedAgent:
                 os.close(fd)
         self._init, self._jail_proc = None, -1
         self.group.close()
-        if self.fallback_dir.exists():
+        if self.fallback_dir is not None and self.fallback_dir.exists():
             shutil.rmtree(self.fallback_dir, ignore_errors=True)
 
     def __del__(self) -> None:

@@ -36,10 +36,14 @@ class StarterError(Exception):
 
 def _host_pid(pidfd: int) -> int:
     """The pid, in this process's PID namespace, of the process ``pidfd`` refers to."""
-    with open(f"/proc/self/fdinfo/{pidfd}") as f:
-        for line in f:
-            if line.startswith("Pid:"):
-                return int(line.split()[1])
+    fd = os.open(f"/proc/self/fdinfo/{pidfd}", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        text = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    for line in text.splitlines():
+        if line.startswith(b"Pid:"):
+            return int(line.split()[1])
     raise StarterError("the kernel did not say which process a pidfd names")
 
 

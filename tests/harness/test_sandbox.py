@@ -393,7 +393,7 @@ def test_nothing_of_a_bot_is_left_on_disk_and_its_group_is_removed() -> None:
     assert all(g.is_dir() for g in groups)
     agent.close()
     assert set(Path(tempfile.gettempdir()).glob(ours)) == before
-    assert not agent.fallback_dir.exists()
+    assert agent.fallback_dir is None or not agent.fallback_dir.exists()
     if not isinstance(agent.proc, starter.ForkedBot):  # the start-up server reaps its own
         assert agent.proc.returncode is not None
     deadline = time.monotonic() + patience(30)

@@ -190,7 +190,18 @@ class Starter:
                 return lines.splitlines()[-1].removeprefix("bwrap: ")
         return ""
 
+    def pid_alive(self) -> bool:
+        """Whether the server's process is still there (or a zombie), by its pid: what a test
+        asks of a server this process let go of."""
+        return os.path.exists(f"/proc/{self._pid}") if self._pid else False
+
     def alive(self) -> bool:
+        """Whether the server runs: its PID 1's pidfd reads as ended once it has (which a
+        process the server was handed to can ask too: bubblewrap is not its child)."""
+        if self._init is not None:
+            ended = select.poll()
+            ended.register(self._init, select.POLLIN)
+            return not ended.poll(0)
         return self._proc.poll() is None
 
     def spawn(self, request: dict[str, Any], files: int, groups: Sequence[str],
@@ -293,12 +304,30 @@ class Starter:
     def forget(self) -> None:
         """In a child forked from the referee that started the server: let go of the child's
         copies of its descriptors, leaving the server to its referee."""
+        self._let_go()
+        self._proc.returncode = 0  # not this process's child: never to be waited for here
+
+    def adopt(self) -> None:
+        """In a child forked from the referee that started the server, which takes it over
+        (:meth:`hand_over` in the referee): the server is the child's from now on, and ends
+        with it (its requests' socket closes). Its bubblewrap process stays the referee's child,
+        which reaps it."""
+        self._proc.returncode = 0  # never to be waited for here
+        self._beside = set()  # the child keeps to CPUs of its own
+
+    def hand_over(self) -> subprocess.Popen[bytes]:
+        """In the referee that started the server, once a child forked from it took it over
+        (:meth:`adopt`): let go of the referee's copies of its descriptors; its bubblewrap
+        process, still the referee's child, is returned to be reaped once it ends."""
+        self._let_go()
+        return self._proc
+
+    def _let_go(self) -> None:
         for fd in (self._sock.detach(), self._errors, self._init):
             if fd is not None and fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._init = None
-        self._proc.returncode = 0  # not this process's child: never to be waited for here
 
     def close(self) -> None:
         """End the server and every process it started."""

@@ -135,7 +135,8 @@ def prepare_league(
     mixed_teams: bool | None = None,
     report: bool | None = None,
 ) -> Plan:
-    """Turn command-line choices into a configuration and schedule (nothing is written yet).
+    """Turn command-line choices into a configuration and schedule (nothing is written yet but
+    a new folder, empty, for a league with sandboxed bots: see :func:`_hidden_ahead`).
 
     Options left out are taken from the folder's configuration when it exists, so
     ``tourney league --resume --out FOLDER`` continues the last run. A new league gets a random
@@ -192,8 +193,15 @@ def prepare_league(
     if own:
         specs = _with_seat_limits(specs, lim, own)
     # once asked for, isolation is required on every resume of the folder too
-    config.isolation = isolation_record(refs, require_isolation or (
-        stored is not None and bool(stored.isolation.get("required"))))
+    required = require_isolation or (stored is not None and bool(stored.isolation.get("required")))
+    made = _hidden_ahead(folder, refs)
+    try:
+        config.isolation = isolation_record(refs, required)
+    except LeagueError:
+        if made:  # (empty: nothing was stored)
+            with contextlib.suppress(OSError):
+                folder.root.rmdir()
+        raise
     config.report = ((stored.report if stored is not None else "") if report is None else
                      (REPORT_FILE if report else ""))
     return Plan(out, config, specs, f"tourney league --resume --out {shlex.quote(str(out))}")
@@ -251,6 +259,24 @@ def _with_seat_limits(specs: list[GameSpec], base: Limits,
                 per_bot[ref.name] = apply_overrides(base, own.get(ref.name, {}))
     return [dataclasses.replace(s, seat_limits=tuple(per_bot[r.name] for r in s.seats))
             for s in specs]
+
+
+def _hidden_ahead(folder: ResultsFolder, refs: Sequence[BotRef]) -> bool:
+    """For a league with sandboxed bots: make its folder (empty) and hide it from bots before
+    the isolation probe starts the bots' start-up server, which then hides it already and
+    serves the preflight and the first worker's games (:func:`harness.bots.sandbox.offer_starter`)
+    rather than being replaced once the folder is made; whether the folder was made here."""
+    from harness.bots.spec import is_sandboxed
+
+    if not any(is_sandboxed(ref.spec) for ref in refs):
+        return False
+    made = not folder.root.exists()
+    try:
+        folder.root.mkdir(parents=True, exist_ok=True)
+    except OSError:  # said where it is written to (nothing is lost here)
+        return False
+    folder.hide_from_bots()
+    return made
 
 
 def isolation_record(refs: Sequence[BotRef], required: bool) -> dict[str, Any]:

@@ -37,6 +37,7 @@ for every back end: :class:`Deadlines`.
 
 from __future__ import annotations
 
+import sys
 import time
 import traceback
 from collections.abc import Callable, Generator, Iterable, Sequence
@@ -89,6 +90,14 @@ class DefaultPlay:
         from harness.match.referee import hide_outputs
 
         hide_outputs(self.log_dir, self.hide, make=False)
+
+    def before_fork(self) -> None:
+        """In a league's own process, just before it forks a worker: that worker takes over
+        the start-up server this process has, if any (started for the league's isolation probe
+        and preflight: :func:`harness.bots.sandbox.offer_starter`)."""
+        sandbox = sys.modules.get("harness.bots.sandbox")
+        if sandbox is not None:
+            sandbox.offer_starter()
 
     def __call__(self, spec: GameSpec) -> GameRecord:
         from harness.match.referee import play_game

@@ -245,6 +245,9 @@ class ProcessExecutor:
         cpu = placement.spare_cpu({w.cpu for w in self._workers}, self._n)
         proc = self._ctx.Process(target=_worker_main, args=(child, play, inherited, cpu),
                                  daemon=True, name="tourney-worker")
+        before_fork = getattr(play, "before_fork", None)
+        if callable(before_fork):  # (harness.run.base.DefaultPlay: hand over the bots' server)
+            before_fork()
         proc.start()
         child.close()
         worker = _Worker(proc, parent, cpu=cpu)

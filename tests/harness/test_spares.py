@@ -3,6 +3,7 @@ no code of their bot before their game starts it."""
 
 from __future__ import annotations
 
+import os
 import select
 import time
 from collections.abc import Iterator
@@ -145,3 +146,76 @@ def test_a_worker_keeps_its_start_up_server_from_its_first_game(toy: str,
     record = play(game)
     assert record.offender is None, record.reason
     assert (folder / "logs").is_dir() and sandbox.bot_starter() is server
+
+
+def _count_servers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Each start-up server started from now on, in this process or one forked from it, is a
+    line (the starter's pid) in the file returned."""
+    from harness.bots import sandbox
+
+    started = tmp_path / "servers-started"
+    real = sandbox._start_server
+
+    def counted() -> object:
+        with started.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        return real()
+
+    monkeypatch.setattr(sandbox, "_start_server", counted)
+    return started
+
+
+def test_a_leagues_first_worker_takes_over_its_start_up_server(
+        toy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The league's own process has a start-up server (its isolation probe's and preflight's);
+    its first worker takes it over rather than start one of its own, and the league's process
+    lets go of it: the server ends with that worker, and the next one the league's process
+    needs is a new one."""
+    from harness.bots import sandbox
+    from harness.run.base import DefaultPlay
+
+    if sandbox.report()["engine"] != "bubblewrap" or sandbox.bot_starter() is None:
+        return
+    folder = tmp_path / "league"
+    folder.mkdir()
+    play = DefaultPlay(folder / "logs", hide=(folder,))
+    play.prepare()  # what the league's process hides before its workers start
+    server = sandbox.bot_starter()
+    assert server is not None
+    started = _count_servers(monkeypatch, tmp_path)
+    games = [GameSpec(f"g{i}", toy, {}, i, (BotRef("a", "sandbox:random"),
+                                            BotRef("b", "sandbox:random")), limits=EASY)
+             for i in range(3)]
+    with ProcessExecutor(1, play) as executor:
+        records = list(executor.run(games))
+    assert all(r.offender is None for r in records), [r.reason for r in records]
+    assert not started.exists()  # the worker started none: it played on the one it took
+    assert not sandbox._starters  # let go of here
+    deadline = time.monotonic() + patience(10)
+    while server.pid_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not server.pid_alive()  # ended with the worker that had it
+    again = sandbox.bot_starter()
+    assert again is not None and again is not server and again.alive()
+    assert started.read_text().split() == [str(os.getpid())]
+
+
+def test_a_sandboxed_league_starts_one_start_up_server(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tourney league`` with sandboxed bots and one worker: the server its isolation probe
+    (or preflight) starts hides the league's folder already (made and hidden first), and its
+    worker plays every game on it."""
+    from typer.testing import CliRunner
+
+    from harness.bots import sandbox
+    from harness.cli.app import app
+
+    if sandbox.report()["engine"] != "bubblewrap" or sandbox.bot_starter() is None:
+        return
+    started = _count_servers(monkeypatch, tmp_path)
+    out = tmp_path / "lg"
+    result = CliRunner().invoke(app, ["league", "battleline", "sandbox:random", "greedy",
+                                      "--games", "4", "-j", "1", "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "4 of 4 scheduled games stored" in result.output
+    assert started.read_text().split() == [str(os.getpid())]  # one, and not in the worker

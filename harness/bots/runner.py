@@ -378,19 +378,17 @@ def _measured_space() -> dict[str, Any]:
     namespaces it is in (their inode numbers, which the referee compares with its own)."""
     writable = []
     own_root = False
-    try:
-        with open("/proc/self/mountinfo") as f:
-            for line in f:
-                fields = line.split()
-                point, options = fields[4], fields[5].split(",")
-                if point == "/":
-                    own_root = fields[fields.index("-") + 1] == "tmpfs" and "ro" in options
-                if "rw" in options and not point.startswith(("/proc", "/dev")) \
-                        and os.access(point, os.W_OK):
-                    writable.append(point)
+    try:  # (read as bytes: a process just forked pays for each part of Python it first uses)
+        for line in _read_proc("/proc/self/mountinfo").splitlines():
+            fields = line.split()
+            point, options = fields[4], fields[5].split(b",")
+            if point == b"/":
+                own_root = fields[fields.index(b"-") + 1] == b"tmpfs" and b"ro" in options
+            if b"rw" in options and not point.startswith((b"/proc", b"/dev")) \
+                    and os.access(point, os.W_OK):
+                writable.append(point.decode("utf-8", "surrogateescape"))
         scratch = os.statvfs("/tmp")
-        with open("/proc/self/uid_map") as f:
-            own_users = f.read().split() != ["0", "0", "4294967295"]
+        own_users = _read_proc("/proc/self/uid_map").split() != [b"0", b"0", b"4294967295"]
     except (OSError, IndexError, ValueError):
         return {}
     import resource
@@ -493,17 +491,32 @@ def _measured() -> dict[str, Any]:
     """What the kernel says this process now holds (``/proc/self/status``), not what was asked:
     its capabilities, ``no_new_privs`` and seccomp mode."""
     try:
-        with open("/proc/self/status") as f:
-            status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        text = _read_proc("/proc/self/status")
     except OSError:
         return {}
-    caps = [int(status.get(k, "0").strip() or "0", 16) for k in ("CapEff", "CapPrm", "CapBnd",
-                                                                   "CapAmb", "CapInh")]
+    status = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(b":")
+        status[key] = value.strip()
+    caps = [int(status.get(k) or b"0", 16) for k in (b"CapEff", b"CapPrm", b"CapBnd", b"CapAmb",
+                                                     b"CapInh")]
     names = ("effective", "permitted", "bounding", "ambient", "inheritable")
     held = [f"{name} {value:x}" for name, value in zip(names, caps, strict=True) if value]
     return {"capabilities": "none" if not held else ", ".join(held),
-            "no_new_privs": status.get("NoNewPrivs", "").strip() == "1",
-            "seccomp": status.get("Seccomp", "").strip() == "2"}
+            "no_new_privs": status.get(b"NoNewPrivs") == b"1",
+            "seccomp": status.get(b"Seccomp") == b"2"}
+
+
+def _read_proc(path: str) -> bytes:
+    """A /proc file's bytes, read whole."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def _socket_families() -> list[str]:

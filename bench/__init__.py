@@ -13,10 +13,10 @@ SECTIONS = ["battleline", "warchest", "mcts", "sandbox", "league", "eta", "clust
             "matchmaking", "arena", "serve", "startup", "envs"]
 
 
-def figure(name: str, value: float, unit: str, note: str = "") -> None:
-    """Print one benchmark figure in the common format."""
+def figure(name: str, value: float, unit: str, note: str = "", places: int = 1) -> None:
+    """Print one benchmark figure in the common format (``places`` decimals)."""
     tail = f"  ({note})" if note else ""
-    print(f"  {name}: {value:,.1f} {unit}{tail}", flush=True)
+    print(f"  {name}: {value:,.{places}f} {unit}{tail}", flush=True)
 
 
 def run_sections(only: list[str], quick: bool = False) -> None:

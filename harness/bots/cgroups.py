@@ -645,14 +645,15 @@ class BotGroup:
             return 0
         source = ("unified", "memory.events") if self.kind == "cgroup2" else \
             ("memory", "memory.oom_control")
-        try:
-            for line in self._read(*source).splitlines():
-                key, _, value = line.partition(b" ")
-                if key == b"oom_kill":
-                    return int(value) - self._oom_base
+        try:  # (read at every stop between turns: the one line is found, not every line split)
+            text = b"\n" + self._read(*source)
+            at = text.find(b"\noom_kill ")
+            if at < 0:
+                return 0
+            end = text.find(b"\n", at + 1)
+            return int(text[at + 10:end if end > 0 else len(text)]) - self._oom_base
         except (OSError, ValueError):
             return 0
-        return 0
 
     def cpu_seconds(self) -> float:
         """CPU time used by all of the bot's processes so far."""

@@ -372,7 +372,9 @@ def _leftover_bytes(dirs: dict[str, Path]) -> int:
     """Memory still charged to an empty group that counts against its next bot's limit: what the
     limit counts (v1 ``memory.usage_in_bytes``, v2 ``memory.current``: anonymous and shared
     memory, and the kernel's own, dentries and inodes among them) and swap, less the page cache,
-    which the kernel reclaims before it would refuse the next bot."""
+    which the kernel reclaims before it would refuse the next bot. Where usage and swap together
+    are within :data:`LEFTOVER_ALLOWED` that sum is returned (nothing need be taken off: the
+    usual case, without reading ``memory.stat``)."""
     controller = "memory" if "memory" in dirs else "unified"
     if controller not in dirs:
         return 0

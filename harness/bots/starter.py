@@ -190,11 +190,6 @@ class Starter:
                 return lines.splitlines()[-1].removeprefix("bwrap: ")
         return ""
 
-    def pid_alive(self) -> bool:
-        """Whether the server's process is still there (or a zombie), by its pid: what a test
-        asks of a server this process let go of."""
-        return os.path.exists(f"/proc/{self._pid}") if self._pid else False
-
     def alive(self) -> bool:
         """Whether the server runs: its PID 1's pidfd reads as ended once it has (which a
         process the server was handed to can ask too: bubblewrap is not its child)."""

@@ -198,9 +198,9 @@ def prepare_league(
     try:
         config.isolation = isolation_record(refs, required)
     except LeagueError:
-        if made:  # (empty: nothing was stored)
+        for path in made:  # (empty: nothing was stored)
             with contextlib.suppress(OSError):
-                folder.root.rmdir()
+                path.rmdir()
         raise
     config.report = ((stored.report if stored is not None else "") if report is None else
                      (REPORT_FILE if report else ""))
@@ -261,20 +261,20 @@ def _with_seat_limits(specs: list[GameSpec], base: Limits,
             for s in specs]
 
 
-def _hidden_ahead(folder: ResultsFolder, refs: Sequence[BotRef]) -> bool:
+def _hidden_ahead(folder: ResultsFolder, refs: Sequence[BotRef]) -> list[Path]:
     """For a league with sandboxed bots: make its folder (empty) and hide it from bots before
     the isolation probe starts the bots' start-up server, which then hides it already and
     serves the preflight and the first worker's games (:func:`harness.bots.sandbox.offer_starter`)
-    rather than being replaced once the folder is made; whether the folder was made here."""
+    rather than being replaced once the folder is made; the folders made here, deepest first."""
     from harness.bots.spec import is_sandboxed
 
     if not any(is_sandboxed(ref.spec) for ref in refs):
-        return False
-    made = not folder.root.exists()
+        return []
+    made = [path for path in (folder.root, *folder.root.parents) if not path.exists()]
     try:
         folder.root.mkdir(parents=True, exist_ok=True)
     except OSError:  # said where it is written to (nothing is lost here)
-        return False
+        return []
     folder.hide_from_bots()
     return made
 

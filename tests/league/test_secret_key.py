@@ -94,8 +94,10 @@ def test_require_isolation_refuses_what_this_machine_does_not_give(
     monkeypatch.setattr(sandbox, "report", lambda: weak)
     with pytest.raises(LeagueError, match="--require-isolation: this machine does not give "
                                           "bots per-bot memory, process and CPU limits"):
-        prepare_league("battleline", ["a=sandbox:random", "greedy"], out=tmp_path / "no",
-                       games=2, require_isolation=True)
+        prepare_league("battleline", ["a=sandbox:random", "greedy"],
+                       out=tmp_path / "deep" / "no", games=2, require_isolation=True)
+    # the folder made (and hidden) for the probe's start-up server is not left behind
+    assert not (tmp_path / "deep").exists()
     plan = prepare_league("battleline", ["a=sandbox:random", "greedy"], out=tmp_path / "no",
                           games=2)
     assert plan.config.isolation["mechanism"] == "rlimits"  # runs, and says so
@@ -128,6 +130,7 @@ def test_require_isolation_is_kept_in_the_folder_and_enforced_on_every_resume(
     with pytest.raises(LeagueError, match="--require-isolation"):  # new bots, same folder
         prepare_league("battleline", ["a=sandbox:random", "greedy", "r=random"], out=out,
                        games=2)
+    assert (out / "league.json").is_file()  # a refused resume leaves the folder as it was
     other = tmp_path / "free"  # a league that never asked is not held to it
     assert prepare_league("battleline", ["a=sandbox:random", "greedy"], out=other,
                           games=2).config.isolation["required"] is False

@@ -94,7 +94,8 @@ class DefaultPlay:
     def before_fork(self) -> None:
         """In a league's own process, just before it forks a worker: that worker takes over
         the start-up server this process has, if any (started for the league's isolation probe
-        and preflight: :func:`harness.bots.sandbox.offer_starter`)."""
+        and preflight: :func:`harness.bots.sandbox.offer_starter`). Called by a pool that ends
+        with its run only: a persistent pool's process plays games of its own meanwhile."""
         sandbox = sys.modules.get("harness.bots.sandbox")
         if sandbox is not None:
             sandbox.offer_starter()

@@ -246,7 +246,9 @@ class ProcessExecutor:
         proc = self._ctx.Process(target=_worker_main, args=(child, play, inherited, cpu),
                                  daemon=True, name="tourney-worker")
         before_fork = getattr(play, "before_fork", None)
-        if callable(before_fork):  # (harness.run.base.DefaultPlay: hand over the bots' server)
+        # (harness.run.base.DefaultPlay: hand over the bots' server) not from a persistent
+        # pool's process, which plays games of its own meanwhile (the server's human seat)
+        if callable(before_fork) and not self._persistent:
             before_fork()
         proc.start()
         child.close()

@@ -201,6 +201,35 @@ def test_a_leagues_first_worker_takes_over_its_start_up_server(
     assert started.read_text().split() == [str(os.getpid())]
 
 
+def test_a_persistent_pool_leaves_its_process_its_start_up_server(
+        toy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool that outlives its runs (a living arena's, the competition server's) belongs to a
+    process that plays games of its own meanwhile (the human seat, in threads): its worker
+    starts a server of its own, and the process keeps its own, in use."""
+    from harness.bots import sandbox
+    from harness.run.base import DefaultPlay
+
+    if sandbox.report()["engine"] != "bubblewrap" or sandbox.bot_starter() is None:
+        return
+    folder = tmp_path / "arena"
+    folder.mkdir()
+    play = DefaultPlay(folder / "logs", hide=(folder,))
+    play.prepare()
+    server = sandbox.bot_starter()
+    started = _count_servers(monkeypatch, tmp_path)
+    games = [GameSpec("g", toy, {}, 1, (BotRef("a", "sandbox:random"),
+                                        BotRef("b", "sandbox:random")), limits=EASY)]
+    executor = ProcessExecutor(1, play, persistent=True)
+    try:
+        records = list(executor.run(games))
+    finally:
+        executor.close()
+    assert records[0].offender is None, records[0].reason
+    assert server is not None and sandbox.bot_starter() is server and server.alive()
+    lines = started.read_text().split()
+    assert len(lines) == 1 and lines[0] != str(os.getpid())  # the worker's own
+
+
 def test_a_sandboxed_league_starts_one_start_up_server(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``tourney league`` with sandboxed bots and one worker: the server its isolation probe

@@ -61,6 +61,35 @@ def test_a_spare_runs_no_code_of_its_bot_before_its_game(toy: str, shared_dir: P
     agent.close()
 
 
+def test_a_spare_not_confined_by_its_start_is_moved_onto_the_referees_cpus(toy: str) -> None:
+    """A process made ahead that has not reported its confinement when its game starts it is
+    still being confined on the start-up server's CPUs, where the server's own work and the last
+    game's bots' ends share them: the referee moves it onto its own CPUs, which would only wait
+    for it, and its start goes on as usual."""
+    from harness.match.placement import pinned_here
+
+    if (os.cpu_count() or 1) < 2:
+        return
+    game = GameSpec("g", toy, {}, 1, (BotRef("a", "sandbox:random"), BotRef("b", "random")),
+                    limits=EASY)
+    with pinned_here():
+        spares.expect(game)
+        agent = spares.take(parse_spec("sandbox:random"), EASY)
+        if agent is None:  # no start-up server here: nothing is made ahead
+            return
+        try:
+            _waiting_confined(agent)
+            agent._buf += os.read(agent._out, 65536)  # its report read out: as if not sent yet
+            ours = os.sched_getaffinity(0)
+            os.sched_setaffinity(agent.proc.pid, set(range(os.cpu_count() or 1)) - ours)
+            agent._hurry()
+            assert os.sched_getaffinity(agent.proc.pid) == ours
+            agent.start({"game": toy, "seat": 0, "num_players": 2, "rng_seed": 1}, 30.0)
+            assert agent.sandbox.get("seccomp") is not None  # its report, read before it
+        finally:
+            agent.close()
+
+
 def test_a_spare_serves_one_game_and_the_next_gets_a_new_one(toy: str,
                                                              shared_dir: Path) -> None:
     path = bot(shared_dir, CHATTY)

@@ -320,16 +320,9 @@ def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType,
         os._exit(71)
     text = request.get("late_filter") or ""
     late = (prepared.get(text) or runner._prepared_filter(libc, text)) if text else None
-    runner.run(request["cfg"], request["args"], late, lambda: _onto(request.get("cpus")))
-
-
-def _onto(cpus: list[int] | None) -> None:
-    """Once confined, before it waits for its game: onto the referee's CPUs, as a bot the
-    referee started itself would be (its confinement ran on the server's, off the game being
-    played; woken for its game it runs where the referee waits for it). The filter's last part,
-    installed when its game starts it, then refuses ``sched_setaffinity``."""
-    if cpus:
-        os.sched_setaffinity(0, cpus)
+    # the filter's last part once it has reported what holds, before it waits: here, on the
+    # server's CPUs (the referee moves it onto its own when its game starts it)
+    runner.run(request["cfg"], request["args"], None, late)
 
 
 def _root(libc: Any, request: dict[str, Any], files: int) -> None:

@@ -565,9 +565,7 @@ def _forked_request(limits: Limits, cfg: JSON, args: list[str],
     return {"cfg": {**cfg, "forked": True}, "args": args,
             "files": None if files is None else [[rel, len(data)] for rel, data in files],
             "scratch": limits.scratch_bytes,
-            "late_filter": base64.b64encode(late).decode() if late else "",
-            # the CPUs the referee runs on (a game's, pinned): the server's may be others
-            "cpus": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []}
+            "late_filter": base64.b64encode(late).decode() if late else ""}
 
 
 def _jail_cfg(limits: Limits, forked: bool = False) -> JSON:
@@ -1451,23 +1449,20 @@ class SandboxedAgent:
         if isinstance(info.get("seat"), int):
             self._who = f"seat {info['seat']} ({self.source.label})"
         self._arrive()
-        self._hurry()
+        self._onto_our_cpus()
         self._request({"type": "start", "info": info}, "ready", timeout, "start",
                       start=self.spawned)
         self.suspend()
 
-    def _hurry(self) -> None:
-        """A process made ahead that has not yet reported its confinement when its game starts
-        it is still being confined on the start-up server's CPUs, beside the server's own work
-        and the last game's bots' ends (one in five of a fast league's second seats): it is
-        moved onto this referee's CPUs, which would only wait for it (once confined it moves
-        there itself; it runs no code of its bot before this start)."""
-        if not isinstance(getattr(self, "proc", None), starter.ForkedBot) or \
-                not hasattr(os, "sched_setaffinity"):
-            return
-        reported = select.poll()
-        reported.register(self._out, select.POLLIN)
-        if not reported.poll(0):
+    def _onto_our_cpus(self) -> None:
+        """A process from the start-up server is made and confined on the server's CPUs, off
+        the game being played, and waits there (its filter then refuses it a move of its own):
+        when its game starts it, it is moved onto this referee's CPUs (a game's, pinned), where
+        it runs as a bot the referee started itself would. One still being confined then (one
+        in five of a fast league's second seats, beside the server's own work and the last
+        game's bots' ends) goes on being confined here, where the referee would only wait."""
+        if isinstance(getattr(self, "proc", None), starter.ForkedBot) and \
+                hasattr(os, "sched_setaffinity"):
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(self.proc.pid, os.sched_getaffinity(0))
 

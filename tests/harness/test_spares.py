@@ -61,11 +61,11 @@ def test_a_spare_runs_no_code_of_its_bot_before_its_game(toy: str, shared_dir: P
     agent.close()
 
 
-def test_a_spare_not_confined_by_its_start_is_moved_onto_the_referees_cpus(toy: str) -> None:
-    """A process made ahead that has not reported its confinement when its game starts it is
-    still being confined on the start-up server's CPUs, where the server's own work and the last
-    game's bots' ends share them: the referee moves it onto its own CPUs, which would only wait
-    for it, and its start goes on as usual."""
+def test_a_spare_waits_on_the_servers_cpus_and_starts_on_the_referees(toy: str) -> None:
+    """A process made ahead is confined and waits on the start-up server's CPUs, off the game
+    being played, and cannot move itself (its filter refuses it); when its game starts it, the
+    referee moves it onto its own CPUs: one still being confined too (its report not sent yet,
+    which one in five of a fast league's second seats was), since the referee would only wait."""
     from harness.match.placement import pinned_here
 
     if (os.cpu_count() or 1) < 2:
@@ -79,10 +79,12 @@ def test_a_spare_not_confined_by_its_start_is_moved_onto_the_referees_cpus(toy: 
             return
         try:
             _waiting_confined(agent)
-            agent._buf += os.read(agent._out, 65536)  # its report read out: as if not sent yet
             ours = os.sched_getaffinity(0)
+            # where the server makes it (the server's CPUs: others than the referee's, from the
+            # first request made while the referee keeps to them)
             os.sched_setaffinity(agent.proc.pid, set(range(os.cpu_count() or 1)) - ours)
-            agent._hurry()
+            agent._buf += os.read(agent._out, 65536)  # its report read out: as if not sent yet
+            agent._onto_our_cpus()
             assert os.sched_getaffinity(agent.proc.pid) == ours
             agent.start({"game": toy, "seat": 0, "num_players": 2, "rng_seed": 1}, 30.0)
             assert agent.sandbox.get("seccomp") is not None  # its report, read before it

@@ -322,7 +322,7 @@ def _become_bot(libc: Any, sock: socket.socket, runner: ModuleType,
     late = (prepared.get(text) or runner._prepared_filter(libc, text)) if text else None
     # the filter's last part once it has reported what holds, before it waits: here, on the
     # server's CPUs (the referee moves it onto its own when its game starts it)
-    runner.run(request["cfg"], request["args"], None, late)
+    runner.run(request["cfg"], request["args"], late)
 
 
 def _root(libc: Any, request: dict[str, Any], files: int) -> None:

@@ -868,13 +868,12 @@ def _cannot_confine(exc: OSError) -> None:
 
 
 def run(cfg: dict[str, Any] | None, args: list[str],
-        before_bot: Callable[[], None] | None = None,
         waiting: Callable[[], None] | None = None) -> None:
     """Confine this process by ``cfg`` (None: not at all), then run the bot ``args`` name
-    (see :func:`main`); never returns. ``waiting``: done once its confinement is reported,
-    before it waits for its first request; ``before_bot``: the last of the confinement, done
-    when the bot's game starts it, just before its code is loaded (an :class:`OSError` in either
-    is the bot's start-up error)."""
+    (see :func:`main`); never returns. ``waiting``: the last of the confinement (the start-up
+    server's process installs its filter's last part), done once its confinement is reported,
+    before it waits for its first request (an :class:`OSError` there is the bot's start-up
+    error)."""
     sandbox: dict[str, Any] = {}
     allowed = None
     if cfg is not None:
@@ -885,9 +884,8 @@ def run(cfg: dict[str, Any] | None, args: list[str],
         except OSError as exc:
             _cannot_confine(exc)
     if args[:1] == ["--probe"]:  # measured as a bot would be: with the whole confinement
-        for step in (waiting, before_bot):
-            if step is not None:
-                step()
+        if waiting is not None:
+            waiting()
         sandbox["sockets"] = _socket_families()
         os.write(1, json.dumps({"type": "confined", **sandbox}).encode() + b"\n")
         if cfg is not None and cfg.get("hold"):
@@ -921,20 +919,14 @@ def run(cfg: dict[str, Any] | None, args: list[str],
         failed = f"could not confine the bot: {exc}"
         serve(lambda: (None, failed), wire)
     else:
-        serve(lambda: _load(path, args, allowed, before_bot), wire)
+        serve(lambda: _load(path, args, allowed), wire)
     _flush_output()
     os._exit(0)  # do not wait for threads the bot may have left running
 
 
-def _load(path: str, args: list[str], allowed: str | None,
-          before_bot: Callable[[], None] | None) -> tuple[BotFactory | None, str]:
+def _load(path: str, args: list[str], allowed: str | None) -> tuple[BotFactory | None, str]:
     """The bot's factory from its file or directory, with a built-in's options; or None and
     the reason it could not be loaded."""
-    if before_bot is not None:
-        try:
-            before_bot()
-        except OSError as exc:
-            return None, f"could not confine the bot: {exc}"
     entry = args[args.index("--entry") + 1] if "--entry" in args else None
     try:
         if "--module" in args:
